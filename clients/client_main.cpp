@@ -1,0 +1,271 @@
+// xrunlab-client: one synthetic DSP client. See clients/client_options.cpp for usage.
+//
+// Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
+// (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
+#include <jack/jack.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clients/client_options.hpp"
+#include "clients/cycle_stats.hpp"
+#include "clients/dsp.hpp"
+#include "clients/spsc_ring.hpp"
+#include "engine/telemetry.hpp"
+
+namespace xrunlab {
+namespace {
+
+std::atomic<bool> g_signalled{false};
+void on_signal(int) {
+  g_signalled.store(true);
+}
+
+using Ring = SpscRing<CycleRecord, 16384>;  // 640 KiB: over 20 s of cycles at 64 frames/48 kHz
+
+// Everything the process callback touches, allocated before activation.
+struct RtContext {
+  jack_client_t* client = nullptr;
+  std::vector<jack_port_t*> in_ports, out_ports;
+  std::vector<const float*> in_bufs;
+  std::vector<float*> out_bufs;
+  std::unique_ptr<BiquadBank> bank;
+  std::unique_ptr<Ring> ring;
+  std::atomic<uint64_t> ring_dropped{0};
+  uint64_t cycle = 0;
+  uint64_t inject_us = 0;
+  uint64_t inject_every = 0;
+  std::atomic<bool> server_gone{false};
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+// Realtime: wait-free apart from the DSP work; no allocation, locks, logging or system calls
+// beyond reading the clock (jack_get_time is clock_gettime through the vDSO).
+int process_rt(jack_nframes_t nframes, void* arg) noexcept {
+  auto* ctx = static_cast<RtContext*>(arg);
+  CycleRecord rec;
+  rec.t_entry_us = jack_get_time();
+  rec.frames_since_start = jack_frames_since_cycle_start(ctx->client);
+  rec.frame_time = jack_last_frame_time(ctx->client);
+  rec.nframes = nframes;
+  jack_nframes_t cur_frames = 0;
+  jack_time_t cur_usecs = 0, next_usecs = 0;
+  float period_usecs = 0;
+  if (jack_get_cycle_times(ctx->client, &cur_frames, &cur_usecs, &next_usecs, &period_usecs) == 0) {
+    rec.dll_period_start_us = cur_usecs;
+  }
+  for (size_t p = 0; p < ctx->in_ports.size(); ++p) {
+    ctx->in_bufs[p] = static_cast<const float*>(jack_port_get_buffer(ctx->in_ports[p], nframes));
+    ctx->out_bufs[p] = static_cast<float*>(jack_port_get_buffer(ctx->out_ports[p], nframes));
+  }
+  ctx->bank->process_rt(ctx->in_bufs.data(), ctx->out_bufs.data(), nframes);
+  ++ctx->cycle;
+  if (ctx->inject_every != 0 && ctx->cycle % ctx->inject_every == 0) {
+    // Injected overrun: burn CPU until the callback has lasted inject_us in total beyond entry.
+    const uint64_t until = rec.t_entry_us + ctx->inject_us;
+    while (jack_get_time() < until) {
+    }
+    rec.flags |= CycleRecord::kInjected;
+  }
+  rec.t_exit_us = jack_get_time();
+  if (!ctx->ring->rt_push(rec)) ctx->ring_dropped.fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
+void on_shutdown(void* arg) {
+  static_cast<RtContext*>(arg)->server_gone.store(true);
+}
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the engine is gone; nothing useful left to do with telemetry
+    off += static_cast<size_t>(n);
+  }
+}
+
+// Reads one command line from stdin if one is ready within timeout_ms. "" on timeout,
+// "eof" when stdin closed.
+std::string read_command(int timeout_ms, std::string* buffer) {
+  const auto nl = buffer->find('\n');
+  if (nl != std::string::npos) {
+    std::string line = buffer->substr(0, nl);
+    buffer->erase(0, nl + 1);
+    return line;
+  }
+  pollfd pfd{STDIN_FILENO, POLLIN, 0};
+  if (::poll(&pfd, 1, timeout_ms) <= 0) return "";
+  char chunk[256];
+  const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+  if (n == 0) return "eof";
+  if (n < 0) return "";
+  buffer->append(chunk, static_cast<size_t>(n));
+  return read_command(0, buffer);
+}
+
+int run(const ClientOptions& opt) {
+  const char* tag = opt.name.c_str();
+  jack_status_t status{};
+  const int flags =
+      JackNoStartServer | JackUseExactName | (opt.server.empty() ? 0 : JackServerName);
+  jack_client_t* client =
+      opt.server.empty()
+          ? jack_client_open(opt.name.c_str(), static_cast<jack_options_t>(flags), &status)
+          : jack_client_open(opt.name.c_str(), static_cast<jack_options_t>(flags), &status,
+                             opt.server.c_str());
+  auto fail = [&](const std::string& msg) {
+    std::fprintf(stderr, "%s: error: %s\n", tag, msg.c_str());
+    write_all(opt.telemetry_fd, telemetry::encode(telemetry::Error{opt.index, msg}));
+    return 1;
+  };
+  if (client == nullptr) {
+    return fail("cannot connect to JACK server '" + opt.server + "' (status 0x" +
+                std::to_string(static_cast<unsigned>(status)) + "); is it running?");
+  }
+  auto ctx = std::make_unique<RtContext>();
+  ctx->client = client;
+  const uint32_t rate = jack_get_sample_rate(client);
+  const uint32_t frames = jack_get_buffer_size(client);
+  for (int p = 1; p <= opt.ports; ++p) {
+    jack_port_t* in = jack_port_register(client, ("in_" + std::to_string(p)).c_str(),
+                                         JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    jack_port_t* out = jack_port_register(client, ("out_" + std::to_string(p)).c_str(),
+                                          JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+    if (in == nullptr || out == nullptr) {
+      jack_client_close(client);
+      return fail("cannot register port " + std::to_string(p) +
+                  " (is jackd's port-max too small?)");
+    }
+    ctx->in_ports.push_back(in);
+    ctx->out_ports.push_back(out);
+  }
+  ctx->in_bufs.assign(ctx->in_ports.size(), nullptr);
+  ctx->out_bufs.assign(ctx->out_ports.size(), nullptr);
+
+  const double period_us = static_cast<double>(frames) * 1e6 / rate;
+  const Calibration cal = calibrate(opt.ports, rate, frames, opt.dsp_load_pct / 100.0 * period_us);
+  ctx->bank = std::make_unique<BiquadBank>(opt.ports, cal.stages, rate);
+  ctx->ring = std::make_unique<Ring>();
+  if (opt.inject) {
+    ctx->inject_us = opt.inject->usec;
+    ctx->inject_every = opt.inject->every;
+  }
+  std::fprintf(stderr,
+               "%s: rate %u Hz, %u frames (%.1f us), %d ports, DSP %d stages for %.1f us "
+               "(%.1f ns per stage), inject %s\n",
+               tag, rate, frames, period_us, opt.ports, cal.stages, cal.target_us, cal.ns_per_stage,
+               opt.inject ? (std::to_string(opt.inject->usec) + " us every " +
+                             std::to_string(opt.inject->every) + " cycles")
+                                .c_str()
+                          : "none");
+  if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+    std::fprintf(stderr, "%s: note: mlockall failed (%s); pages may fault in the callback\n", tag,
+                 std::strerror(errno));
+  }
+
+  CycleStats stats(opt.index, rate, frames, [&](const telemetry::Message& m) {
+    write_all(opt.telemetry_fd, telemetry::encode(m));
+  });
+
+  jack_set_process_callback(client, process_rt, ctx.get());
+  jack_on_shutdown(client, on_shutdown, ctx.get());
+  if (jack_activate(client) != 0) {
+    jack_client_close(client);
+    return fail("cannot activate the JACK client");
+  }
+  telemetry::Hello hello;
+  hello.index = opt.index;
+  hello.name = jack_get_client_name(client);
+  hello.pid = ::getpid();
+  hello.rate = rate;
+  hello.frames = frames;
+  hello.ports = opt.ports;
+  hello.dsp_stages = cal.stages;
+  hello.dsp_target_us = cal.target_us;
+  hello.dsp_ns_per_stage = cal.ns_per_stage;
+  write_all(opt.telemetry_fd, telemetry::encode(hello));
+
+  // Start/stop times travel to the drain thread through atomics (0 = not set yet).
+  std::atomic<uint64_t> start_at{0}, stop_at{0};
+  std::atomic<bool> drained{false};
+  if (!opt.wait_start) {
+    const uint64_t now = jack_get_time();
+    start_at = now;
+    if (opt.duration_s > 0) stop_at = now + static_cast<uint64_t>(opt.duration_s * 1e6);
+  }
+  std::thread drain([&] {
+    constexpr uint64_t kGraceUs = 500000;  // a callback may still be running at the stop time
+    while (!stats.finished()) {
+      if (!stats.started() && start_at.load() != 0) stats.set_start(start_at.load());
+      if (stop_at.load() != 0) stats.set_stop(stop_at.load());
+      ctx->ring->drain([&](const CycleRecord& r) { stats.consume(r); });
+      stats.add_ring_dropped(ctx->ring_dropped.load(std::memory_order_relaxed));
+      if (ctx->server_gone.load()) stats.finish();
+      stats.poll(jack_get_time(), kGraceUs);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    drained = true;
+  });
+
+  std::string buffer;
+  auto stop_now = [&] {
+    if (start_at.load() == 0) start_at = jack_get_time();
+    uint64_t expected = 0;
+    stop_at.compare_exchange_strong(expected, jack_get_time());
+  };
+  while (!drained.load()) {
+    if (g_signalled.load() || ctx->server_gone.load()) stop_now();
+    if (!opt.wait_start) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    const std::string cmd = read_command(20, &buffer);
+    if (cmd == "eof") {
+      stop_now();
+    } else if (cmd.rfind("start ", 0) == 0) {
+      start_at = std::stoull(cmd.substr(6));
+    } else if (cmd.rfind("stop ", 0) == 0) {
+      if (start_at.load() == 0) start_at = jack_get_time();
+      stop_at = std::stoull(cmd.substr(5));
+    } else if (!cmd.empty()) {
+      std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", tag, cmd.c_str());
+    }
+  }
+  drain.join();
+  const bool gone = ctx->server_gone.load();
+  if (!gone) jack_deactivate(client);
+  jack_client_close(client);
+  std::fprintf(stderr, "%s: %llu cycles in total, %llu measured, %llu ring drops%s\n", tag,
+               static_cast<unsigned long long>(stats.cycles_total()),
+               static_cast<unsigned long long>(stats.cycles_measured()),
+               static_cast<unsigned long long>(ctx->ring_dropped.load()),
+               gone ? ", the JACK server shut down" : "");
+  return gone ? 3 : 0;
+}
+
+}  // namespace
+}  // namespace xrunlab
+
+int main(int argc, char** argv) {
+  const xrunlab::ClientOptions opt = xrunlab::parse_client_options(argc, argv);
+  struct sigaction sa {};
+  sa.sa_handler = xrunlab::on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return xrunlab::run(opt);
+}

@@ -1,0 +1,85 @@
+#include "clients/client_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/version.hpp"
+
+namespace xrunlab {
+
+std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why) {
+  const auto colon = text.find(':');
+  auto bad = [&](const char* msg) -> std::optional<InjectSpec> {
+    if (why != nullptr) *why = msg;
+    return std::nullopt;
+  };
+  if (colon == std::string::npos) return bad("expected USEC:EVERY_N_CYCLES, e.g. 2000:100");
+  const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  auto parse_pos = [](const std::string& s, uint64_t* out) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    try {
+      *out = std::stoull(s);
+    } catch (...) {
+      return false;
+    }
+    return *out > 0;
+  };
+  InjectSpec spec;
+  if (!parse_pos(a, &spec.usec)) return bad("USEC must be a positive whole number of microseconds");
+  if (!parse_pos(b, &spec.every)) return bad("EVERY_N_CYCLES must be a positive whole number");
+  return spec;
+}
+
+ClientOptions parse_client_options(int argc, char** argv) {
+  ClientOptions o;
+  CLI::App app{
+      "xrunlab-client: a synthetic JACK DSP client that measures every one of its process "
+      "cycles (callback delay after the period start, duration, cycle time) and reports exact "
+      "per-second statistics as JSON lines."};
+  app.set_version_flag("--version", std::string("xrunlab-client ") + kVersion);
+  std::string inject;
+  app.add_option("--server", o.server, "JACK server name to connect to (never started).");
+  app.add_option("--name", o.name, "JACK client name.")->capture_default_str();
+  app.add_option("--index", o.index, "Position of this client in the chain (1-based).")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--ports", o.ports, "Number of input and of output ports.")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--dsp-load", o.dsp_load_pct,
+                 "DSP work per cycle as a percentage of the period, calibrated at start.")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  app.add_option("--inject-overrun", inject,
+                 "Busy-wait USEC extra microseconds in every EVERY_N_CYCLES-th callback, "
+                 "as USEC:EVERY_N_CYCLES (fault injection for tests).");
+  app.add_option("--telemetry-fd", o.telemetry_fd, "File descriptor for the JSON-lines telemetry.")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_flag("--wait-start", o.wait_start,
+               "Read 'start USECS' and 'stop USECS' (JACK time) lines from standard input.");
+  app.add_option("--duration", o.duration_s,
+                 "Without --wait-start: stop after SECONDS (0 runs until Ctrl-C).")
+      ->check(CLI::NonNegativeNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    std::exit(app.exit(e));
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "xrunlab-client: error: %s (see --help)\n", e.what());
+    std::exit(2);
+  }
+  if (!inject.empty()) {
+    std::string why;
+    o.inject = parse_inject_spec(inject, &why);
+    if (!o.inject) {
+      std::fprintf(stderr, "xrunlab-client: error: --inject-overrun '%s': %s\n", inject.c_str(),
+                   why.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+}  // namespace xrunlab

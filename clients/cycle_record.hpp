@@ -1,0 +1,22 @@
+#pragma once
+// What the process callback records about one cycle: raw clock readings only; every derived
+// number (delay, duration, cycle time) is computed on the drain thread.
+#include <cstdint>
+#include <type_traits>
+
+namespace xrunlab {
+
+struct CycleRecord {
+  uint64_t t_entry_us = 0;           // jack_get_time() at callback entry
+  uint64_t t_exit_us = 0;            // jack_get_time() after the DSP work
+  uint64_t dll_period_start_us = 0;  // jack_get_cycle_times() current_usecs (DLL estimate)
+  uint32_t frames_since_start = 0;   // jack_frames_since_cycle_start() at entry
+  uint32_t frame_time = 0;           // jack_last_frame_time(): identifies the cycle
+  uint32_t nframes = 0;
+  uint32_t flags = 0;  // kInjected
+  static constexpr uint32_t kInjected = 1u << 0;
+};
+static_assert(std::is_trivially_copyable_v<CycleRecord>);
+static_assert(sizeof(CycleRecord) == 40);
+
+}  // namespace xrunlab

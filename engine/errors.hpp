@@ -1,0 +1,30 @@
+#pragma once
+// Typed errors outside realtime code. Each carries the documented exit code of xrunlab;
+// main() prints "xrunlab: error: <message>" once and exits with code().
+#include <stdexcept>
+#include <string>
+
+namespace xrunlab {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kRunFailed = 1,       // the run happened but failed a check (e.g. a client died)
+  kUsage = 2,           // bad flag or value
+  kMissingProgram = 3,  // jackd (or another needed program) not found
+  kServerFailed = 4,    // jackd did not start or did not accept clients
+  kClientsFailed = 5,   // clients failed to start or to activate
+  kOutput = 6,          // the output folder cannot be written
+  kPermission = 7,      // realtime scheduling not permitted
+  kInterrupted = 130,   // SIGINT/SIGTERM: results so far were written, marked interrupted
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+}  // namespace xrunlab

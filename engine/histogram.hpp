@@ -1,0 +1,62 @@
+#pragma once
+// Exact histogram of integer microsecond values: 1 µs bins from 0 to a bound, an exact list of
+// the values above the bound (the largest ones are kept when the list is full, so the maximum
+// and the high percentiles stay exact), and an exact count/minimum of negative values.
+// Memory is fixed at construction. Not realtime code: used on the drain thread and in the engine.
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace xrunlab {
+
+struct Percentile {
+  int64_t value_us = 0;
+  bool exact = true;  // false: the rank fell among overflow values that were not kept
+                      // (value_us is then a lower bound: the bound of the histogram)
+};
+
+class Histogram {
+ public:
+  static constexpr uint32_t kDefaultBoundUs = 20000;
+  static constexpr size_t kDefaultOverflowKeep = 1024;
+
+  explicit Histogram(uint32_t bound_us = kDefaultBoundUs,
+                     size_t overflow_keep = kDefaultOverflowKeep);
+
+  void add(int64_t value_us, uint64_t times = 1);
+  void merge(const Histogram& other);
+
+  uint64_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  std::optional<int64_t> min() const;
+  std::optional<int64_t> max() const;
+  std::optional<double> mean() const;
+  // Nearest-rank percentile, p in [0, 100]. nullopt when empty.
+  std::optional<Percentile> percentile(double p) const;
+
+  uint32_t bound_us() const { return bound_us_; }
+  uint64_t underflow_count() const { return underflow_count_; }
+  uint64_t overflow_count() const { return overflow_count_; }
+  uint64_t overflow_dropped() const { return overflow_count_ - overflow_kept_.size(); }
+  // (value, count) for every non-empty bin, ascending; overflow values as (value, 1).
+  std::vector<std::pair<int64_t, uint64_t>> nonzero() const;
+
+ private:
+  void keep_overflow(int64_t value_us);
+
+  uint32_t bound_us_;
+  size_t overflow_keep_;
+  std::vector<uint64_t> bins_;          // bins_[v] = number of values equal to v, 0 <= v <= bound
+  std::vector<int64_t> overflow_kept_;  // min-heap of the largest values above the bound
+  uint64_t overflow_count_ = 0;
+  uint64_t underflow_count_ = 0;  // values < 0 (possible for DLL-referenced delays)
+  int64_t underflow_min_ = 0;
+  int64_t underflow_sum_ = 0;
+  uint64_t count_ = 0;
+  long double sum_ = 0;
+  int64_t min_ = 0;
+  int64_t max_ = 0;
+};
+
+}  // namespace xrunlab

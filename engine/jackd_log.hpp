@@ -1,0 +1,58 @@
+#pragma once
+
+// Parses the xrun lines the JACK2 server (1.9.21) prints and counts xrun events from them.
+// Non-realtime: used by the engine while it drains jackd's stdout/stderr.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace xrunlab {
+
+enum class JackdLineKind { kOther, kClientNotFinished, kClientFinishedLate, kDriverXrun };
+
+struct JackdLine {
+  JackdLineKind kind = JackdLineKind::kOther;
+  std::string client;          // client lines: the JACK client name, verbatim
+  std::string state;           // kClientNotFinished: NotTriggered, Triggered, Running, ...
+  double driver_delay_us = 0;  // kDriverXrun: the delay the driver reported, in µs
+};
+
+// Recognises, anywhere in the line (prefixes and trailing "\r\n" are tolerated):
+//   "JackEngine::XRun: client = NAME was not finished, state = STATE"
+//   "JackEngine::XRun: client NAME finished after current callback"
+//   "JackTimedDriver::Process XRun = N usec"              (dummy driver)
+//   "... xrun of at least X msecs"                        (ALSA driver, jackd -v)
+// NAME may contain spaces; it is matched greedily up to the last fixed suffix.
+// Anything else, including malformed variants of the above, is kOther.
+JackdLine parse_jackd_line(std::string_view line);
+
+// Groups lines into distinct xrun events. One JACK2 CheckXRun pass prints one line per late
+// client, back to back; a new event starts when (a) a client name repeats inside the current
+// group, or (b) the arrival time gap to the previous client-late line exceeds `gap_us`.
+// Driver xrun lines are counted separately (each is one event) and do not affect grouping.
+class JackdXrunCounter {
+ public:
+  explicit JackdXrunCounter(int64_t gap_us);
+  void add(std::string_view line, int64_t arrival_us);  // arrival in microseconds, monotonic
+  uint64_t client_events() const;  // distinct client-late events (grouped as above)
+  uint64_t client_lines() const;   // raw client-late lines (not finished + finished late)
+  uint64_t driver_xruns() const;   // driver xrun lines (each is one event)
+  double driver_max_delay_us() const;
+  // Unique client names reported late by either kind of line (jack_test's "Timeout Count").
+  const std::set<std::string>& late_clients() const;
+
+ private:
+  int64_t gap_us_;
+  uint64_t client_events_ = 0;
+  uint64_t client_lines_ = 0;
+  uint64_t driver_xruns_ = 0;
+  double driver_max_delay_us_ = 0;
+  bool in_group_ = false;
+  int64_t last_client_arrival_us_ = 0;
+  std::set<std::string> group_;  // names seen in the current event
+  std::set<std::string> late_clients_;
+};
+
+}  // namespace xrunlab

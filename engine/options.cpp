@@ -1,0 +1,128 @@
+#include "engine/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+
+#include "clients/client_options.hpp"
+#include "engine/errors.hpp"
+#include "engine/version.hpp"
+
+namespace xrunlab {
+
+nlohmann::json to_json(const RunOptions& o) {
+  return {{"clients", o.clients},
+          {"ports", o.ports},
+          {"period_frames", o.period},
+          {"rate_hz", o.rate},
+          {"duration_s", o.duration_s},
+          {"dsp_load_pct", o.dsp_load_pct},
+          {"label", o.label},
+          {"output", o.output},
+          {"priority", o.priority},
+          {"inject", o.inject},
+          {"inject_client", o.inject_client},
+          {"jackd", o.jackd},
+          {"client_binary", o.client_binary},
+          {"server_timeout_s", o.server_timeout_s},
+          {"plots", o.plots},
+          {"backend", "dummy"}};
+}
+
+void validate(const RunOptions& o) {
+  auto bad = [](const std::string& msg) { throw Error(ExitCode::kUsage, msg); };
+  if (o.clients < 1 || o.clients > 200) {
+    bad("--clients " + std::to_string(o.clients) + ": must be 1..200 (JACK2 allows ~254 clients)");
+  }
+  if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
+  const bool pow2 = o.period != 0 && (o.period & (o.period - 1)) == 0;
+  if (!pow2 || o.period < 16 || o.period > 8192) {
+    bad("--period " + std::to_string(o.period) +
+        ": JACK needs a power of two from 16 to 8192 frames (e.g. 64, 128, 256)");
+  }
+  if (o.rate < 8000 || o.rate > 384000) {
+    bad("--rate " + std::to_string(o.rate) + ": must be 8000..384000 Hz (e.g. 44100, 48000)");
+  }
+  if (!(o.duration_s > 0) || o.duration_s > 7 * 86400) {
+    bad("--duration: must be more than 0 and at most a week, in seconds");
+  }
+  if (!(o.dsp_load_pct >= 0) || o.dsp_load_pct > 95) {
+    bad("--dsp-load: must be 0..95 (percent of the period, all clients together)");
+  }
+  if (o.label.empty() || o.label.size() > 64 ||
+      !std::all_of(o.label.begin(), o.label.end(),
+                   [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                            c == '.';
+                   }) ||
+      o.label[0] == '.') {
+    bad("--label '" + o.label + "': use 1-64 letters, digits, '-', '_' or '.' (it names a folder)");
+  }
+  if (o.output.empty()) bad("--output: must not be empty");
+  if (o.priority != 0 && (o.priority < 6 || o.priority > 95)) {
+    bad("--priority " + std::to_string(o.priority) +
+        ": must be 6..95 (clients run 5 below it), or 0 for a non-realtime server");
+  }
+  if (!o.inject.empty()) {
+    std::string why;
+    if (!parse_inject_spec(o.inject, &why)) bad("--inject '" + o.inject + "': " + why);
+  }
+  if (o.inject_client < 1 || o.inject_client > o.clients) {
+    bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");
+  }
+  if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
+}
+
+Command parse_command_line(int argc, char** argv, int* exit_code) {
+  Command cmd;
+  RunOptions& o = cmd.run;
+  CLI::App app{
+      "xrunlab: realtime audio tester. Launches a private JACK2 server and N synthetic "
+      "DSP clients, measures every process cycle of every client, and writes a "
+      "jack_test-style summary, run.json, CSV files and plots."};
+  app.set_version_flag("--version", std::string("xrunlab ") + kVersion);
+  app.require_subcommand(1);
+  CLI::App* run = app.add_subcommand("run", "Run one measurement.");
+  run->add_option("--clients", o.clients, "Number of DSP clients in the chain.")
+      ->capture_default_str();
+  run->add_option("--ports", o.ports, "Input and output ports per client.")->capture_default_str();
+  run->add_option("--period", o.period, "JACK period (buffer size) in FRAMES, a power of two.")
+      ->capture_default_str();
+  run->add_option("--rate", o.rate, "Sample rate in HZ.")->capture_default_str();
+  run->add_option("--duration", o.duration_s, "Measured time in SECONDS.")->capture_default_str();
+  run->add_option("--dsp-load", o.dsp_load_pct,
+                  "DSP work of all clients together as PERCENT of the period (split evenly).")
+      ->capture_default_str();
+  run->add_option("--label", o.label, "NAME of the test case; results go to OUTPUT/NAME/.")
+      ->capture_default_str();
+  run->add_option("--output", o.output, "Results DIR.")->capture_default_str();
+  run->add_option("--priority", o.priority,
+                  "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
+      ->capture_default_str();
+  run->add_option("--inject", o.inject,
+                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.");
+  run->add_option("--inject-client", o.inject_client, "Which client INDEX gets --inject.")
+      ->capture_default_str();
+  run->add_option("--jackd", o.jackd, "The jackd PROGRAM to run.")->capture_default_str();
+  run->add_option("--client-binary", o.client_binary,
+                  "The xrunlab-client PROGRAM (default: next to xrunlab).");
+  run->add_option("--server-timeout", o.server_timeout_s,
+                  "SECONDS to wait for jackd to accept clients.")
+      ->capture_default_str();
+  run->add_flag("!--no-plots", o.plots, "Do not draw the PNG plots.");
+  run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    *exit_code = app.exit(e);
+    return cmd;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    throw Error(ExitCode::kUsage, msg + " (see xrunlab run --help)");
+  }
+  if (run->parsed()) cmd.kind = Command::Kind::kRun;
+  validate(o);
+  return cmd;
+}
+
+}  // namespace xrunlab

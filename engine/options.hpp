@@ -1,0 +1,45 @@
+#pragma once
+// The options of `xrunlab run`: typed, with defaults, validated before anything starts.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xrunlab {
+
+struct RunOptions {
+  int clients = 14;
+  int ports = 4;
+  uint32_t period = 64;   // frames
+  uint32_t rate = 48000;  // Hz
+  double duration_s = 300;
+  double dsp_load_pct = 30;  // total over all clients, percent of the period
+  std::string label = "default";
+  std::string output = "results";
+  int priority = 70;   // jackd -P; clients run 5 below (JACK2)
+  std::string inject;  // USEC:EVERY_N_CYCLES, "" = none
+  int inject_client = 1;
+  std::string jackd = "jackd";
+  std::string client_binary;  // default: xrunlab-client next to the xrunlab binary
+  double server_timeout_s = 10;
+  bool plots = true;
+  bool quiet = false;
+};
+
+nlohmann::json to_json(const RunOptions& o);
+
+// Throws xrunlab::Error(kUsage) naming the option at fault.
+void validate(const RunOptions& o);
+
+// What the command line asked for.
+struct Command {
+  enum class Kind { kRun, kNone } kind = Kind::kNone;
+  RunOptions run;
+};
+
+// Parses argv. Prints help/version itself (returns kNone with *exit_code 0); on bad usage throws
+// xrunlab::Error(kUsage) with a one-line message naming the flag.
+Command parse_command_line(int argc, char** argv, int* exit_code);
+
+}  // namespace xrunlab

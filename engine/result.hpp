@@ -1,0 +1,126 @@
+#pragma once
+// The one result model of a run. Every writer (summary.txt, run.json, CSV, plots) reads it.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/histogram.hpp"
+#include "engine/telemetry.hpp"
+
+namespace xrunlab {
+
+struct MetricSummary {
+  uint64_t count = 0;
+  std::optional<int64_t> min_us, max_us;
+  std::optional<double> mean_us;
+  std::optional<Percentile> p50, p99, p999;
+};
+MetricSummary summarize(const Histogram& h);
+
+// One client's second (from its telemetry).
+struct ClientSecond {
+  int64_t second = 0;
+  uint64_t cycles = 0;
+  std::optional<int64_t> delay_min_us, delay_max_us;
+  std::optional<double> delay_mean_us;
+  std::optional<int64_t> duration_max_us, cycle_max_us;
+  uint64_t over_spare = 0, over_1000 = 0, late = 0;
+};
+
+struct ClientResult {
+  int index = 0;
+  std::string name;
+  int64_t pid = 0;
+  bool hello = false;  // the client connected and activated
+  bool final = false;  // the client sent its totals (a clean stop)
+  std::string error;   // a client-reported error or its exit status when abnormal
+  int dsp_stages = 0;
+  double dsp_target_us = 0;
+  double dsp_ns_per_stage = 0;
+  uint64_t cycles = 0;        // measured cycles (sum of the seconds)
+  uint64_t cycles_total = 0;  // from Final: every callback since activation
+  uint64_t ring_dropped = 0;
+  uint64_t injected = 0;
+  uint64_t over_spare = 0, over_1000 = 0, late = 0;
+  Histogram delay, delay_dll, duration, cycle;
+  std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
+  std::vector<ClientSecond> seconds;
+};
+
+// Adds one second of telemetry to a client result (exact merge).
+void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = 10);
+
+// Averages of /proc/stat and of JACK's DSP load over one second of the run.
+struct SystemSecond {
+  double t_s = 0;  // seconds since the window start (end of the sampled interval)
+  double user_pct = 0, nice_pct = 0, system_pct = 0, iowait_pct = 0, irq_pct = 0, softirq_pct = 0;
+  double intr_per_s = 0, ctxt_per_s = 0;
+  std::optional<double> dsp_load_pct;  // jack_cpu_load()
+  uint64_t xruns = 0;                  // xrun events counted by the monitor in this second
+};
+
+struct XrunEvent {
+  double t_s = 0;          // seconds since the window start (arrival at the monitor)
+  uint32_t frame = 0;      // jack_last_frame_time() at arrival
+  uint64_t callbacks = 0;  // xrun callbacks merged into this event
+};
+
+struct XrunCounts {
+  uint64_t monitor_events = 0;     // distinct events seen by the monitor client
+  uint64_t monitor_callbacks = 0;  // raw xrun callbacks (JACK2: one per late client)
+  uint64_t log_client_events = 0;  // distinct "client ... was not finished" groups in jackd's log
+  uint64_t log_client_lines = 0;
+  uint64_t log_driver_xruns = 0;  // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
+  double log_driver_max_delay_us = 0;
+  std::vector<std::string> late_clients;  // unique clients jackd reported late
+  std::vector<XrunEvent> events;          // bounded list of the first events
+};
+
+struct RunResult {
+  // Context
+  int schema_version = 0;
+  std::string xrunlab_version;
+  std::vector<std::string> command_line;
+  nlohmann::json spec;  // the full run options
+  nlohmann::json host;  // host_context
+  std::string server_name;
+  std::vector<std::string> jackd_argv;
+  std::string started_utc, ended_utc;
+  std::string status = "running";  // running | completed | interrupted | failed
+  std::string status_detail;
+  int exit_code = 0;
+
+  // Settings as measured
+  int clients = 0, ports = 0;
+  uint32_t frames = 0, rate = 0;
+  double period_us = 0;
+  double spare_us = 0;          // "spare time": one period (the dummy driver has no nperiods)
+  double seconds_ran = 0;       // measured window length
+  std::string delay_reference;  // which period-start source the delay figures use
+  double delay_resolution_us = 0;
+
+  std::vector<ClientResult> client_results;
+  std::vector<SystemSecond> system;
+  XrunCounts xruns;
+  std::vector<std::string> warnings;
+  double startup_s = 0;  // engine start to the measurement window start
+  long engine_peak_rss_kib = 0;
+  std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
+
+  // Derived totals (filled by finalize()).
+  uint64_t timeout_count = 0;
+  uint64_t xrun_count = 0;
+  uint64_t delay_over_spare = 0, delay_over_1000 = 0;
+  uint64_t injected = 0;
+  MetricSummary delay, delay_dll, duration, cycle;
+  std::optional<double> avg_dsp_load;
+  double avg_user = 0, avg_nice = 0, avg_system = 0, avg_iowait = 0, avg_irq = 0, avg_softirq = 0;
+  double avg_intr = 0, avg_ctxt = 0;
+};
+
+// Computes the derived totals from the per-client and per-second data.
+void finalize(RunResult& r);
+
+}  // namespace xrunlab

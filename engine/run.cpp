@@ -1,0 +1,691 @@
+#include "engine/run.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "clients/client_options.hpp"
+#include "engine/atomic_file.hpp"
+#include "engine/clock.hpp"
+#include "engine/host_context.hpp"
+#include "engine/jack_server.hpp"
+#include "engine/jackd_log.hpp"
+#include "engine/monitor.hpp"
+#include "engine/plots.hpp"
+#include "engine/proc_stat.hpp"
+#include "engine/process.hpp"
+#include "engine/telemetry.hpp"
+#include "engine/version.hpp"
+
+namespace xrunlab {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+void make_dirs(const std::string& path) {
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw Error(ExitCode::kOutput, "cannot create folder '" + partial +
+                                         "': " + std::strerror(errno) +
+                                         " (choose a writable folder with --output)");
+    }
+  }
+  if (::access(path.c_str(), W_OK) != 0) {
+    throw Error(ExitCode::kOutput, "cannot write to folder '" + path +
+                                       "': " + std::strerror(errno) +
+                                       " (choose a writable folder with --output)");
+  }
+}
+
+std::string create_run_dir(const RunOptions& o) {
+  const std::string base = o.output + "/" + o.label + "/" + utc_now("%Y%m%dT%H%M%SZ");
+  make_dirs(o.output + "/" + o.label);
+  std::string dir = base;
+  for (int n = 2; ::mkdir(dir.c_str(), 0755) != 0; ++n) {
+    if (errno != EEXIST) {
+      throw Error(ExitCode::kOutput, "cannot create folder '" + dir + "': " + std::strerror(errno) +
+                                         " (choose a writable folder with --output)");
+    }
+    dir = base + "-" + std::to_string(n);
+  }
+  make_dirs(dir + "/clients");
+  return dir;
+}
+
+// Is SCHED_FIFO at `priority` permitted here? Tried on a short-lived thread.
+std::string check_realtime_permission(int priority) {
+  std::string why;
+  std::thread probe([&] {
+    sched_param sp{};
+    sp.sched_priority = priority;
+    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (rc != 0) why = std::strerror(rc);
+  });
+  probe.join();
+  if (why.empty()) return "";
+  rlimit rl{};
+  getrlimit(RLIMIT_RTPRIO, &rl);
+  return fmt::format(
+      "SCHED_FIFO priority {} is not permitted ({}; RLIMIT_RTPRIO is {}): add your user to the "
+      "'audio' group with '@audio - rtprio 95' in /etc/security/limits.d/, log in again, or "
+      "run with --priority 0 (no realtime)",
+      priority, why, rl.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(rl.rlim_cur));
+}
+
+std::string dirname_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// Line-splitting reader for one descriptor.
+struct LineReader {
+  int fd = -1;
+  std::string buffer;
+  bool eof = false;
+  template <typename Fn>
+  void pump(Fn&& on_line) {
+    char chunk[65536];
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n == 0) {
+      eof = true;
+      if (!buffer.empty()) on_line(buffer);
+      buffer.clear();
+      return;
+    }
+    if (n < 0) {
+      if (errno != EINTR && errno != EAGAIN) eof = true;
+      return;
+    }
+    buffer.append(chunk, static_cast<size_t>(n));
+    size_t start = 0, nl;
+    while ((nl = buffer.find('\n', start)) != std::string::npos) {
+      on_line(std::string_view(buffer).substr(start, nl - start));
+      start = nl + 1;
+    }
+    buffer.erase(0, start);
+  }
+};
+
+void write_line(int fd, const std::string& s) {
+  if (fd < 0) return;
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+class Runner {
+ public:
+  Runner(const RunOptions& o, const std::vector<std::string>& command_line,
+         const std::string& self_exe, const std::atomic<bool>& stop)
+      : o_(o), self_exe_(self_exe), stop_(stop), log_counter_(0) {
+    r_.schema_version = kSchemaVersion;
+    r_.xrunlab_version = kVersion;
+    r_.command_line = command_line;
+    r_.spec = to_json(o);
+    r_.clients = o.clients;
+    r_.ports = o.ports;
+    r_.frames = o.period;
+    r_.rate = o.rate;
+  }
+
+  RunOutcome run();
+
+ private:
+  void preflight();
+  void start_server();
+  void start_clients();
+  void wire();
+  void measure();
+  void stop_all();
+  void io_loop();
+  void on_client_line(size_t i, std::string_view line);
+  void on_jackd_line(std::string_view line);
+  void checkpoint();
+  void say(const std::string& s) const {
+    if (!o_.quiet) std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
+  }
+  std::string scripts_dir() const;
+
+  RunOptions o_;
+  std::string self_exe_;
+  const std::atomic<bool>& stop_;
+  std::string run_dir_;
+  std::string client_binary_;
+  std::string jackd_path_;
+
+  std::mutex mu_;  // guards r_, log_counter_, window_ and the client flags below
+  RunResult r_;
+  JackdXrunCounter log_counter_;
+  uint64_t window_start_us_ = 0, window_end_us_ = UINT64_MAX;
+  bool window_open_ = false;
+
+  Child jackd_;
+  std::vector<Child> clients_;
+  Monitor monitor_;
+  std::thread io_thread_;
+  std::atomic<bool> io_stop_{false};
+  int jackd_log_fd_ = -1;
+  uint64_t t_begin_us_ = 0;
+  ExitCode failure_code_ = ExitCode::kOk;
+};
+
+std::string Runner::scripts_dir() const {
+  return find_script_dir(self_exe_);
+}
+
+void Runner::preflight() {
+  auto jackd = find_program(o_.jackd);
+  if (!jackd) {
+    throw Error(ExitCode::kMissingProgram,
+                "jackd not found ('" + o_.jackd +
+                    "'): install JACK2 (apt-get install --no-install-recommends jackd2) or pass "
+                    "--jackd PATH");
+  }
+  jackd_path_ = *jackd;
+  client_binary_ =
+      o_.client_binary.empty() ? dirname_of(self_exe_) + "/xrunlab-client" : o_.client_binary;
+  if (!find_program(client_binary_)) {
+    throw Error(ExitCode::kMissingProgram,
+                "xrunlab-client not found at '" + client_binary_ +
+                    "': build it (cmake --build build) or pass --client-binary PATH");
+  }
+  if (o_.priority > 0) {
+    const std::string why = check_realtime_permission(o_.priority);
+    if (!why.empty()) throw Error(ExitCode::kPermission, why);
+  }
+  run_dir_ = create_run_dir(o_);
+}
+
+void Runner::start_server() {
+  ServerSpec s;
+  s.jackd = jackd_path_;
+  s.name = private_server_name();
+  s.priority = o_.priority;
+  s.rate = o_.rate;
+  s.frames = o_.period;
+  s.clients = o_.clients;
+  s.ports = o_.ports;
+  r_.server_name = s.name;
+  r_.jackd_argv = jackd_argv(s);
+  jackd_log_fd_ =
+      ::open((run_dir_ + "/jackd.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (jackd_log_fd_ < 0) {
+    throw Error(ExitCode::kOutput,
+                "cannot create '" + run_dir_ + "/jackd.log': " + std::strerror(errno));
+  }
+  SpawnSpec spec;
+  spec.argv = r_.jackd_argv;
+  spec.capture_output = true;
+  // JACK2 looks up servers by name only; keep the user's default server out of reach anyway.
+  spec.env = {{"JACK_NO_AUDIO_RESERVATION", "1"}};
+  jackd_ = Child::spawn(spec);
+  say("started jackd (server '" + s.name + "', pid " + std::to_string(jackd_.pid()) + ")");
+  io_thread_ = std::thread([this] { io_loop(); });
+
+  const std::string err =
+      monitor_.connect(s.name, milliseconds(static_cast<int>(o_.server_timeout_s * 1000)),
+                       [this] { return jackd_.running(); });
+  if (!err.empty()) {
+    throw Error(ExitCode::kServerFailed,
+                err + " (" + jackd_.describe_exit() + "); see " + run_dir_ + "/jackd.log");
+  }
+  if (monitor_.rate() != o_.rate || monitor_.frames() != o_.period) {
+    throw Error(ExitCode::kServerFailed,
+                fmt::format("jackd runs at {} Hz with {} frames, not the requested {} Hz and {} "
+                            "frames; choose values JACK supports",
+                            monitor_.rate(), monitor_.frames(), o_.rate, o_.period));
+  }
+  const int64_t skew =
+      static_cast<int64_t>(monitor_.now_us()) - static_cast<int64_t>(mono_raw_us());
+  if (std::llabs(skew) > 1000) {
+    r_.warnings.push_back(fmt::format(
+        "jack_get_time() differs from CLOCK_MONOTONIC_RAW by {} us; log-line arrival times are "
+        "approximate",
+        skew));
+  }
+  r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
+  r_.spare_us = r_.period_us;
+  r_.delay_reference =
+      "jack_frames_since_cycle_start (dummy backend: time since the driver thread woke)";
+  r_.delay_resolution_us = 1e6 / o_.rate;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    log_counter_ = JackdXrunCounter(static_cast<int64_t>(r_.period_us / 2));
+  }
+  const std::string act = monitor_.activate(r_.period_us);
+  if (!act.empty()) throw Error(ExitCode::kServerFailed, act);
+}
+
+void Runner::start_clients() {
+  const double per_client = o_.dsp_load_pct / o_.clients;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.client_results.resize(static_cast<size_t>(o_.clients));
+  }
+  clients_.reserve(static_cast<size_t>(o_.clients));
+  for (int i = 1; i <= o_.clients; ++i) {
+    const std::string name = fmt::format("xrunlab-c{:02d}", i);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      r_.client_results[static_cast<size_t>(i - 1)].index = i;
+      r_.client_results[static_cast<size_t>(i - 1)].name = name;
+    }
+    SpawnSpec spec;
+    spec.argv = {client_binary_,
+                 "--server",
+                 r_.server_name,
+                 "--name",
+                 name,
+                 "--index",
+                 std::to_string(i),
+                 "--ports",
+                 std::to_string(o_.ports),
+                 "--dsp-load",
+                 fmt::format("{:.6f}", per_client),
+                 "--telemetry-fd",
+                 "3",
+                 "--wait-start"};
+    if (!o_.inject.empty() && i == o_.inject_client) {
+      spec.argv.insert(spec.argv.end(), {"--inject-overrun", o_.inject});
+    }
+    spec.output_path = fmt::format("{}/clients/c{:02d}.log", run_dir_, i);
+    spec.stdin_pipe = true;
+    spec.fd3_pipe = true;
+    Child child = Child::spawn(spec);
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.client_results[static_cast<size_t>(i - 1)].pid = child.pid();
+    clients_.push_back(std::move(child));
+  }
+  say(fmt::format("started {} clients, waiting for them to activate", o_.clients));
+  // Activation costs ~35 ms per client in JACK2 (a graph switch each): scale the wait.
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(15000 + 500 * o_.clients);
+  while (true) {
+    int ready = 0;
+    std::string failed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < clients_.size(); ++i) {
+        const ClientResult& c = r_.client_results[i];
+        if (c.hello) ++ready;
+        if (!c.error.empty()) failed = c.name + ": " + c.error;
+      }
+    }
+    for (size_t i = 0; i < clients_.size() && failed.empty(); ++i) {
+      if (!clients_[i].running()) {
+        failed = r_.client_results[i].name + " " + clients_[i].describe_exit();
+      }
+    }
+    if (!failed.empty()) {
+      throw Error(ExitCode::kClientsFailed,
+                  "client failed to start: " + failed + "; see " + run_dir_ + "/clients/");
+    }
+    if (!jackd_.running()) {
+      throw Error(ExitCode::kServerFailed, "jackd " + jackd_.describe_exit() +
+                                               " while clients started; see " + run_dir_ +
+                                               "/jackd.log");
+    }
+    if (ready == o_.clients) break;
+    if (std::chrono::steady_clock::now() >= deadline || stop_.load()) {
+      throw Error(stop_.load() ? ExitCode::kInterrupted : ExitCode::kClientsFailed,
+                  fmt::format("only {} of {} clients activated{}", ready, o_.clients,
+                              stop_.load() ? " before the interrupt" : " in time"));
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
+void Runner::wire() {
+  const auto port = [](const std::string& client, const char* kind, int p) {
+    return fmt::format("{}:{}_{}", client, kind, p);
+  };
+  for (int p = 1; p <= o_.ports; ++p) {
+    std::string from = fmt::format("system:capture_{}", p);
+    for (const ClientResult& c : r_.client_results) {
+      const std::string err = monitor_.connect_ports(from, port(c.name, "in", p));
+      if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+      from = port(c.name, "out", p);
+    }
+    const std::string err = monitor_.connect_ports(from, fmt::format("system:playback_{}", p));
+    if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+  }
+  // Read the graph back from JACK: what run.json reports is what the server has.
+  std::vector<std::string> inputs;
+  for (const ClientResult& c : r_.client_results) {
+    for (int p = 1; p <= o_.ports; ++p) inputs.push_back(port(c.name, "in", p));
+  }
+  for (int p = 1; p <= o_.ports; ++p) inputs.push_back(fmt::format("system:playback_{}", p));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& in : inputs) {
+    for (const std::string& from : monitor_.connections(in)) r_.graph.emplace_back(from, in);
+  }
+}
+
+void Runner::on_client_line(size_t i, std::string_view line) {
+  std::string why;
+  auto msg = telemetry::decode(line, &why);
+  std::lock_guard<std::mutex> lock(mu_);
+  ClientResult& c = r_.client_results[i];
+  if (!msg) {
+    r_.warnings.push_back(fmt::format("{}: unreadable telemetry line ({})", c.name, why));
+    return;
+  }
+  if (auto* h = std::get_if<telemetry::Hello>(&*msg)) {
+    c.hello = true;
+    c.dsp_stages = h->dsp_stages;
+    c.dsp_target_us = h->dsp_target_us;
+    c.dsp_ns_per_stage = h->dsp_ns_per_stage;
+  } else if (auto* s = std::get_if<telemetry::Second>(&*msg)) {
+    add_second(c, *s);
+  } else if (auto* f = std::get_if<telemetry::Final>(&*msg)) {
+    c.final = true;
+    c.cycles_total = f->cycles_total;
+    c.ring_dropped = f->ring_dropped;
+  } else if (auto* e = std::get_if<telemetry::Error>(&*msg)) {
+    c.error = e->message;
+  }
+}
+
+void Runner::on_jackd_line(std::string_view line) {
+  write_line(jackd_log_fd_, std::string(line) + "\n");
+  const uint64_t now = mono_raw_us();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (window_open_ && now >= window_start_us_ && now < window_end_us_) {
+    log_counter_.add(line, static_cast<int64_t>(now));
+  }
+}
+
+void Runner::io_loop() {
+  std::vector<LineReader> readers;
+  readers.push_back(LineReader{jackd_.output_fd(), {}, false});
+  size_t known_clients = 0;
+  while (true) {
+    {
+      // Clients are added while this thread runs; pick up new telemetry pipes.
+      std::lock_guard<std::mutex> lock(mu_);
+      for (; known_clients < clients_.size() && known_clients < r_.client_results.size();
+           ++known_clients) {
+        readers.push_back(LineReader{clients_[known_clients].fd3_fd(), {}, false});
+      }
+    }
+    std::vector<pollfd> fds;
+    std::vector<size_t> which;
+    for (size_t k = 0; k < readers.size(); ++k) {
+      if (!readers[k].eof && readers[k].fd >= 0) {
+        fds.push_back({readers[k].fd, POLLIN, 0});
+        which.push_back(k);
+      }
+    }
+    if (fds.empty() && io_stop_.load()) return;
+    if (fds.empty()) {
+      std::this_thread::sleep_for(milliseconds(10));
+      continue;
+    }
+    const int n = ::poll(fds.data(), fds.size(), 20);
+    if (n < 0 && errno != EINTR) return;
+    for (size_t f = 0; f < fds.size(); ++f) {
+      if ((fds[f].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const size_t k = which[f];
+      if (k == 0) {
+        readers[k].pump([this](std::string_view l) { on_jackd_line(l); });
+      } else {
+        readers[k].pump([this, k](std::string_view l) { on_client_line(k - 1, l); });
+      }
+    }
+    if (io_stop_.load() && n == 0) return;
+  }
+}
+
+void Runner::checkpoint() {
+  RunResult copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    copy = r_;
+  }
+  copy.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  finalize(copy);
+  try {
+    write_run_folder(copy, run_dir_, false, "");
+  } catch (const Error& e) {
+    say(std::string("warning: checkpoint failed: ") + e.what());
+  }
+}
+
+void Runner::measure() {
+  // The window starts a little in the future so every client knows it before it begins.
+  const uint64_t t0 = monitor_.now_us() + 300000;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    window_start_us_ = t0;
+    window_open_ = true;
+    r_.startup_s = static_cast<double>(t0 - t_begin_us_) / 1e6;
+  }
+  monitor_.set_window_start(t0);
+  for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("start {}\n", t0));
+  const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);
+  say(fmt::format("measuring for {} s (Ctrl-C stops early and keeps the results)", o_.duration_s));
+
+  while (monitor_.now_us() < t0) std::this_thread::sleep_for(milliseconds(1));
+  auto prev = read_proc_stat();
+  uint64_t prev_xruns = monitor_.events_total();
+  uint64_t next_sample = t0 + 1000000;
+  uint64_t next_checkpoint = t0 + 10000000;
+  uint64_t end = planned_end;
+  std::string stop_reason;
+  while (true) {
+    const uint64_t now = monitor_.now_us();
+    if (stop_.load()) {
+      stop_reason = "interrupted";
+      end = now;
+      break;
+    }
+    if (now >= planned_end) break;
+    if (monitor_.server_gone() || !jackd_.running()) {
+      stop_reason = "jackd " + jackd_.describe_exit();
+      end = now;
+      break;
+    }
+    for (size_t i = 0; i < clients_.size() && stop_reason.empty(); ++i) {
+      if (!clients_[i].running()) {
+        stop_reason = r_.client_results[i].name + " " + clients_[i].describe_exit();
+      }
+    }
+    if (!stop_reason.empty()) {
+      end = now;
+      break;
+    }
+    if (now >= next_sample) {
+      auto cur = read_proc_stat();
+      SystemSecond s;
+      s.t_s = static_cast<double>(next_sample - t0) / 1e6;
+      if (prev && cur) {
+        const SystemSample d = diff_proc_stat(*prev, *cur, s.t_s);
+        s.user_pct = d.user_pct;
+        s.nice_pct = d.nice_pct;
+        s.system_pct = d.system_pct;
+        s.iowait_pct = d.iowait_pct;
+        s.irq_pct = d.irq_pct;
+        s.softirq_pct = d.softirq_pct;
+        s.intr_per_s = d.intr_per_s;
+        s.ctxt_per_s = d.ctxt_per_s;
+      }
+      s.dsp_load_pct = monitor_.cpu_load();
+      const uint64_t xr = monitor_.events_total();
+      s.xruns = xr - prev_xruns;
+      prev_xruns = xr;
+      prev = cur;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        r_.system.push_back(s);
+      }
+      next_sample += 1000000;
+    }
+    if (now >= next_checkpoint) {
+      checkpoint();
+      next_checkpoint += 10000000;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+
+  // Stop: tell every client the end of the window, then collect their last seconds.
+  for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("stop {}\n", end));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    window_end_us_ = end + 20000;  // late notifications of the last cycle still count
+    r_.seconds_ran = static_cast<double>(end - t0) / 1e6;
+    if (stop_reason == "interrupted") {
+      r_.status = "interrupted";
+      r_.status_detail =
+          "stopped by a signal after " + fmt::format("{:.1f}", r_.seconds_ran) + " s";
+      failure_code_ = ExitCode::kInterrupted;
+    } else if (!stop_reason.empty()) {
+      r_.status = "failed";
+      r_.status_detail = stop_reason;
+      failure_code_ = ExitCode::kRunFailed;
+    } else {
+      r_.status = "completed";
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(1200);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < clients_.size(); ++i) {
+        all = all && (r_.client_results[i].final || !clients_[i].running());
+      }
+    }
+    if (all) break;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  std::this_thread::sleep_for(milliseconds(25));  // late xrun notifications of the last cycle
+  XrunCounts x = monitor_.xrun_snapshot();
+  std::lock_guard<std::mutex> lock(mu_);
+  x.log_client_events = log_counter_.client_events();
+  x.log_client_lines = log_counter_.client_lines();
+  x.log_driver_xruns = log_counter_.driver_xruns();
+  x.log_driver_max_delay_us = log_counter_.driver_max_delay_us();
+  x.late_clients.assign(log_counter_.late_clients().begin(), log_counter_.late_clients().end());
+  r_.xruns = x;
+  window_open_ = false;
+}
+
+void Runner::stop_all() {
+  // Clients first (they leave the graph cleanly), then the monitor, then the server.
+  for (Child& c : clients_) c.close_stdin();
+  for (Child& c : clients_) c.wait_for(milliseconds(300));
+  for (Child& c : clients_) c.signal(SIGTERM);
+  for (Child& c : clients_) c.stop(milliseconds(400));
+  monitor_.close();
+  jackd_.stop(milliseconds(1000));
+  io_stop_ = true;
+  if (io_thread_.joinable()) io_thread_.join();
+  if (jackd_log_fd_ >= 0) ::close(jackd_log_fd_);
+  jackd_log_fd_ = -1;
+}
+
+RunOutcome Runner::run() {
+  t_begin_us_ = mono_raw_us();
+  r_.started_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  preflight();
+  r_.host = collect_host_context();
+  RunOutcome out;
+  out.run_dir = run_dir_;
+  try {
+    start_server();
+    start_clients();
+    wire();
+    say(fmt::format("{} clients active and wired in {:.2f} s", o_.clients,
+                    static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6));
+    measure();
+  } catch (const Error& e) {
+    // Nothing measured yet (or the setup broke): stop everything, keep the logs, report.
+    stop_all();
+    r_.status = e.code() == ExitCode::kInterrupted ? "interrupted" : "failed";
+    r_.status_detail = e.what();
+    r_.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    finalize(r_);
+    try {
+      write_run_folder(r_, run_dir_, false, "");
+    } catch (const Error&) {
+    }
+    throw;
+  }
+  stop_all();
+  // Clients that ended abnormally are named in the results.
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    ClientResult& c = r_.client_results[i];
+    const auto st = clients_[i].wait_status();
+    if (!c.final && c.error.empty())
+      c.error = "no final report (" + clients_[i].describe_exit() + ")";
+    (void)st;
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  r_.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  r_.exit_code = static_cast<int>(failure_code_);
+  r_.engine_peak_rss_kib = ru.ru_maxrss;
+  if (r_.xruns.monitor_events != r_.xruns.log_client_events) {
+    r_.warnings.push_back(fmt::format(
+        "the monitor counted {} client xrun events, jackd's log {}: they should agree; the "
+        "monitor's count is used",
+        r_.xruns.monitor_events, r_.xruns.log_client_events));
+  }
+  for (const ClientResult& c : r_.client_results) {
+    if (c.ring_dropped > 0) {
+      r_.warnings.push_back(
+          fmt::format("{} lost {} cycle records (ring full)", c.name, c.ring_dropped));
+    }
+  }
+  finalize(r_);
+  for (const std::string& w : write_run_folder(r_, run_dir_, o_.plots, scripts_dir())) {
+    r_.warnings.push_back(w);
+  }
+  out.result = r_;
+  out.code = failure_code_;
+  return out;
+}
+
+}  // namespace
+
+RunOutcome run_measurement(const RunOptions& options, const std::vector<std::string>& command_line,
+                           const std::string& self_exe, const std::atomic<bool>& stop_requested) {
+  Runner runner(options, command_line, self_exe, stop_requested);
+  return runner.run();
+}
+
+}  // namespace xrunlab

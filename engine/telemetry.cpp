@@ -1,0 +1,141 @@
+#include "engine/telemetry.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace xrunlab::telemetry {
+namespace {
+
+using nlohmann::json;
+
+json counts_to_json(const ValueCounts& counts) {
+  json out = json::array();
+  for (const auto& [value, n] : counts) out.push_back({value, n});
+  return out;
+}
+
+ValueCounts counts_from_json(const json& j) {
+  ValueCounts out;
+  for (const auto& pair : j) out[pair.at(0).get<int64_t>()] += pair.at(1).get<uint64_t>();
+  return out;
+}
+
+struct Encoder {
+  json operator()(const Hello& m) const {
+    return {{"type", "hello"},
+            {"v", kWireVersion},
+            {"index", m.index},
+            {"name", m.name},
+            {"pid", m.pid},
+            {"rate", m.rate},
+            {"frames", m.frames},
+            {"ports", m.ports},
+            {"dsp_stages", m.dsp_stages},
+            {"dsp_target_us", m.dsp_target_us},
+            {"dsp_ns_per_stage", m.dsp_ns_per_stage}};
+  }
+  json operator()(const Second& m) const {
+    json worst = json::array();
+    for (const auto& w : m.worst) {
+      worst.push_back({{"t_us", w.t_us},
+                       {"frame", w.frame},
+                       {"delay_us", w.delay_us},
+                       {"duration_us", w.duration_us},
+                       {"cycle_us", w.cycle_us}});
+    }
+    return {{"type", "second"},
+            {"v", kWireVersion},
+            {"index", m.index},
+            {"second", m.second},
+            {"cycles", m.cycles},
+            {"delay", counts_to_json(m.delay)},
+            {"delay_dll", counts_to_json(m.delay_dll)},
+            {"duration", counts_to_json(m.duration)},
+            {"cycle", counts_to_json(m.cycle)},
+            {"over_spare", m.over_spare},
+            {"over_1000", m.over_1000},
+            {"late", m.late},
+            {"injected", m.injected},
+            {"worst", worst}};
+  }
+  json operator()(const Final& m) const {
+    return {{"type", "final"},
+            {"v", kWireVersion},
+            {"index", m.index},
+            {"cycles_total", m.cycles_total},
+            {"cycles_measured", m.cycles_measured},
+            {"ring_dropped", m.ring_dropped},
+            {"injected", m.injected}};
+  }
+  json operator()(const Error& m) const {
+    return {{"type", "error"}, {"v", kWireVersion}, {"index", m.index}, {"message", m.message}};
+  }
+};
+
+}  // namespace
+
+std::string encode(const Message& message) {
+  return std::visit(Encoder{}, message).dump() + "\n";
+}
+
+std::optional<Message> decode(std::string_view line, std::string* error) {
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  auto fail = [&](const std::string& why) -> std::optional<Message> {
+    if (error != nullptr) *error = why;
+    return std::nullopt;
+  };
+  if (!j.is_object()) return fail("not a JSON object");
+  try {
+    if (j.at("v").get<int>() != kWireVersion) return fail("wire version mismatch");
+    const std::string type = j.at("type").get<std::string>();
+    if (type == "hello") {
+      Hello m;
+      m.index = j.at("index").get<int>();
+      m.name = j.at("name").get<std::string>();
+      m.pid = j.at("pid").get<int64_t>();
+      m.rate = j.at("rate").get<uint32_t>();
+      m.frames = j.at("frames").get<uint32_t>();
+      m.ports = j.at("ports").get<int>();
+      m.dsp_stages = j.at("dsp_stages").get<int>();
+      m.dsp_target_us = j.at("dsp_target_us").get<double>();
+      m.dsp_ns_per_stage = j.at("dsp_ns_per_stage").get<double>();
+      return m;
+    }
+    if (type == "second") {
+      Second m;
+      m.index = j.at("index").get<int>();
+      m.second = j.at("second").get<int64_t>();
+      m.cycles = j.at("cycles").get<uint64_t>();
+      m.delay = counts_from_json(j.at("delay"));
+      m.delay_dll = counts_from_json(j.at("delay_dll"));
+      m.duration = counts_from_json(j.at("duration"));
+      m.cycle = counts_from_json(j.at("cycle"));
+      m.over_spare = j.at("over_spare").get<uint64_t>();
+      m.over_1000 = j.at("over_1000").get<uint64_t>();
+      m.late = j.at("late").get<uint64_t>();
+      m.injected = j.at("injected").get<uint64_t>();
+      for (const auto& w : j.at("worst")) {
+        m.worst.push_back({w.at("t_us").get<int64_t>(), w.at("frame").get<uint32_t>(),
+                           w.at("delay_us").get<int64_t>(), w.at("duration_us").get<int64_t>(),
+                           w.at("cycle_us").get<int64_t>()});
+      }
+      return m;
+    }
+    if (type == "final") {
+      Final m;
+      m.index = j.at("index").get<int>();
+      m.cycles_total = j.at("cycles_total").get<uint64_t>();
+      m.cycles_measured = j.at("cycles_measured").get<uint64_t>();
+      m.ring_dropped = j.at("ring_dropped").get<uint64_t>();
+      m.injected = j.at("injected").get<uint64_t>();
+      return m;
+    }
+    if (type == "error") {
+      return Error{j.at("index").get<int>(), j.at("message").get<std::string>()};
+    }
+    return fail("unknown message type '" + type + "'");
+  } catch (const nlohmann::json::exception& e) {
+    return fail(e.what());
+  }
+}
+
+}  // namespace xrunlab::telemetry

@@ -1,0 +1,85 @@
+#pragma once
+// The telemetry wire format between xrunlab-client and the engine: one JSON object per line.
+//
+//   client -> engine (telemetry fd):
+//     {"type":"hello", ...}    after jack_activate: identity, JACK settings, DSP calibration
+//     {"type":"second", ...}   one per measured second per client: exact per-second deltas
+//     {"type":"final", ...}    after the stop time: totals, then the client exits
+//     {"type":"error", ...}    a fatal client error, then the client exits non-zero
+//   engine -> client (the client's stdin):
+//     "start <jack_usecs>\n"  measure cycles whose callback starts at or after this JACK time
+//     "stop <jack_usecs>\n"   ... and before this one; then flush, send "final" and exit
+//
+// Times are jack_get_time() microseconds (CLOCK_MONOTONIC_RAW on Linux), the same clock in the
+// engine (its monitor client) and in every client, so a window is the same for all of them.
+// Every per-second delta is exact: (value, count) pairs of every value seen in that second.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace xrunlab::telemetry {
+
+inline constexpr int kWireVersion = 1;
+
+// value (µs) -> number of cycles with that value, exact.
+using ValueCounts = std::map<int64_t, uint64_t>;
+
+struct WorstCycle {
+  int64_t t_us = 0;         // callback entry, µs since the start of the measurement window
+  uint32_t frame = 0;       // jack_last_frame_time() of that cycle
+  int64_t delay_us = 0;     // callback delay
+  int64_t duration_us = 0;  // callback duration
+  int64_t cycle_us = 0;     // callback exit minus period start
+};
+
+struct Hello {
+  int index = 0;     // 1-based position in the chain
+  std::string name;  // JACK client name
+  int64_t pid = 0;
+  uint32_t rate = 0;    // JACK sample rate as the client sees it
+  uint32_t frames = 0;  // JACK buffer size as the client sees it
+  int ports = 0;
+  int dsp_stages = 0;           // biquad stages per cycle (all ports together)
+  double dsp_target_us = 0;     // requested DSP time per cycle
+  double dsp_ns_per_stage = 0;  // calibration result: one stage over one buffer
+};
+
+struct Second {
+  int index = 0;
+  int64_t second = 0;  // 0-based second of the measurement window
+  uint64_t cycles = 0;
+  ValueCounts delay;      // period start from jack_frames_since_cycle_start (1-frame resolution)
+  ValueCounts delay_dll;  // period start from jack_get_cycle_times() current_usecs (DLL)
+  ValueCounts duration;
+  ValueCounts cycle;
+  uint64_t over_spare = 0;        // delay > spare time (one period)
+  uint64_t over_1000 = 0;         // delay > 1000 µs
+  uint64_t late = 0;              // callback exit after the next period start
+  uint64_t injected = 0;          // cycles with an injected overrun
+  std::vector<WorstCycle> worst;  // the worst cycles of this second by delay, worst first
+};
+
+struct Final {
+  int index = 0;
+  uint64_t cycles_total = 0;     // every callback since activation
+  uint64_t cycles_measured = 0;  // callbacks inside the window
+  uint64_t ring_dropped = 0;     // records lost because the ring was full (never expected)
+  uint64_t injected = 0;
+};
+
+struct Error {
+  int index = 0;
+  std::string message;
+};
+
+using Message = std::variant<Hello, Second, Final, Error>;
+
+std::string encode(const Message& message);  // one line, with the trailing '\n'
+// nullopt (and `error` set) when the line is not a valid message of this wire version.
+std::optional<Message> decode(std::string_view line, std::string* error = nullptr);
+
+}  // namespace xrunlab::telemetry

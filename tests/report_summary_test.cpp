@@ -1,0 +1,397 @@
+#include "engine/report_summary.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/atomic_file.hpp"
+
+#ifndef XRUNLAB_FIXTURES_DIR
+#error "XRUNLAB_FIXTURES_DIR is set by CMake"
+#endif
+#ifndef XRUNLAB_GOLDEN_DIR
+#error "XRUNLAB_GOLDEN_DIR is set by CMake"
+#endif
+
+namespace xrunlab {
+namespace {
+
+const std::string kJackTestDir = std::string(XRUNLAB_FIXTURES_DIR) + "/jack_test";
+const std::string k14Clients = kJackTestDir + "/rt-2.6.12-V0.7.51-jack_test4.1-14clients.txt";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+telemetry::Second second_of(int index, int64_t second, uint64_t cycles,
+                            telemetry::ValueCounts delay, telemetry::ValueCounts duration,
+                            telemetry::ValueCounts cycle) {
+  telemetry::Second s;
+  s.index = index;
+  s.second = second;
+  s.cycles = cycles;
+  s.delay = std::move(delay);
+  s.delay_dll = s.delay;
+  s.duration = std::move(duration);
+  s.cycle = std::move(cycle);
+  return s;
+}
+
+// Two clients, three seconds, 256 frames at 48 kHz; client 2 is late once in second 1 and then
+// dies, so the run failed. Every number is chosen by hand; finalize() derives the totals.
+RunResult sample_result() {
+  RunResult r;
+  r.status = "failed";
+  r.status_detail = "client 2 exited with status 1";
+  r.clients = 2;
+  r.ports = 4;
+  r.frames = 256;
+  r.rate = 48000;
+  r.period_us = 256.0 * 1e6 / 48000.0;
+  r.spare_us = r.period_us;
+  r.seconds_ran = 3.02;
+  r.delay_reference = "jack_frames_since_cycle_start";
+  r.delay_resolution_us = 1e6 / 48000.0;
+  for (int index = 1; index <= 2; ++index) {
+    ClientResult c;
+    c.index = index;
+    c.name = fmt::format("xrunlab-c{}", index);
+    for (int64_t s = 0; s < 3; ++s) {
+      telemetry::Second sec =
+          second_of(index, s, 188, {{8, 100}, {11, 80}, {35 + s, 8}}, {{50, 180}, {70 + index, 8}},
+                    {{120, 180}, {300 + 10 * s, 8}});
+      if (index == 2 && s == 1) {
+        sec.delay = {{8, 100}, {11, 85}, {1500, 1}, {6000, 2}};
+        sec.cycle = {{120, 185}, {6200, 3}};
+        sec.over_spare = 2;
+        sec.over_1000 = 3;
+        sec.late = 3;
+      }
+      add_second(c, sec);
+    }
+    if (index == 2) c.error = "exited with status 1";
+    r.client_results.push_back(std::move(c));
+  }
+  for (int s = 0; s < 3; ++s) {
+    SystemSecond sys;
+    sys.t_s = s + 1.0;
+    sys.user_pct = 20.5 + s;
+    sys.system_pct = 5.25;
+    sys.iowait_pct = 0.1;
+    sys.softirq_pct = 0.05;
+    sys.intr_per_s = 1680.1;
+    sys.ctxt_per_s = 14361.3 + s;
+    sys.dsp_load_pct = 36.3 - s;
+    sys.xruns = s == 1 ? 2 : 0;
+    r.system.push_back(sys);
+  }
+  r.xruns.monitor_events = 2;
+  r.xruns.monitor_callbacks = 3;
+  r.xruns.log_client_events = 2;
+  r.xruns.log_client_lines = 3;
+  r.xruns.late_clients = {"xrunlab-c2"};
+  r.warnings.push_back("2 xruns in 3 seconds: try a larger period (--period 512)");
+  finalize(r);
+  return r;
+}
+
+TEST(FormatSummary, MatchesGoldenFile) {
+  const std::string golden = std::string(XRUNLAB_GOLDEN_DIR) + "/summary_basic.txt";
+  const std::string text = format_summary(sample_result());
+  const char* update = std::getenv("XRUNLAB_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    write_file_atomic(golden, text);
+    GTEST_SKIP() << "golden file rewritten: " << golden;
+  }
+  EXPECT_EQ(text, read_text(golden))
+      << "regenerate with XRUNLAB_UPDATE_GOLDEN=1 after checking the change by eye";
+}
+
+// Every line of the jack_test block has the fixture's label, leader, colon column and value
+// end column, so column-based scripts of 2005 read it unchanged.
+TEST(FormatSummary, JackTestBlockAlignsWithFixture) {
+  const std::vector<std::string> fixture = split_lines(read_text(k14Clients));
+  const std::vector<std::string> ours = split_lines(format_summary(sample_result()));
+  size_t compared = 0;
+  for (const std::string& f : fixture) {
+    if (f.find(':') == std::string::npos) continue;
+    if (f.rfind(" Delta Maximum", 0) == 0) continue;  // jack_test4's signal check: not measured
+    const std::string prefix = f.substr(0, f.find(':') + 1);
+    const auto it = std::find_if(ours.begin(), ours.end(),
+                                 [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+    ASSERT_NE(it, ours.end()) << "missing line: " << prefix;
+    EXPECT_EQ(it->find(':'), kSummaryColonIndex) << *it;
+    EXPECT_EQ(it->size(), f.size()) << "value end column differs:\n" << *it << "\n" << f;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 20u);
+  // The block itself is framed exactly like the fixture's.
+  ASSERT_GE(ours.size(), 23u);
+  EXPECT_EQ(ours[0], fixture[0]);
+  EXPECT_EQ(ours[6], fixture[6]);
+  EXPECT_EQ(ours[22], fixture[22]);
+  for (size_t i = 0; i < 22; ++i) {
+    if (i == 0 || i == 6) continue;
+    EXPECT_EQ(ours[i].substr(0, kSummaryColonIndex + 1),
+              fixture[i].substr(0, kSummaryColonIndex + 1))
+        << "line " << i;
+  }
+}
+
+// The generic leader rule reproduces jack_test's hand-written leaders (except its one oddity,
+// "Average DSP Load. . .") and keeps long labels readable.
+TEST(SummaryFieldLine, ReproducesJackTestLeaders) {
+  for (const std::string& f : split_lines(read_text(k14Clients))) {
+    const size_t colon = f.find(':');
+    if (colon == std::string::npos || f.rfind(" Average DSP Load", 0) == 0) continue;
+    const auto parsed = parse_summary_lines(f);
+    ASSERT_EQ(parsed.size(), 1u) << f;
+    EXPECT_EQ(summary_field_line(parsed[0].first, f.substr(colon + 1)), f + "\n");
+  }
+  EXPECT_EQ(summary_field_line("A label longer than the colon column", " x"),
+            " A label longer than the colon column : x\n");
+  EXPECT_EQ(summary_field_line("Twenty-seven chars of label", "1"),
+            " Twenty-seven chars of label . :1\n");
+}
+
+// Every field label xrunlab writes is short enough to keep a dot leader (parse_summary needs one).
+TEST(FormatSummary, EveryFieldLineParsesBack) {
+  const std::string text = format_summary(sample_result());
+  size_t fields = 0;
+  for (const std::string& line : split_lines(text)) {
+    if (line.find(" . ") == std::string::npos && line.find(". :") == std::string::npos) continue;
+    ++fields;
+    EXPECT_EQ(line.find(':'), kSummaryColonIndex) << line;
+    EXPECT_EQ(parse_summary_lines(line).size(), 1u) << line;
+  }
+  EXPECT_EQ(fields, parse_summary_lines(text).size());
+  EXPECT_EQ(fields, parse_summary(text).size());
+}
+
+TEST(FormatSummary, RoundTripGivesTheNumbers) {
+  const RunResult r = sample_result();
+  const auto f = parse_summary(format_summary(r));
+  auto num = [](auto v) { return std::to_string(v); };
+  auto one = [](double v) { return fmt::format("{:.1f}", v); };
+  EXPECT_EQ(f.at("Total seconds ran"), "3");
+  EXPECT_EQ(f.at("Number of clients"), "2");
+  EXPECT_EQ(f.at("Ports per client"), "4");
+  EXPECT_EQ(f.at("Frames per buffer"), "256");
+  EXPECT_EQ(f.at("Number of runs"), "1");
+  EXPECT_EQ(f.at("Timeout Count"), num(r.timeout_count));
+  EXPECT_EQ(f.at("XRUN Count"), num(r.xrun_count));
+  EXPECT_EQ(f.at("Delay Count (>spare time)"), num(r.delay_over_spare));
+  EXPECT_EQ(f.at("Delay Count (>1000 usecs)"), num(r.delay_over_1000));
+  EXPECT_EQ(f.at("Delay Maximum"), num(*r.delay.max_us));
+  EXPECT_EQ(f.at("Cycle Maximum"), num(*r.cycle.max_us));
+  EXPECT_EQ(f.at("Average DSP Load"), one(*r.avg_dsp_load));
+  EXPECT_EQ(f.at("Average CPU System Load"), one(r.avg_system));
+  EXPECT_EQ(f.at("Average CPU User Load"), one(r.avg_user));
+  EXPECT_EQ(f.at("Average CPU Nice Load"), one(r.avg_nice));
+  EXPECT_EQ(f.at("Average CPU I/O Wait Load"), one(r.avg_iowait));
+  EXPECT_EQ(f.at("Average CPU IRQ Load"), one(r.avg_irq));
+  EXPECT_EQ(f.at("Average CPU Soft-IRQ Load"), one(r.avg_softirq));
+  EXPECT_EQ(f.at("Average Interrupt Rate"), one(r.avg_intr));
+  EXPECT_EQ(f.at("Average Context-Switch Rate"), one(r.avg_ctxt));
+  // The derived numbers themselves, by construction of sample_result().
+  EXPECT_EQ(f.at("Timeout Count"), "1");
+  EXPECT_EQ(f.at("XRUN Count"), "2");
+  EXPECT_EQ(f.at("Delay Count (>spare time)"), "2");
+  EXPECT_EQ(f.at("Delay Count (>1000 usecs)"), "3");
+  EXPECT_EQ(f.at("Delay Maximum"), "6000");
+  EXPECT_EQ(f.at("Cycle Maximum"), "6200");
+  EXPECT_EQ(f.at("Average DSP Load"), "35.3");
+
+  EXPECT_EQ(f.at("Status"), "failed (client 2 exited with status 1)");
+  EXPECT_EQ(f.at("Sample rate"), "48000");
+  EXPECT_EQ(f.at("Period"), "5333.3");
+  EXPECT_EQ(f.at("Spare time"), "5333.3");
+  EXPECT_EQ(f.at("Delay reference"), "jack_frames_since_cycle_start (resolution 20.8 usecs)");
+  EXPECT_EQ(f.at("Delay p50"), num(r.delay.p50->value_us));
+  EXPECT_EQ(f.at("Delay p99"), num(r.delay.p99->value_us));
+  EXPECT_EQ(f.at("Delay p99.9"), num(r.delay.p999->value_us));
+  EXPECT_EQ(f.at("Delay mean"), one(*r.delay.mean_us));
+  EXPECT_EQ(f.at("Cycle p50"), num(r.cycle.p50->value_us));
+  EXPECT_EQ(f.at("Cycle p99"), num(r.cycle.p99->value_us));
+  EXPECT_EQ(f.at("Cycle p99.9"), num(r.cycle.p999->value_us));
+  EXPECT_EQ(f.at("Callback duration max"), num(*r.duration.max_us));
+  EXPECT_EQ(f.at("XRUN events (monitor)"), "2");
+  EXPECT_EQ(f.at("XRUN events (jackd log)"), "2");
+  EXPECT_EQ(f.at("Driver XRUNs (jackd log)"), "0");
+  EXPECT_EQ(f.at("Late clients (jackd log)"), "xrunlab-c2");
+  EXPECT_EQ(f.at("Injected overruns"), "0");
+}
+
+TEST(FormatSummary, MissingValuesAndEmptyRun) {
+  RunResult r;
+  r.status = "interrupted";
+  finalize(r);
+  const std::string text = format_summary(r);
+  const auto f = parse_summary(text);
+  EXPECT_EQ(f.at("Delay Maximum"), "0");
+  EXPECT_EQ(f.at("Cycle Maximum"), "0");
+  EXPECT_EQ(f.at("Average DSP Load"), "n/a");
+  EXPECT_NE(text.find(" Average DSP Load. . . . . . . :     n/a\n"), std::string::npos);
+  EXPECT_EQ(f.at("Delay p99"), "n/a");
+  EXPECT_EQ(f.at("Delay mean"), "n/a");
+  EXPECT_EQ(f.at("Status"), "interrupted");
+  EXPECT_EQ(f.at("Delay reference"), "unknown");
+  EXPECT_NE(text.find("   (no clients)\n"), std::string::npos);
+  EXPECT_EQ(text.find("warning:"), std::string::npos);
+  EXPECT_EQ(f.count("Late clients (jackd log)"), 0u);
+}
+
+TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
+  RunResult r = sample_result();
+  // 200000 values above the histogram bound: the largest 1024 are kept, the others only
+  // counted, so the median and p99 fall among values known only to exceed the bound.
+  ClientResult c;
+  c.index = 3;
+  c.name = "slow";
+  add_second(
+      c, second_of(3, 0, 201000, {{100, 1000}, {25000, 200000}}, {{50, 201000}}, {{150, 201000}}));
+  ASSERT_FALSE(c.delay.percentile(50)->exact);
+  ASSERT_FALSE(c.delay.percentile(99)->exact);
+  ASSERT_TRUE(c.delay.percentile(99.9)->exact);
+  r.client_results = {std::move(c)};
+  finalize(r);
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find(" Delay p50 . . . . . . . . . . :>=20001   usecs\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(parse_summary(text).at("Delay p50"), ">=20001");
+  EXPECT_EQ(parse_summary(text).at("Delay p99.9"), "25000");
+  EXPECT_NE(text.find(" >=20001 "), std::string::npos) << "per-client delay_p99 column";
+}
+
+TEST(FormatSummary, TextFieldsStayOnOneLine) {
+  RunResult r = sample_result();
+  r.status_detail = "line one\nline two";
+  r.client_results[1].error = "first\r\nsecond";
+  r.warnings = {"a\nb"};
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find("failed (line one line two)\n"), std::string::npos);
+  EXPECT_NE(text.find("first  second\n"), std::string::npos);
+  EXPECT_NE(text.find("\nwarning: a b\n"), std::string::npos);
+}
+
+TEST(ParseSummary, EveryFixtureFile) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kJackTestDir)) {
+    if (entry.path().extension() != ".txt") continue;
+    ++files;
+    const std::string text = read_text(entry.path().string());
+    const auto fields = parse_summary(text);
+    EXPECT_FALSE(fields.empty()) << entry.path();
+    for (const auto& [label, value] : fields) {
+      EXPECT_FALSE(label.empty()) << entry.path();
+      EXPECT_EQ(label.find_first_of(".:"), std::string::npos) << label;
+      EXPECT_FALSE(value.empty()) << entry.path() << ": " << label;
+      EXPECT_EQ(value.find_first_of(" ()%"), std::string::npos) << label << " = " << value;
+    }
+  }
+  EXPECT_EQ(files, 5u);
+}
+
+TEST(ParseSummary, FourteenClients) {
+  const auto f = parse_summary(read_text(k14Clients));
+  EXPECT_EQ(f.size(), 21u);
+  EXPECT_EQ(f.at("Total seconds ran"), "300");
+  EXPECT_EQ(f.at("Number of clients"), "14");
+  EXPECT_EQ(f.at("Ports per client"), "4");
+  EXPECT_EQ(f.at("Frames per buffer"), "64");
+  EXPECT_EQ(f.at("Number of runs"), "1");
+  EXPECT_EQ(f.at("Timeout Count"), "0");
+  EXPECT_EQ(f.at("Delay Maximum"), "18");
+  EXPECT_EQ(f.at("Cycle Maximum"), "637");
+  EXPECT_EQ(f.at("Average DSP Load"), "36.3");
+  EXPECT_EQ(f.at("Average CPU I/O Wait Load"), "0.0");
+  EXPECT_EQ(f.at("Average Context-Switch Rate"), "14361.3");
+  EXPECT_EQ(f.at("Delta Maximum"), "0.00000");
+}
+
+TEST(ParseSummary, SchedFifoWithHeadHeaderAndNoLeadingSpace) {
+  const std::string text = read_text(kJackTestDir + "/sched-fifo-2.6.11-rc1-mm2-jack_test4.1.txt");
+  const auto f = parse_summary(text);
+  EXPECT_EQ(f.at("XRUN Count"), "41");
+  EXPECT_EQ(f.at("Cycle Maximum"), "10968");
+  EXPECT_EQ(f.at("Delay Maximum"), "0");
+  EXPECT_EQ(f.at("Average Interrupt Rate"), "1689.9");
+  const auto lines = parse_summary_lines(text);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(),
+            std::make_pair(std::string("==>"), std::string("jack_test4-2.6.11-rc1-mm2-fifo.log")));
+}
+
+TEST(ParseSummary, IdleAndThreeRuns) {
+  const auto idle = parse_summary(read_text(kJackTestDir + "/idle-2.6.10-rt-jack_test3.txt"));
+  EXPECT_EQ(idle.size(), 15u);
+  EXPECT_EQ(idle.at("Cycle Maximum"), "582");
+  EXPECT_EQ(idle.at("Average Interrupt Rate"), "1676.5");
+  const auto iso = parse_summary(read_text(kJackTestDir + "/sched-iso-2.6.11-rc2-mm1-3runs.txt"));
+  EXPECT_EQ(iso.at("Number of runs"), "3");
+  EXPECT_EQ(iso.at("Number of clients"), "10");
+  EXPECT_EQ(iso.at("Delay Maximum"), "150");
+  EXPECT_EQ(iso.at("Average CPU IRQ Load"), "0.1");
+}
+
+TEST(ParseSummary, DotSummaryKeepsOrderAndCases) {
+  const std::string text = read_text(kJackTestDir + "/dot-SUMMARY-2005.txt");
+  const auto lines = parse_summary_lines(text);
+  ASSERT_GE(lines.size(), 4u);
+  using P = std::pair<std::string, std::string>;
+  EXPECT_EQ(lines[0], P("#", "sched-iso-fix"));
+  EXPECT_EQ(lines[1], P("Delay Maximum", "33894"));
+  EXPECT_EQ(lines[2], P("Delay Maximum", "745"));
+  EXPECT_EQ(lines[3], P("Delay Maximum", "341"));
+  size_t cases = 0, delay = 0, xrun = 0;
+  for (const auto& [label, value] : lines) {
+    cases += label == "#";
+    delay += label == "Delay Maximum";
+    xrun += label == "XRUN Count";
+  }
+  EXPECT_EQ(cases, 12u);
+  EXPECT_EQ(delay, 28u);
+  EXPECT_EQ(xrun, 28u);
+  EXPECT_EQ(lines.back(), P("XRUN Count", "0"));
+  // The map keeps the first value of a repeated label.
+  EXPECT_EQ(parse_summary(text).at("Delay Maximum"), "33894");
+  EXPECT_EQ(parse_summary(text).count("#"), 0u);
+}
+
+TEST(ParseSummary, ToleratesCrlfTabsAndOtherText) {
+  const auto f = parse_summary(
+      "Some mail text: not a field\r\n"
+      "\t XRUN Count  . . . . . . . . . :    7\r\n"
+      "warning: also not a field\n"
+      "Average DSP Load. . . . . . . :    n/a\n"
+      "Delay p99 . . . :>=20001   usecs\n"
+      "Exp . . . : 1e3 x\n"
+      "Odd . . . : 12abc\n"
+      "Empty . . . :\n"
+      ". . . : no label\n");
+  EXPECT_EQ(f.size(), 6u);
+  EXPECT_EQ(f.at("XRUN Count"), "7");
+  EXPECT_EQ(f.at("Average DSP Load"), "n/a");
+  EXPECT_EQ(f.at("Delay p99"), ">=20001");
+  EXPECT_EQ(f.at("Exp"), "1e3");
+  EXPECT_EQ(f.at("Odd"), "12abc");
+  EXPECT_EQ(f.at("Empty"), "");
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,92 @@
+#include "engine/result.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab {
+namespace {
+
+telemetry::Second second(int index, int64_t s, std::map<int64_t, uint64_t> delay) {
+  telemetry::Second out;
+  out.index = index;
+  out.second = s;
+  for (const auto& [v, n] : delay) out.cycles += n;
+  out.delay = delay;
+  out.delay_dll = delay;
+  out.duration = {{100, out.cycles}};
+  out.cycle = {};
+  for (const auto& [v, n] : delay) out.cycle[v + 100] += n;
+  return out;
+}
+
+TEST(Result, AddSecondMergesExactlyAndKeepsPerSecondRows) {
+  ClientResult c;
+  add_second(c, second(1, 0, {{20, 3}, {40, 1}}));
+  add_second(c, second(1, 1, {{1500, 1}}));
+  EXPECT_EQ(c.cycles, 5u);
+  EXPECT_EQ(*c.delay.max(), 1500);
+  ASSERT_EQ(c.seconds.size(), 2u);
+  EXPECT_EQ(*c.seconds[0].delay_min_us, 20);
+  EXPECT_EQ(*c.seconds[0].delay_max_us, 40);
+  EXPECT_DOUBLE_EQ(*c.seconds[0].delay_mean_us, 25.0);
+  EXPECT_EQ(*c.seconds[1].cycle_max_us, 1600);
+}
+
+TEST(Result, EmptySecondHasNoMinMax) {
+  ClientResult c;
+  add_second(c, second(1, 0, {}));
+  ASSERT_EQ(c.seconds.size(), 1u);
+  EXPECT_FALSE(c.seconds[0].delay_max_us);
+  EXPECT_EQ(c.cycles, 0u);
+}
+
+TEST(Result, WorstCyclesAreBoundedAndSorted) {
+  ClientResult c;
+  for (int s = 0; s < 20; ++s) {
+    telemetry::Second x = second(1, s, {{s, 1}});
+    x.worst = {{s * 1000000, static_cast<uint32_t>(s), s, 1, s + 1}};
+    add_second(c, x, 5);
+  }
+  ASSERT_EQ(c.worst.size(), 5u);
+  EXPECT_EQ(c.worst.front().delay_us, 19);
+  EXPECT_EQ(c.worst.back().delay_us, 15);
+}
+
+TEST(Result, FinalizeTotalsAcrossClientsAndSeconds) {
+  RunResult r;
+  r.client_results.resize(2);
+  add_second(r.client_results[0], second(1, 0, {{20, 2}}));
+  add_second(r.client_results[1], second(2, 0, {{1200, 1}}));
+  r.client_results[1].over_1000 = 1;
+  r.xruns.monitor_events = 3;
+  r.xruns.log_driver_xruns = 2;
+  r.xruns.late_clients = {"xrunlab-c02"};
+  SystemSecond a, b;
+  a.user_pct = 10;
+  a.dsp_load_pct = 20;
+  b.user_pct = 30;
+  b.dsp_load_pct = 40;
+  b.intr_per_s = 1000;
+  r.system = {a, b};
+  finalize(r);
+  EXPECT_EQ(*r.delay.max_us, 1200);
+  EXPECT_EQ(*r.cycle.max_us, 1300);
+  EXPECT_EQ(r.delay.count, 3u);
+  EXPECT_EQ(r.delay_over_1000, 1u);
+  EXPECT_EQ(r.xrun_count, 5u);  // client-late events + driver xruns
+  EXPECT_EQ(r.timeout_count, 1u);
+  EXPECT_DOUBLE_EQ(r.avg_user, 20.0);
+  EXPECT_DOUBLE_EQ(*r.avg_dsp_load, 30.0);
+  EXPECT_DOUBLE_EQ(r.avg_intr, 500.0);
+}
+
+TEST(Result, FinalizeOfNothingIsZeroNotGarbage) {
+  RunResult r;
+  finalize(r);
+  EXPECT_EQ(r.delay.count, 0u);
+  EXPECT_FALSE(r.delay.max_us);
+  EXPECT_FALSE(r.avg_dsp_load);
+  EXPECT_EQ(r.avg_ctxt, 0.0);
+}
+
+}  // namespace
+}  // namespace xrunlab

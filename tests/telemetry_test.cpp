@@ -1,0 +1,61 @@
+#include "engine/telemetry.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab::telemetry {
+namespace {
+
+TEST(Telemetry, SecondRoundTripsExactly) {
+  Second s;
+  s.index = 4;
+  s.second = 17;
+  s.cycles = 3;
+  s.delay = {{20, 2}, {1041, 1}};
+  s.delay_dll = {{-5, 1}, {12, 2}};
+  s.duration = {{100, 3}};
+  s.cycle = {{120, 2}, {1141, 1}};
+  s.over_1000 = 1;
+  s.late = 0;
+  s.worst = {{990000, 123456, 1041, 100, 1141}};
+  const std::string line = encode(s);
+  ASSERT_EQ(line.back(), '\n');
+  ASSERT_EQ(line.find('\n'), line.size() - 1);
+  const auto m = decode(line);
+  ASSERT_TRUE(m);
+  const auto& d = std::get<Second>(*m);
+  EXPECT_EQ(d.index, 4);
+  EXPECT_EQ(d.second, 17);
+  EXPECT_EQ(d.delay, s.delay);
+  EXPECT_EQ(d.delay_dll, s.delay_dll);
+  EXPECT_EQ(d.cycle, s.cycle);
+  ASSERT_EQ(d.worst.size(), 1u);
+  EXPECT_EQ(d.worst[0].frame, 123456u);
+  EXPECT_EQ(d.worst[0].cycle_us, 1141);
+}
+
+TEST(Telemetry, HelloFinalErrorRoundTrip) {
+  Hello h;
+  h.index = 2;
+  h.name = "xrunlab-c02";
+  h.rate = 48000;
+  h.frames = 64;
+  h.dsp_stages = 11;
+  EXPECT_EQ(std::get<Hello>(*decode(encode(h))).name, "xrunlab-c02");
+  Final f;
+  f.cycles_total = 99;
+  EXPECT_EQ(std::get<Final>(*decode(encode(f))).cycles_total, 99u);
+  EXPECT_EQ(std::get<Error>(*decode(encode(Error{1, "boom"}))).message, "boom");
+}
+
+TEST(Telemetry, RejectsGarbageWithAReason) {
+  std::string why;
+  EXPECT_FALSE(decode("not json", &why));
+  EXPECT_FALSE(why.empty());
+  EXPECT_FALSE(decode(R"({"type":"second","v":1})", &why));
+  EXPECT_FALSE(decode(R"({"type":"hello","v":99})", &why));
+  EXPECT_NE(why.find("version"), std::string::npos);
+  EXPECT_FALSE(decode(R"({"type":"bogus","v":1})", &why));
+}
+
+}  // namespace
+}  // namespace xrunlab::telemetry
