@@ -88,7 +88,7 @@ struct RunResult {
   std::string server_name;
   std::vector<std::string> jackd_argv;
   std::string started_utc, ended_utc;
-  std::string status = "running";  // running | completed | interrupted | failed
+  std::string status = "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
   std::string status_detail;
   int exit_code = 0;
 

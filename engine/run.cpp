@@ -175,7 +175,7 @@ class Runner {
   void io_loop();
   void on_client_line(size_t i, std::string_view line);
   void on_jackd_line(std::string_view line);
-  void checkpoint();
+  void checkpoint(uint64_t now_us);
   void say(const std::string& s) const {
     if (!o_.quiet) std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
   }
@@ -470,13 +470,17 @@ void Runner::io_loop() {
   }
 }
 
-void Runner::checkpoint() {
+void Runner::checkpoint(uint64_t now_us) {
   RunResult copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
     copy = r_;
+    copy.seconds_ran = static_cast<double>(now_us - window_start_us_) / 1e6;
   }
   copy.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  copy.status = "incomplete";
+  copy.status_detail =
+      "checkpoint during the run; if it is still here, the engine was killed before the end";
   finalize(copy);
   try {
     write_run_folder(copy, run_dir_, false, "");
@@ -503,11 +507,43 @@ void Runner::measure() {
   auto prev = read_proc_stat();
   uint64_t prev_xruns = monitor_.events_total();
   uint64_t next_sample = t0 + 1000000;
-  uint64_t next_checkpoint = t0 + 10000000;
+  // Checkpoints (run.json and summary.txt marked "incomplete") keep what was measured even if the
+  // engine itself is killed with SIGKILL.
+  uint64_t next_checkpoint = t0 + 1000000;
   uint64_t end = planned_end;
   std::string stop_reason;
+  // One /proc/stat + DSP-load sample for the interval ending at `until` (JACK time).
+  auto take_sample = [&](uint64_t until) {
+    auto cur = read_proc_stat();
+    SystemSecond s;
+    s.t_s = static_cast<double>(until - t0) / 1e6;
+    if (prev && cur) {
+      const SystemSample d = diff_proc_stat(*prev, *cur, s.t_s);
+      s.user_pct = d.user_pct;
+      s.nice_pct = d.nice_pct;
+      s.system_pct = d.system_pct;
+      s.iowait_pct = d.iowait_pct;
+      s.irq_pct = d.irq_pct;
+      s.softirq_pct = d.softirq_pct;
+      s.intr_per_s = d.intr_per_s;
+      s.ctxt_per_s = d.ctxt_per_s;
+    }
+    s.dsp_load_pct = monitor_.cpu_load();
+    const uint64_t xr = monitor_.events_total();
+    s.xruns = xr - prev_xruns;
+    prev_xruns = xr;
+    prev = cur;
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.system.push_back(s);
+  };
+  uint64_t last_sample = t0;
   while (true) {
     const uint64_t now = monitor_.now_us();
+    if (now >= next_sample && next_sample <= planned_end) {
+      take_sample(next_sample);
+      last_sample = next_sample;
+      next_sample += 1000000;
+    }
     if (stop_.load()) {
       stop_reason = "interrupted";
       end = now;
@@ -528,38 +564,15 @@ void Runner::measure() {
       end = now;
       break;
     }
-    if (now >= next_sample) {
-      auto cur = read_proc_stat();
-      SystemSecond s;
-      s.t_s = static_cast<double>(next_sample - t0) / 1e6;
-      if (prev && cur) {
-        const SystemSample d = diff_proc_stat(*prev, *cur, s.t_s);
-        s.user_pct = d.user_pct;
-        s.nice_pct = d.nice_pct;
-        s.system_pct = d.system_pct;
-        s.iowait_pct = d.iowait_pct;
-        s.irq_pct = d.irq_pct;
-        s.softirq_pct = d.softirq_pct;
-        s.intr_per_s = d.intr_per_s;
-        s.ctxt_per_s = d.ctxt_per_s;
-      }
-      s.dsp_load_pct = monitor_.cpu_load();
-      const uint64_t xr = monitor_.events_total();
-      s.xruns = xr - prev_xruns;
-      prev_xruns = xr;
-      prev = cur;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        r_.system.push_back(s);
-      }
-      next_sample += 1000000;
-    }
     if (now >= next_checkpoint) {
-      checkpoint();
-      next_checkpoint += 10000000;
+      checkpoint(now);
+      next_checkpoint += 5000000;
     }
     std::this_thread::sleep_for(milliseconds(10));
   }
+
+  // A stopped run keeps its last partial second of system data too.
+  if (end > last_sample + 200000) take_sample(end);
 
   // Stop: tell every client the end of the window, then collect their last seconds.
   for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("stop {}\n", end));
