@@ -39,29 +39,36 @@ ClientOptions parse_client_options(int argc, char** argv) {
       "per-second statistics as JSON lines."};
   app.set_version_flag("--version", std::string("xrunlab-client ") + kVersion);
   std::string inject;
-  app.add_option("--server", o.server, "JACK server name to connect to (never started).");
-  app.add_option("--name", o.name, "JACK client name.")->capture_default_str();
+  app.add_option("--server", o.server, "JACK server name to connect to (never started).")
+      ->type_name("NAME");
+  app.add_option("--name", o.name, "JACK client name.")->capture_default_str()->type_name("NAME");
   app.add_option("--index", o.index, "Position of this client in the chain (1-based).")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("N");
   app.add_option("--ports", o.ports, "Number of input and of output ports.")
       ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("P");
   app.add_option("--dsp-load", o.dsp_load_pct,
                  "DSP work per cycle as a percentage of the period, calibrated at start.")
       ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("PERCENT");
   app.add_option("--inject-overrun", inject,
                  "Busy-wait USEC extra microseconds in every EVERY_N_CYCLES-th callback, "
-                 "as USEC:EVERY_N_CYCLES (fault injection for tests).");
+                 "as USEC:EVERY_N_CYCLES (fault injection for tests).")
+      ->type_name("USEC:EVERY_N_CYCLES");
   app.add_option("--telemetry-fd", o.telemetry_fd, "File descriptor for the JSON-lines telemetry.")
       ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("FD");
   app.add_flag("--wait-start", o.wait_start,
                "Read 'start USECS' and 'stop USECS' (JACK time) lines from standard input.");
   app.add_option("--duration", o.duration_s,
                  "Without --wait-start: stop after SECONDS (0 runs until Ctrl-C).")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

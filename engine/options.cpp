@@ -83,33 +83,52 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   app.set_version_flag("--version", std::string("xrunlab ") + kVersion);
   app.require_subcommand(1);
   CLI::App* run = app.add_subcommand("run", "Run one measurement.");
-  run->add_option("--clients", o.clients, "Number of DSP clients in the chain.")
-      ->capture_default_str();
-  run->add_option("--ports", o.ports, "Input and output ports per client.")->capture_default_str();
+  run->add_option("--clients", o.clients,
+                  "Number of DSP clients in the chain (c1 -> c2 -> ... -> cN).")
+      ->capture_default_str()
+      ->type_name("N");
+  run->add_option("--ports", o.ports, "Input and output ports per client.")
+      ->capture_default_str()
+      ->type_name("P");
   run->add_option("--period", o.period, "JACK period (buffer size) in FRAMES, a power of two.")
-      ->capture_default_str();
-  run->add_option("--rate", o.rate, "Sample rate in HZ.")->capture_default_str();
-  run->add_option("--duration", o.duration_s, "Measured time in SECONDS.")->capture_default_str();
+      ->capture_default_str()
+      ->type_name("FRAMES");
+  run->add_option("--rate", o.rate, "Sample rate in HZ.")->capture_default_str()->type_name("HZ");
+  run->add_option("--duration", o.duration_s, "Measured time in SECONDS.")
+      ->capture_default_str()
+      ->type_name("SECONDS");
   run->add_option("--dsp-load", o.dsp_load_pct,
                   "DSP work of all clients together as PERCENT of the period (split evenly).")
-      ->capture_default_str();
-  run->add_option("--label", o.label, "NAME of the test case; results go to OUTPUT/NAME/.")
-      ->capture_default_str();
-  run->add_option("--output", o.output, "Results DIR.")->capture_default_str();
+      ->capture_default_str()
+      ->type_name("PERCENT");
+  run->add_option("--label", o.label, "NAME of the test case; results go to DIR/NAME/.")
+      ->capture_default_str()
+      ->type_name("NAME");
+  run->add_option("--output", o.output, "Results go to DIR/NAME/<UTC timestamp>/.")
+      ->capture_default_str()
+      ->type_name("DIR");
   run->add_option("--priority", o.priority,
                   "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("N");
   run->add_option("--inject", o.inject,
-                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.");
+                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
+      ->type_name("USEC:EVERY_N_CYCLES");
   run->add_option("--inject-client", o.inject_client, "Which client INDEX gets --inject.")
-      ->capture_default_str();
-  run->add_option("--jackd", o.jackd, "The jackd PROGRAM to run.")->capture_default_str();
+      ->capture_default_str()
+      ->type_name("INDEX");
+  run->add_option("--jackd", o.jackd, "The jackd PROGRAM to run.")
+      ->capture_default_str()
+      ->type_name("PROGRAM");
   run->add_option("--client-binary", o.client_binary,
-                  "The xrunlab-client PROGRAM (default: next to xrunlab).");
+                  "The xrunlab-client PROGRAM (default: next to xrunlab).")
+      ->type_name("PROGRAM");
   run->add_option("--server-timeout", o.server_timeout_s,
                   "SECONDS to wait for jackd to accept clients.")
-      ->capture_default_str();
-  run->add_flag("!--no-plots", o.plots, "Do not draw the PNG plots.");
+      ->capture_default_str()
+      ->type_name("SECONDS");
+  run->add_flag_callback(
+      "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
   try {
     app.parse(argc, argv);

@@ -142,6 +142,7 @@ void own_block(std::string& out, const RunResult& r) {
   const XrunCounts& x = r.xruns;
   out += kOwnTitleLine;
   out += summary_field_line("Status", status_text(r));
+  if (!r.scheduling.empty()) out += summary_field_line("Scheduling", " " + r.scheduling);
   out += summary_field_line("Sample rate", fmt::format("{:6d}   Hz", r.rate));
   out += summary_field_line("Period", usecs_real(r.period_us));
   out += summary_field_line("Spare time", usecs_real(r.spare_us));

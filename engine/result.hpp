@@ -88,7 +88,8 @@ struct RunResult {
   std::string server_name;
   std::vector<std::string> jackd_argv;
   std::string started_utc, ended_utc;
-  std::string status = "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
+  std::string status =
+      "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
   std::string status_detail;
   int exit_code = 0;
 
@@ -98,6 +99,7 @@ struct RunResult {
   double period_us = 0;
   double spare_us = 0;          // "spare time": one period (the dummy driver has no nperiods)
   double seconds_ran = 0;       // measured window length
+  std::string scheduling;       // what the audio threads run under, in words
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -278,6 +278,11 @@ void Runner::start_server() {
         "approximate",
         skew));
   }
+  r_.scheduling =
+      o_.priority > 0
+          ? fmt::format("requested SCHED_FIFO {} (jackd), {} (clients: JACK2 server - 5)",
+                        o_.priority, o_.priority - 5)
+          : std::string("requested SCHED_OTHER (jackd without -R: nothing realtime)");
   r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
   r_.spare_us = r_.period_us;
   r_.delay_reference =

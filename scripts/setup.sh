@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what xrunlab needs on Debian 12 (as root, or through sudo), builds it, and - unless
-# --no-demo is given - runs a short default measurement that ends with a summary and plots.
+# Installs what xrunlab needs on Debian 12 (apt-get through sudo unless run as root), builds it,
+# and - unless --no-demo is given - runs a short measurement that ends with a summary and plots.
 #
 #   scripts/setup.sh            install, build, run the demo
 #   scripts/setup.sh --no-demo  install and build only (what CI does before the tests)
@@ -11,7 +11,7 @@ demo=1
 for arg in "$@"; do
   case "$arg" in
     --no-demo) demo=0 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "setup.sh: error: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,5 +45,13 @@ if [ "$demo" = 1 ]; then
   # The demo: 14 clients x 4 ports like jack_test, but 256 frames and 10 s: on a small VM the
   # default 64 frames mostly measures the VM's timer noise (DESIGN.md), and a newcomer should
   # see a summary in seconds. `build/bin/xrunlab run` alone is the full jack_test setting.
-  build/bin/xrunlab run --period 256 --duration 10 --label demo
+  priority=()
+  if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -r)" != unlimited ] && [ "$(ulimit -r)" -lt 70 ]; then
+    echo "setup.sh: note: realtime scheduling is not permitted for $(id -un) (ulimit -r is" \
+         "$(ulimit -r)); the demo runs without it (--priority 0). To allow it: add" \
+         "'@audio - rtprio 95' to /etc/security/limits.d/audio.conf, join the audio group," \
+         "log in again." >&2
+    priority=(--priority 0)
+  fi
+  build/bin/xrunlab run --period 256 --duration 10 --label demo "${priority[@]}"
 fi

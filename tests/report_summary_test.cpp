@@ -66,6 +66,7 @@ RunResult sample_result() {
   r.spare_us = r.period_us;
   r.seconds_ran = 3.02;
   r.delay_reference = "jack_frames_since_cycle_start";
+  r.scheduling = "requested SCHED_FIFO 70 (jackd), 65 (clients: JACK2 server - 5)";
   r.delay_resolution_us = 1e6 / 48000.0;
   for (int index = 1; index <= 2; ++index) {
     ClientResult c;
