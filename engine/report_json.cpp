@@ -3,7 +3,7 @@
 namespace xrunlab {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 template <typename T>
 json opt(const std::optional<T>& v) {

@@ -6,7 +6,7 @@
 
 namespace xrunlab {
 
-nlohmann::json to_json(const MetricSummary& m);
-nlohmann::json to_json(const RunResult& r);
+nlohmann::ordered_json to_json(const MetricSummary& m);
+nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 
 }  // namespace xrunlab

@@ -103,6 +103,16 @@ int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
 
 void silent(const char*) {}
 
+// Waits until the engine says its measurement window has begun.
+void wait_until_measuring(const XrunlabRun& r) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (r.log().find("measuring") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_NE(r.log().find("measuring"), std::string::npos) << r.log();
+}
+
 // (a) 4 clients x 2 ports, 3 s: cycle counts, wiring checked through the JACK API while the
 // run is live, and summary.txt parsing back to run.json's numbers.
 TEST(Integration, FourClientsTwoPortsThreeSeconds) {
@@ -224,11 +234,7 @@ TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
 TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
   XrunlabRun r = start({"run", "--clients", "3", "--ports", "1", "--period", "256", "--duration",
                         "60", "--label", "it-sigint", "--no-plots"});
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (r.log().find("measuring") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-  }
+  wait_until_measuring(r);
   std::this_thread::sleep_for(1500ms);
   const auto t_signal = std::chrono::steady_clock::now();
   kill(r.child.pid(), SIGINT);
@@ -248,11 +254,7 @@ TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
 TEST(Integration, SigtermAlsoStopsCleanly) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "512", "--duration",
                         "60", "--label", "it-sigterm", "--no-plots"});
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (r.log().find("measuring") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-  }
+  wait_until_measuring(r);
   std::this_thread::sleep_for(500ms);
   kill(r.child.pid(), SIGTERM);
   finish(r, 20s);
