@@ -286,7 +286,7 @@ void Runner::start_server() {
   r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
   r_.spare_us = r_.period_us;
   r_.delay_reference =
-      "jack_frames_since_cycle_start (dummy backend: time since the driver thread woke)";
+      "jack_frames_since_cycle_start (time since the dummy driver woke)";
   r_.delay_resolution_us = 1e6 / o_.rate;
   {
     std::lock_guard<std::mutex> lock(mu_);
