@@ -285,8 +285,7 @@ void Runner::start_server() {
           : std::string("requested SCHED_OTHER (jackd without -R: nothing realtime)");
   r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
   r_.spare_us = r_.period_us;
-  r_.delay_reference =
-      "jack_frames_since_cycle_start (time since the dummy driver woke)";
+  r_.delay_reference = "jack_frames_since_cycle_start (time since the dummy driver woke)";
   r_.delay_resolution_us = 1e6 / o_.rate;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -556,7 +555,10 @@ void Runner::measure() {
     }
     if (now >= planned_end) break;
     if (monitor_.server_gone() || !jackd_.running()) {
-      stop_reason = "jackd " + jackd_.describe_exit();
+      // JACK's shutdown notice can come before the process has ended: give it a moment.
+      stop_reason = jackd_.wait_for(milliseconds(300))
+                        ? "jackd " + jackd_.describe_exit()
+                        : "jackd shut the monitor client down (the server is still running)";
       end = now;
       break;
     }

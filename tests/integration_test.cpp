@@ -263,6 +263,52 @@ TEST(Integration, SigtermAlsoStopsCleanly) {
   expect_nothing_left(r);
 }
 
+// The pid of the run's process whose command line has `needle` (e.g. a client name), or -1.
+pid_t pid_of(const XrunlabRun& r, const std::string& needle) {
+  for (const std::string& p : processes_mentioning(r.server_name())) {
+    if (p.find(needle) != std::string::npos) return static_cast<pid_t>(std::stol(p));
+  }
+  return -1;
+}
+
+// A child crashing mid-run: the run stops, says who died and how, keeps its results.
+TEST(Integration, ACrashingClientFailsTheRunAndKeepsTheResults) {
+  XrunlabRun r = start({"run", "--clients", "3", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--label", "it-crash", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1200ms);
+  const pid_t victim = pid_of(r, "--name xrunlab-c02");
+  ASSERT_GT(victim, 0);
+  kill(victim, SIGSEGV);
+  finish(r, 20s);
+  EXPECT_EQ(r.exit_code, 1) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "failed");
+  const std::string detail = j["status_detail"];
+  EXPECT_NE(detail.find("xrunlab-c02"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("signal 11"), std::string::npos) << detail;
+  EXPECT_GT(j["clients"][0]["cycles"].get<int>(), 100);
+  expect_nothing_left(r);
+}
+
+TEST(Integration, ACrashingServerFailsTheRunAndKeepsTheResults) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--label", "it-jackd-crash", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1200ms);
+  const pid_t jackd = pid_of(r, "jackd -n " + r.server_name());
+  ASSERT_GT(jackd, 0);
+  kill(jackd, SIGKILL);
+  finish(r, 20s);
+  EXPECT_EQ(r.exit_code, 1) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["status_detail"].get<std::string>().find("jackd killed by signal 9"),
+            std::string::npos);
+  EXPECT_GT(j["measurement"]["seconds_ran"].get<double>(), 0.5);  // the window began 0.3 s late
+  expect_nothing_left(r);
+}
+
 // Bad input: one line naming the culprit, a documented exit code, nothing left running.
 struct BadCase {
   std::vector<std::string> args;
