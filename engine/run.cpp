@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +26,7 @@
 #include "engine/atomic_file.hpp"
 #include "engine/clock.hpp"
 #include "engine/host_context.hpp"
+#include "engine/jack_registry.hpp"
 #include "engine/jack_server.hpp"
 #include "engine/jackd_log.hpp"
 #include "engine/monitor.hpp"
@@ -167,6 +169,7 @@ class Runner {
 
  private:
   void preflight();
+  void note_reclaimed(const ReclaimResult& rr);
   void start_server();
   void start_clients();
   void wire();
@@ -229,6 +232,23 @@ void Runner::preflight() {
     if (!why.empty()) throw Error(ExitCode::kPermission, why);
   }
   run_dir_ = create_run_dir(o_);
+  // Runs killed earlier may hold JACK registry slots (8 in all) and semaphore files: free them
+  // before jackd needs a slot.
+  note_reclaimed(reclaim_stale_xrunlab_servers());
+}
+
+void Runner::note_reclaimed(const ReclaimResult& rr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!rr.reclaimed.empty()) {
+    r_.warnings.push_back(
+        fmt::format("freed {} JACK registry slot(s) held by dead xrunlab servers: {}",
+                    rr.reclaimed.size(), fmt::join(rr.reclaimed, ", ")));
+  }
+  if (!rr.removed_files.empty()) {
+    r_.warnings.push_back(fmt::format("removed {} semaphore file(s) of dead xrunlab servers",
+                                      rr.removed_files.size()));
+  }
+  if (!rr.warning.empty()) r_.warnings.push_back(rr.warning);
 }
 
 void Runner::start_server() {
@@ -632,6 +652,9 @@ void Runner::stop_all() {
   for (Child& c : clients_) c.stop(milliseconds(400));
   monitor_.close();
   jackd_.stop(milliseconds(1000));
+  // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
+  if (!r_.server_name.empty())
+    note_reclaimed(reclaim_stale_xrunlab_servers("/dev/shm", r_.server_name));
   io_stop_ = true;
   if (io_thread_.joinable()) io_thread_.join();
   if (jackd_log_fd_ >= 0) ::close(jackd_log_fd_);

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/jack_registry.hpp"
 #include "engine/process.hpp"
 #include "engine/report_summary.hpp"
 
@@ -90,9 +91,30 @@ void finish(XrunlabRun& r, std::chrono::seconds timeout = 60s) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// /dev/shm files and JACK registry slots that still name the run's server.
+std::vector<std::string> shm_leftovers(const std::string& server) {
+  std::vector<std::string> found;
+  if (DIR* dir = opendir("/dev/shm")) {
+    while (dirent* e = readdir(dir)) {
+      if (std::string(e->d_name).find(server + "_") != std::string::npos) {
+        found.push_back(e->d_name);
+      }
+    }
+    closedir(dir);
+  }
+  if (auto entries = parse_jack_registry(read_file("/dev/shm/jack-shm-registry"), nullptr)) {
+    for (const RegistryEntry& e : *entries) {
+      if (e.name.find(":" + server + ":") != std::string::npos) found.push_back("slot " + e.name);
+    }
+  }
+  return found;
+}
+
 void expect_nothing_left(const XrunlabRun& r) {
   EXPECT_EQ(processes_mentioning(r.server_name()), std::vector<std::string>{})
       << "processes of the run are still alive";
+  EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{})
+      << "JACK files or registry slots of the run are left";
 }
 
 int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
@@ -307,6 +329,45 @@ TEST(Integration, ACrashingServerFailsTheRunAndKeepsTheResults) {
             std::string::npos);
   EXPECT_GT(j["measurement"]["seconds_ran"].get<double>(), 0.5);  // the window began 0.3 s late
   expect_nothing_left(r);
+}
+
+// SIGKILL of the engine: its children die with it (PR_SET_PDEATHSIG), the last checkpoint is
+// on disk, and whatever JACK left in /dev/shm is freed by the next run.
+TEST(Integration, AKilledEngineLeavesNothingTheNextRunDoesNotClean) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--label", "it-kill9", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1800ms);  // past the first checkpoint (1 s into the window)
+  kill(r.child.pid(), SIGKILL);
+  finish(r, 10s);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!processes_mentioning(r.server_name()).empty() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(processes_mentioning(r.server_name()), std::vector<std::string>{});
+  // The checkpoint: run.json exists and says the run did not finish.
+  std::string run_json;
+  for (const auto& label_dir : {r.out_dir + "/it-kill9"}) {
+    if (DIR* d = opendir(label_dir.c_str())) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] != '.') run_json = label_dir + "/" + e->d_name + "/run.json";
+      }
+      closedir(d);
+    }
+  }
+  const json j = json::parse(read_file(run_json));
+  EXPECT_EQ(j["status"], "incomplete");
+  EXPECT_GT(j["clients"][0]["cycles"].get<int>(), 0);
+
+  XrunlabRun next;
+  ASSERT_EQ(run_to_end({"run", "--clients", "1", "--ports", "1", "--period", "256", "--duration",
+                        "1", "--label", "it-after-kill9", "--no-plots"},
+                       &next),
+            0)
+      << next.log();
+  EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{});
+  expect_nothing_left(next);
 }
 
 // Bad input: one line naming the culprit, a documented exit code, nothing left running.

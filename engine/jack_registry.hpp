@@ -1,0 +1,54 @@
+#pragma once
+// Housekeeping of JACK2's shared registry, so that killed runs leave nothing behind.
+//
+// JACK2 keeps at most 8 servers in /dev/shm/jack-shm-registry and reclaims a dead server's
+// entry only when a server of the *same name* starts again (common/shm.c,
+// jack_register_server). xrunlab's server names are unique per run, so a jackd that dies
+// without cleaning up (SIGKILL, a crash) would hold its slot forever, and after eight such runs
+// no JACK server at all could start on the machine ("Too many servers already active"). The
+// engine therefore clears the entries of dead xrunlab servers, under the same registry lock
+// libjack takes, and removes their leftover semaphore and socket files. Entries of any other server
+// are never touched.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xrunlab {
+
+struct RegistryEntry {
+  int slot = 0;
+  pid_t pid = 0;
+  std::string name;  // "jack-<uid>:<server name>:" as JACK writes it
+};
+
+// The server entries of a registry image; nullopt (with *why) when the layout is not the one
+// JACK2 1.9.x writes (magic "JACK", 8 entries of pid + 257-byte name), so nothing is touched.
+std::optional<std::vector<RegistryEntry>> parse_jack_registry(std::string_view image,
+                                                              std::string* why);
+
+// Is `name` (as in RegistryEntry) an xrunlab server of user `uid`?
+bool is_xrunlab_entry(std::string_view name, uid_t uid);
+
+// The xrunlab server a /dev/shm file of user `uid` belongs to: a semaphore
+// "jack_sem.<uid>_xrunlab-<pid>-<n>_<client>" or a request socket
+// "jack_xrunlab-<pid>-<n>_<uid>_<k>"; nullopt for anything else.
+std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t uid);
+
+struct ReclaimResult {
+  std::vector<std::string> reclaimed;  // server names whose stale entries were cleared
+  std::vector<std::string> removed_files;
+  std::string warning;  // why nothing could be done, if so
+};
+
+// Clears registry entries of xrunlab servers whose jackd is dead, and removes the /dev/shm
+// semaphore and socket files of xrunlab runs whose engine is gone, plus those of
+// `finished_server` (this run's server, once its jackd has exited). `shm_dir` is /dev/shm
+// except in tests.
+ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/shm",
+                                            const std::string& finished_server = "");
+
+}  // namespace xrunlab
