@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace xrunlab {
@@ -30,8 +31,20 @@ uint32_t read_u32(std::string_view image, size_t off) {
   return v;
 }
 
+// A zombie (exited, not yet reaped by its new parent) counts as dead: it holds nothing.
 bool process_alive(pid_t pid) {
-  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return true;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');  // "pid (comm) S ..."
+  return paren == nullptr || paren[1] == '\0' || paren[2] != 'Z';
 }
 
 // The server name inside "jack-<uid>:<name>:".

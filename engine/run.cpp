@@ -533,7 +533,7 @@ void Runner::measure() {
   uint64_t next_sample = t0 + 1000000;
   // Checkpoints (run.json and summary.txt marked "incomplete") keep what was measured even if the
   // engine itself is killed with SIGKILL.
-  uint64_t next_checkpoint = t0 + 1000000;
+  uint64_t next_checkpoint = t0 + 1200000;  // once the clients have sent their first second
   uint64_t end = planned_end;
   std::string stop_reason;
   // One /proc/stat + DSP-load sample for the interval ending at `until` (JACK time).

@@ -337,7 +337,7 @@ TEST(Integration, AKilledEngineLeavesNothingTheNextRunDoesNotClean) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
                         "60", "--label", "it-kill9", "--no-plots"});
   wait_until_measuring(r);
-  std::this_thread::sleep_for(1800ms);  // past the first checkpoint (1 s into the window)
+  std::this_thread::sleep_for(2500ms);  // past the first checkpoint (1.2 s into the window)
   kill(r.child.pid(), SIGKILL);
   finish(r, 10s);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
