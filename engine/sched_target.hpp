@@ -1,0 +1,33 @@
+#pragma once
+// What one audio thread's scheduling should be: the one vocabulary shared by the policy specs
+// (policy.hpp), the code that applies and reads scheduling (thread_sched.hpp) and the iso-emu
+// governor (iso_governor.hpp). Numbers are Linux's own (include/uapi/linux/sched.h).
+#include <cstdint>
+#include <string>
+
+namespace xrunlab {
+
+inline constexpr int kSchedOther = 0;
+inline constexpr int kSchedFifo = 1;
+inline constexpr int kSchedRr = 2;
+inline constexpr int kSchedBatch = 3;
+inline constexpr int kSchedIso = 4;  // -ck / BFS / MuQSS kernels only; mainline: EINVAL
+inline constexpr int kSchedIdle = 5;
+inline constexpr int kSchedDeadline = 6;
+inline constexpr uint64_t kSchedFlagReclaim = 0x02;  // SCHED_FLAG_RECLAIM (GRUB)
+
+struct ThreadTarget {
+  int policy = kSchedOther;
+  int rt_priority = 0;  // SCHED_FIFO / SCHED_RR: 1..99; else 0
+  int nice = 0;         // SCHED_OTHER / SCHED_BATCH: -20..19 (a signed number); else 0
+  uint64_t dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;  // SCHED_DEADLINE
+  uint64_t dl_flags = 0;  // SCHED_DEADLINE: e.g. kSchedFlagReclaim
+};
+
+inline bool operator==(const ThreadTarget& a, const ThreadTarget& b) {
+  return a.policy == b.policy && a.rt_priority == b.rt_priority && a.nice == b.nice &&
+         a.dl_runtime_ns == b.dl_runtime_ns && a.dl_deadline_ns == b.dl_deadline_ns &&
+         a.dl_period_ns == b.dl_period_ns && a.dl_flags == b.dl_flags;
+}
+
+}  // namespace xrunlab
