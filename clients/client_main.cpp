@@ -3,7 +3,9 @@
 // Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
 // (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
 #include <jack/jack.h>
+#include <jack/thread.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,10 +24,38 @@
 #include "clients/cycle_stats.hpp"
 #include "clients/dsp.hpp"
 #include "clients/spsc_ring.hpp"
+#include "engine/sched_target.hpp"
 #include "engine/telemetry.hpp"
+#include "engine/thread_sched.hpp"
 
 namespace xrunlab {
 namespace {
+
+// The kernel tid of each thread libjack creates, captured as the thread starts (see
+// create_jack_thread); the process callback publishes its own from there without a system call.
+thread_local pid_t t_tid = 0;
+
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* arg;
+};
+
+void* jack_thread_trampoline(void* p) {
+  const ThreadStart start = *static_cast<ThreadStart*>(p);
+  delete static_cast<ThreadStart*>(p);
+  t_tid = static_cast<pid_t>(::gettid());
+  return start.routine(start.arg);
+}
+
+// jack_set_thread_creator hook: libjack's threads are created as JACK asks (same attributes),
+// only through a trampoline that records the tid.
+int create_jack_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*),
+                       void* arg) {
+  auto* start = new ThreadStart{routine, arg};
+  const int rc = ::pthread_create(thread, attr, jack_thread_trampoline, start);
+  if (rc != 0) delete start;
+  return rc;
+}
 
 std::atomic<bool> g_signalled{false};
 void on_signal(int) {
@@ -47,6 +77,7 @@ struct RtContext {
   uint64_t inject_us = 0;
   uint64_t inject_every = 0;
   std::atomic<bool> server_gone{false};
+  std::atomic<pid_t> rt_tid{0};  // the process thread's tid, published by its first callback
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
@@ -56,6 +87,9 @@ int process_rt(jack_nframes_t nframes, void* arg) noexcept {
   auto* ctx = static_cast<RtContext*>(arg);
   CycleRecord rec;
   rec.t_entry_us = jack_get_time();
+  if (ctx->rt_tid.load(std::memory_order_relaxed) == 0) {
+    ctx->rt_tid.store(t_tid, std::memory_order_release);  // a thread-local read and a store
+  }
   rec.frames_since_start = jack_frames_since_cycle_start(ctx->client);
   rec.frame_time = jack_last_frame_time(ctx->client);
   rec.nframes = nframes;
@@ -118,6 +152,7 @@ std::string read_command(int timeout_ms, std::string* buffer) {
 
 int run(const ClientOptions& opt) {
   const char* tag = opt.name.c_str();
+  jack_set_thread_creator(create_jack_thread);
   jack_status_t status{};
   const int flags =
       JackNoStartServer | JackUseExactName | (opt.server.empty() ? 0 : JackServerName);
@@ -186,6 +221,25 @@ int run(const ClientOptions& opt) {
     jack_client_close(client);
     return fail("cannot activate the JACK client");
   }
+  // The process thread's scheduling is set from this (non-realtime) thread once the thread has
+  // run: JACK sets SCHED_FIFO at the client priority in the thread's own start-up, after any
+  // hook of ours could run, so it is applied afterwards, to the thread by its tid.
+  std::string sched_error;
+  const auto wait_tid_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (ctx->rt_tid.load(std::memory_order_acquire) == 0 &&
+         std::chrono::steady_clock::now() < wait_tid_until && !ctx->server_gone.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const pid_t rt_tid = ctx->rt_tid.load(std::memory_order_acquire);
+  if (!opt.sched_target.empty()) {
+    if (rt_tid == 0) {
+      sched_error = "the process thread never ran, so its scheduling could not be set";
+    } else {
+      sched_error = apply_thread_sched(rt_tid, *parse_target(opt.sched_target, nullptr));
+    }
+    if (!sched_error.empty()) std::fprintf(stderr, "%s: error: %s\n", tag, sched_error.c_str());
+  }
+
   telemetry::Hello hello;
   hello.index = opt.index;
   hello.name = jack_get_client_name(client);
@@ -196,6 +250,9 @@ int run(const ClientOptions& opt) {
   hello.dsp_stages = cal.stages;
   hello.dsp_target_us = cal.target_us;
   hello.dsp_ns_per_stage = cal.ns_per_stage;
+  hello.rt_tid = rt_tid;
+  hello.sched_target = opt.sched_target;
+  hello.sched_error = sched_error;
   write_all(opt.telemetry_fd, telemetry::encode(hello));
 
   // Start/stop times travel to the drain thread through atomics (0 = not set yet).

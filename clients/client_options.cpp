@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/sched_target.hpp"
 #include "engine/version.hpp"
 
 namespace xrunlab {
@@ -69,6 +70,11 @@ ClientOptions parse_client_options(int argc, char** argv) {
                  "Without --wait-start: stop after SECONDS (0 runs until Ctrl-C).")
       ->check(CLI::NonNegativeNumber)
       ->type_name("SECONDS");
+  app.add_option("--sched-target", o.sched_target,
+                 "Scheduling of the JACK process thread, set from outside the callback once it "
+                 "runs: FIFO:PRIO, RR:PRIO, OTHER:NICE, BATCH:NICE, IDLE, ISO or "
+                 "DEADLINE:RUNTIME_NS,DEADLINE_NS,PERIOD_NS[,reclaim].")
+      ->type_name("TARGET");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -83,6 +89,14 @@ ClientOptions parse_client_options(int argc, char** argv) {
     if (!o.inject) {
       std::fprintf(stderr, "xrunlab-client: error: --inject-overrun '%s': %s\n", inject.c_str(),
                    why.c_str());
+      std::exit(2);
+    }
+  }
+  if (!o.sched_target.empty()) {
+    std::string why;
+    if (!parse_target(o.sched_target, &why)) {
+      std::fprintf(stderr, "xrunlab-client: error: --sched-target '%s': %s\n",
+                   o.sched_target.c_str(), why.c_str());
       std::exit(2);
     }
   }

@@ -19,8 +19,9 @@ struct ClientOptions {
   double dsp_load_pct = 0.0;  // DSP time per cycle, percent of the period
   std::optional<InjectSpec> inject;
   int telemetry_fd = 1;
-  bool wait_start = false;  // take start/stop times from stdin (the engine does this)
-  double duration_s = 0.0;  // standalone: stop after this long (0: until Ctrl-C)
+  bool wait_start = false;   // take start/stop times from stdin (the engine does this)
+  double duration_s = 0.0;   // standalone: stop after this long (0: until Ctrl-C)
+  std::string sched_target;  // scheduling for the process thread ("" = leave JACK's)
 };
 
 // Parses "USEC:EVERY_N_CYCLES"; nullopt (and *why set) when malformed.

@@ -14,7 +14,8 @@ enum class ExitCode : int {
   kServerFailed = 4,    // jackd did not start or did not accept clients
   kClientsFailed = 5,   // clients failed to start or to activate
   kOutput = 6,          // the output folder cannot be written
-  kPermission = 7,      // realtime scheduling not permitted
+  kPermission = 7,      // the scheduling policy is not permitted (limits, capabilities)
+  kUnsupported = 8,     // the policy does not exist on this kernel/system (SCHED_ISO, RT groups)
   kInterrupted = 130,   // SIGINT/SIGTERM: results so far were written, marked interrupted
 };
 

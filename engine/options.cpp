@@ -6,6 +6,7 @@
 
 #include "clients/client_options.hpp"
 #include "engine/errors.hpp"
+#include "engine/policy.hpp"
 #include "engine/version.hpp"
 
 namespace xrunlab {
@@ -20,6 +21,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"label", o.label},
           {"output", o.output},
           {"priority", o.priority},
+          {"policy", o.policy},
           {"inject", o.inject},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},
@@ -63,6 +65,22 @@ void validate(const RunOptions& o) {
     bad("--priority " + std::to_string(o.priority) +
         ": must be 6..95 (clients run 5 below it), or 0 for a non-realtime server");
   }
+  {
+    std::string why;
+    const auto policy = parse_policy(o.policy, &why);
+    if (!policy) bad("--policy '" + o.policy + "': " + why);
+    // fifo:PRIO and rr:PRIO carry the server priority; every other spec takes --priority.
+    const bool rt_kind = policy->kind == PolicyKind::kFifo || policy->kind == PolicyKind::kRr;
+    if (rt_kind && o.priority_given && o.policy.find(':') != std::string::npos &&
+        policy->priority != o.priority) {
+      bad("--priority " + std::to_string(o.priority) + " and --policy '" + o.policy +
+          "' disagree: give the priority once");
+    }
+    if (o.priority == 0 && policy->kind != PolicyKind::kFifo) {
+      bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" + o.policy +
+          "': the policies act on jackd's realtime thread");
+    }
+  }
   if (!o.inject.empty()) {
     std::string why;
     if (!parse_inject_spec(o.inject, &why)) bad("--inject '" + o.inject + "': " + why);
@@ -72,6 +90,18 @@ void validate(const RunOptions& o) {
   }
   if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
 }
+
+namespace {
+
+constexpr const char* kPolicyHelp =
+    "Scheduling of jackd's realtime thread and of every client's process thread: "
+    "fifo[:PRIO], rr[:PRIO] (PRIO is the server's; clients run 5 below, as in JACK2), "
+    "other[:NICE], batch[:NICE] (NICE is one signed number, -20..19: other:-20 is 'nice -20'), "
+    "idle, deadline[:RUNTIME_US,PERIOD_US][,reclaim], iso[:ISO_CPU] (the kernel's SCHED_ISO, "
+    "-ck kernels only), iso-emu[:ISO_CPU[,ISO_PERIOD_S]] (a user-space emulation of SCHED_ISO), "
+    "rt-throttle:PCT[,PERIOD_US] (SCHED_FIFO in a cgroup-v1 group with PCT% RT bandwidth).";
+
+}  // namespace
 
 Command parse_command_line(int argc, char** argv, int* exit_code) {
   Command cmd;
@@ -111,6 +141,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
       ->capture_default_str()
       ->type_name("N");
+  run->add_option("--policy", o.policy, kPolicyHelp)->type_name("SPEC")->capture_default_str();
   run->add_option("--inject", o.inject,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");
@@ -140,6 +171,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     throw Error(ExitCode::kUsage, msg + " (see xrunlab run --help)");
   }
   if (run->parsed()) cmd.kind = Command::Kind::kRun;
+  o.priority_given = run->count("--priority") > 0;
   validate(o);
   return cmd;
 }

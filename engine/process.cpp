@@ -113,6 +113,7 @@ Child Child::spawn(const SpawnSpec& spec) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
+  const std::string& cgroup = spec.cgroup_procs;
 
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(ExitCode::kRunFailed, std::string("fork: ") + std::strerror(errno));
@@ -138,10 +139,27 @@ Child Child::spawn(const SpawnSpec& spec) {
       ::dup2(out_target, 2);
     }
     if (fd3[1] >= 0) ::dup2(fd3[1], 3);
+    if (!cgroup.empty()) {
+      // Join the cgroup before exec, so no thread of the program ever runs outside it.
+      char digits[16];
+      int n = 0;
+      for (pid_t v = ::getpid(); v > 0 && n < 15; v /= 10)
+        digits[n++] = static_cast<char>('0' + v % 10);
+      char text[16];
+      for (int k = 0; k < n; ++k) text[k] = digits[n - 1 - k];
+      const int cg = ::open(cgroup.c_str(), O_WRONLY | O_CLOEXEC);
+      if (cg < 0 || ::write(cg, text, static_cast<size_t>(n)) != n) {
+        const int e[2] = {2, errno};
+        ssize_t ignored = ::write(err[1], e, sizeof e);
+        (void)ignored;
+        ::_exit(127);
+      }
+      ::close(cg);
+    }
     // A bare name is looked up in PATH only (never the current folder); a path is run as is.
     ::execvpe(argv[0], argv.data(), envp.data());
-    const int e = errno;
-    ssize_t ignored = ::write(err[1], &e, sizeof e);
+    const int e[2] = {1, errno};
+    ssize_t ignored = ::write(err[1], e, sizeof e);
     (void)ignored;
     ::_exit(127);
   }
@@ -150,10 +168,10 @@ Child Child::spawn(const SpawnSpec& spec) {
   close_fd(fd3[1]);
   close_fd(err[1]);
   if (log_fd >= 0) ::close(log_fd);
-  int child_errno = 0;
+  int child_error[2] = {0, 0};  // {what failed: 1 exec, 2 joining the cgroup; errno}
   ssize_t n;
   do {
-    n = ::read(err[0], &child_errno, sizeof child_errno);
+    n = ::read(err[0], child_error, sizeof child_error);
   } while (n < 0 && errno == EINTR);
   close_fd(err[0]);
   Child c;
@@ -161,12 +179,16 @@ Child Child::spawn(const SpawnSpec& spec) {
   c.stdin_fd_ = in[1];
   c.output_fd_ = out[0];
   c.fd3_fd_ = fd3[0];
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+  if (n == static_cast<ssize_t>(sizeof child_error)) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     c.pid_ = -1;
+    if (child_error[0] == 2) {
+      throw Error(ExitCode::kRunFailed, "cannot move '" + spec.argv[0] + "' into the cgroup (" +
+                                            cgroup + "): " + std::strerror(child_error[1]));
+    }
     throw Error(ExitCode::kMissingProgram,
-                "cannot run '" + spec.argv[0] + "': " + std::strerror(child_errno));
+                "cannot run '" + spec.argv[0] + "': " + std::strerror(child_error[1]));
   }
   return c;
 }

@@ -18,6 +18,7 @@ struct SpawnSpec {
   bool stdin_pipe = false;      // a pipe writable through stdin_fd()
   bool fd3_pipe = false;        // a pipe on the child's fd 3, readable through fd3_fd()
   std::vector<std::pair<std::string, std::string>> env;  // added to the environment
+  std::string cgroup_procs;  // if set: the child joins this cgroup (its cgroup.procs) before exec
 };
 
 class Child {

@@ -40,11 +40,26 @@ json per_second(const std::vector<ClientSecond>& rows) {
   return out;
 }
 
+json threads_json(const std::vector<AudioThread>& threads) {
+  json out = json::array();
+  for (const AudioThread& a : threads) {
+    json t = json(to_json(a.sched));
+    t["role"] = a.role;
+    t["expected"] = a.expected;
+    t["in_requested_class"] = a.mismatch.empty();
+    t["mismatch"] = a.mismatch;
+    out.push_back(t);
+  }
+  return out;
+}
+
 json client_json(const ClientResult& c) {
   return {{"index", c.index},
           {"name", c.name},
           {"pid", c.pid},
           {"activated", c.hello},
+          {"rt_tid", c.rt_tid},
+          {"sched_error", c.sched_error},
           {"final_report", c.final},
           {"error", c.error},
           {"dsp",
@@ -113,6 +128,13 @@ json to_json(const RunResult& r) {
       {"status", r.status},
       {"status_detail", r.status_detail},
       {"exit_code", r.exit_code},
+      {"scheduling",
+       {{"policy_spec", r.policy_spec},
+        {"label", r.scheduling},
+        {"threads_start", threads_json(r.threads_start)},
+        {"threads_end", threads_json(r.threads_end)},
+        {"iso_emulation", json(r.iso_emulation)},
+        {"rt_throttle", json(r.rt_throttle)}}},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "engine/thread_sched.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -172,6 +174,20 @@ void own_block(std::string& out, const RunResult& r) {
     out += summary_field_line("Late clients (jackd log)", " " + names);
   }
   out += summary_field_line("Injected overruns", int6(r.injected));
+  if (r.iso_emulation.is_object()) {
+    const auto& iso = r.iso_emulation;
+    out += summary_field_line("ISO emulation", " " + iso.value("label", std::string()));
+    out += summary_field_line(
+        "ISO demotions",
+        fmt::format("{:6d}   (promotions {}, {:.1f} s demoted)", iso.value("demotions", 0),
+                    iso.value("promotions", 0), iso.value("time_demoted_s", 0.0)));
+    out += summary_field_line(
+        "ISO avg share peak",
+        fmt::format("{:8.1f} %   (decayed over ISO_PERIOD)", iso.value("peak_share_pct", 0.0)));
+    out += summary_field_line("ISO CPU share mean",
+                              fmt::format("{:8.1f} %   (all audio threads, whole run)",
+                                          iso.value("mean_share_pct", 0.0)));
+  }
   out += kStarLine;
 }
 
@@ -295,8 +311,28 @@ std::string summary_field_line(std::string_view label, std::string_view value) {
   return s;
 }
 
+// The audio threads as the kernel showed them (chrt -p / schedtool style), at the top: what was
+// measured is only meaningful under the scheduling it actually ran with.
+void thread_block(std::string& out, const char* title, const std::vector<AudioThread>& threads) {
+  if (threads.empty()) return;
+  out += fmt::format(" Audio threads {}:\n", title);
+  for (const AudioThread& a : threads) {
+    out += fmt::format("   {:<12} {}{}\n", a.role, one_line(format_thread_line(a.sched)),
+                       a.mismatch.empty()
+                           ? ""
+                           : "  <-- NOT " + one_line(a.expected) + ": " + one_line(a.mismatch));
+  }
+}
+
 std::string format_summary(const RunResult& r) {
   std::string out;
+  if (!r.scheduling.empty() || !r.threads_start.empty()) {
+    out += fmt::format(" Policy: {}{}\n", one_line(r.scheduling),
+                       r.policy_spec.empty() ? "" : " (--policy " + one_line(r.policy_spec) + ")");
+    thread_block(out, "at start", r.threads_start);
+    thread_block(out, "at end", r.threads_end);
+    out += "\n";
+  }
   jack_test_block(out, r);
   own_block(out, r);
   client_table(out, r);

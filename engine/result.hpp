@@ -8,6 +8,7 @@
 
 #include "engine/histogram.hpp"
 #include "engine/telemetry.hpp"
+#include "engine/thread_sched.hpp"
 
 namespace xrunlab {
 
@@ -33,9 +34,11 @@ struct ClientResult {
   int index = 0;
   std::string name;
   int64_t pid = 0;
-  bool hello = false;  // the client connected and activated
-  bool final = false;  // the client sent its totals (a clean stop)
-  std::string error;   // a client-reported error or its exit status when abnormal
+  bool hello = false;       // the client connected and activated
+  bool final = false;       // the client sent its totals (a clean stop)
+  std::string error;        // a client-reported error or its exit status when abnormal
+  int64_t rt_tid = 0;       // the client's JACK process thread
+  std::string sched_error;  // the client could not apply the policy to it
   int dsp_stages = 0;
   double dsp_target_us = 0;
   double dsp_ns_per_stage = 0;
@@ -78,6 +81,14 @@ struct XrunCounts {
   std::vector<XrunEvent> events;          // bounded list of the first events
 };
 
+// One audio thread as the kernel reported it, and whether that is what the policy asked for.
+struct AudioThread {
+  std::string role;  // "server" or the client's name
+  ThreadSched sched;
+  std::string expected;  // describe_target() of what the policy asked for
+  std::string mismatch;  // "" when the thread runs as asked, else what differs
+};
+
 struct RunResult {
   // Context
   int schema_version = 0;
@@ -97,10 +108,14 @@ struct RunResult {
   int clients = 0, ports = 0;
   uint32_t frames = 0, rate = 0;
   double period_us = 0;
-  double spare_us = 0;          // "spare time": one period (the dummy driver has no nperiods)
-  double seconds_ran = 0;       // measured window length
-  std::string scheduling;       // what the audio threads run under, in words
-  std::string delay_reference;  // which period-start source the delay figures use
+  double spare_us = 0;      // "spare time": one period (the dummy driver has no nperiods)
+  double seconds_ran = 0;   // measured window length
+  std::string scheduling;   // what the audio threads run under, in words
+  std::string policy_spec;  // --policy as given
+  std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
+  nlohmann::json iso_emulation;  // the iso-emu governor's report (null otherwise)
+  nlohmann::json rt_throttle;    // the rt-throttle group (null otherwise)
+  std::string delay_reference;   // which period-start source the delay figures use
   double delay_resolution_us = 0;
 
   std::vector<ClientResult> client_results;

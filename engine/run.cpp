@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,14 +27,20 @@
 #include "engine/atomic_file.hpp"
 #include "engine/clock.hpp"
 #include "engine/host_context.hpp"
+#include "engine/iso_governor.hpp"
 #include "engine/jack_registry.hpp"
 #include "engine/jack_server.hpp"
 #include "engine/jackd_log.hpp"
 #include "engine/monitor.hpp"
 #include "engine/plots.hpp"
+#include "engine/policy.hpp"
+#include "engine/preflight.hpp"
 #include "engine/proc_stat.hpp"
 #include "engine/process.hpp"
+#include "engine/rt_throttle.hpp"
+#include "engine/sys_journal.hpp"
 #include "engine/telemetry.hpp"
+#include "engine/thread_sched.hpp"
 #include "engine/version.hpp"
 
 namespace xrunlab {
@@ -150,6 +157,25 @@ void write_line(int fd, const std::string& s) {
   }
 }
 
+// Is process `pid` in the cgroup-v1 group at `group_path` (…/cpu/<group>)?
+bool in_cgroup(pid_t pid, const std::string& group_path) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  const auto cpu = group_path.find("/cpu/");
+  const std::string group = cpu == std::string::npos ? group_path : group_path.substr(cpu + 4);
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1) == group;
+  }
+  return false;
+}
+
+// Where the iso-emu governor puts the audio threads while they are over their share.
+ThreadTarget iso_demoted() {
+  return ThreadTarget{};
+}  // SCHED_OTHER nice 0
+
 class Runner {
  public:
   Runner(const RunOptions& o, const std::vector<std::string>& command_line,
@@ -169,7 +195,13 @@ class Runner {
 
  private:
   void preflight();
+  void prepare_policy();
   void note_reclaimed(const ReclaimResult& rr);
+  void apply_server_policy();
+  std::vector<AudioThread> read_audio_threads();
+  std::string check_audio_threads(const std::vector<AudioThread>& threads) const;
+  void start_governor();
+  void restore_system();
   void start_server();
   void start_clients();
   void wire();
@@ -196,6 +228,16 @@ class Runner {
   JackdXrunCounter log_counter_;
   uint64_t window_start_us_ = 0, window_end_us_ = UINT64_MAX;
   bool window_open_ = false;
+
+  PolicySpec policy_;
+  PolicyTargets targets_;
+  bool realtime_ = true;  // jackd -R (false only with --priority 0)
+  int server_priority_ = 70;
+  SysJournal journal_;
+  RtThrottleGroup throttle_;
+  bool throttled_ = false;
+  std::unique_ptr<IsoGovernor> governor_;
+  pid_t server_tid_ = 0;
 
   Child jackd_;
   std::vector<Child> clients_;
@@ -227,14 +269,139 @@ void Runner::preflight() {
                 "xrunlab-client not found at '" + client_binary_ +
                     "': build it (cmake --build build) or pass --client-binary PATH");
   }
-  if (o_.priority > 0) {
-    const std::string why = check_realtime_permission(o_.priority);
-    if (!why.empty()) throw Error(ExitCode::kPermission, why);
-  }
+  prepare_policy();
   run_dir_ = create_run_dir(o_);
+  // A run that crashed earlier may have left system settings changed (rt-throttle's cgroup):
+  // put them back first, and say so.
+  for (const std::string& line : journal_.recover_stale()) {
+    say(line);
+    r_.warnings.push_back(line);
+  }
   // Runs killed earlier may hold JACK registry slots (8 in all) and semaphore files: free them
   // before jackd needs a slot.
   note_reclaimed(reclaim_stale_xrunlab_servers());
+}
+
+void Runner::prepare_policy() {
+  std::string why;
+  policy_ = *parse_policy(o_.policy, &why);  // validated with the options
+  realtime_ = o_.priority > 0;
+  const bool explicit_prio =
+      (policy_.kind == PolicyKind::kFifo || policy_.kind == PolicyKind::kRr) &&
+      o_.policy.find(':') != std::string::npos;
+  server_priority_ = explicit_prio ? policy_.priority : o_.priority;
+  policy_.priority = server_priority_;
+  const double period_ns = static_cast<double>(o_.period) * 1e9 / o_.rate;
+  const auto client_dsp_ns =
+      static_cast<uint64_t>(period_ns * o_.dsp_load_pct / 100.0 / o_.clients);
+  targets_ = targets_for(policy_, o_.period, o_.rate, client_dsp_ns);
+  if (policy_.kind == PolicyKind::kIsoEmu) {
+    // The governor switches every audio thread between one promoted and one demoted class,
+    // as SCHED_ISO has no priorities among ISO tasks: the server shares the clients' class.
+    targets_.server = targets_.client;
+  }
+  r_.policy_spec = o_.policy;
+  if (!realtime_) {
+    // jackd without -R: JACK makes nothing realtime; the threads stay SCHED_OTHER nice 0.
+    targets_.server = ThreadTarget{};
+    targets_.client = ThreadTarget{};
+    r_.scheduling = "SCHED_OTHER nice 0 (--priority 0: jackd without -R, nothing realtime)";
+    return;
+  }
+  r_.scheduling = describe(policy_);
+  // jackd always starts in realtime mode (-R -P) so that JACK behaves alike under every policy;
+  // the iso-emu governor runs at FIFO 90. Both need the permission, whatever the policy.
+  const int highest_rt = policy_.kind == PolicyKind::kIsoEmu ? 90 : server_priority_;
+  if (const std::string denied = check_realtime_permission(highest_rt); !denied.empty()) {
+    throw Error(ExitCode::kPermission, denied);
+  }
+  const std::string problem = check_policy(policy_, targets_, o_.clients, collect_sched_facts());
+  if (!problem.empty()) {
+    const bool unsupported =
+        policy_.kind == PolicyKind::kIso || policy_.kind == PolicyKind::kRtThrottle;
+    throw Error(unsupported ? ExitCode::kUnsupported : ExitCode::kPermission,
+                "--policy " + o_.policy + ": " + problem);
+  }
+}
+
+void Runner::apply_server_policy() {
+  if (!realtime_) return;
+  std::string why;
+  const auto tid = find_rt_thread(jackd_.pid(), server_priority_, &why);
+  if (!tid) {
+    throw Error(ExitCode::kServerFailed, "cannot find jackd's realtime thread (SCHED_FIFO " +
+                                             std::to_string(server_priority_) + "): " + why);
+  }
+  server_tid_ = *tid;
+  const std::string err = apply_thread_sched(server_tid_, targets_.server);
+  if (!err.empty()) throw Error(ExitCode::kPermission, "jackd's realtime thread: " + err);
+}
+
+std::vector<AudioThread> Runner::read_audio_threads() {
+  std::vector<AudioThread> out;
+  auto add = [&](const std::string& role, pid_t pid, pid_t tid, const ThreadTarget& want) {
+    AudioThread a;
+    a.role = role;
+    a.expected = describe_target(want);
+    std::string why;
+    if (auto s = read_thread_sched(pid, tid, &why)) {
+      a.sched = *s;
+      a.mismatch = check_thread_sched(*s, want);
+      if (a.mismatch.empty() && throttled_ && !in_cgroup(pid, throttle_.path())) {
+        a.mismatch = "not in the rt-throttle group " + throttle_.path();
+      }
+      // Under iso-emu a demoted thread is where the governor put it: that is the policy too.
+      if (!a.mismatch.empty() && governor_ && check_thread_sched(*s, iso_demoted()).empty()) {
+        a.mismatch.clear();
+      }
+    } else {
+      a.sched.pid = pid;
+      a.sched.tid = tid;
+      a.mismatch = "cannot read: " + why;
+    }
+    out.push_back(a);
+  };
+  if (server_tid_ != 0) add("server", jackd_.pid(), server_tid_, targets_.server);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    const ClientResult& c = r_.client_results[i];
+    add(c.name, static_cast<pid_t>(c.pid), static_cast<pid_t>(c.rt_tid), targets_.client);
+  }
+  return out;
+}
+
+std::string Runner::check_audio_threads(const std::vector<AudioThread>& threads) const {
+  for (const AudioThread& a : threads) {
+    if (!a.mismatch.empty()) {
+      return fmt::format("{} thread {} is not in the requested class: {}", a.role, a.sched.tid,
+                         a.mismatch);
+    }
+  }
+  return "";
+}
+
+void Runner::start_governor() {
+  if (policy_.kind != PolicyKind::kIsoEmu || !realtime_) return;
+  std::vector<std::pair<pid_t, pid_t>> threads = {{jackd_.pid(), server_tid_}};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const ClientResult& c : r_.client_results) {
+      threads.emplace_back(static_cast<pid_t>(c.pid), static_cast<pid_t>(c.rt_tid));
+    }
+  }
+  governor_ = std::make_unique<IsoGovernor>(policy_.iso_cpu_pct, policy_.iso_period_s,
+                                            static_cast<int>(std::thread::hardware_concurrency()));
+  // Above every audio thread and above jackd's own priority, so it is never starved.
+  const std::string err = governor_->start(threads, targets_.client, iso_demoted(), 90);
+  if (!err.empty()) throw Error(ExitCode::kPermission, "iso-emu governor: " + err);
+}
+
+void Runner::restore_system() {
+  for (const std::string& problem : journal_.restore_all()) {
+    say("warning: " + problem);
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.warnings.push_back(problem);
+  }
 }
 
 void Runner::note_reclaimed(const ReclaimResult& rr) {
@@ -255,7 +422,7 @@ void Runner::start_server() {
   ServerSpec s;
   s.jackd = jackd_path_;
   s.name = private_server_name();
-  s.priority = o_.priority;
+  s.priority = realtime_ ? server_priority_ : 0;
   s.rate = o_.rate;
   s.frames = o_.period;
   s.clients = o_.clients;
@@ -273,6 +440,22 @@ void Runner::start_server() {
   spec.capture_output = true;
   // JACK2 looks up servers by name only; keep the user's default server out of reach anyway.
   spec.env = {{"JACK_NO_AUDIO_RESERVATION", "1"}};
+  if (policy_.kind == PolicyKind::kRtThrottle && realtime_) {
+    const RtThrottleSupport support = detect_rt_throttle();
+    if (!support.available) {
+      throw Error(ExitCode::kUnsupported, "--policy " + o_.policy + ": " + support.why);
+    }
+    try {
+      say(throttle_.create(journal_, support, policy_.throttle_pct, policy_.throttle_period_us));
+    } catch (const Error& e) {
+      throw Error(e.code(), "--policy " + o_.policy + ": " + e.what());
+    }
+    throttled_ = true;
+    r_.rt_throttle = {{"cgroup", throttle_.path()},
+                      {"rt_runtime_pct", policy_.throttle_pct},
+                      {"rt_period_us", policy_.throttle_period_us}};
+  }
+  if (throttled_) spec.cgroup_procs = throttle_.path() + "/cgroup.procs";
   jackd_ = Child::spawn(spec);
   say("started jackd (server '" + s.name + "', pid " + std::to_string(jackd_.pid()) + ")");
   io_thread_ = std::thread([this] { io_loop(); });
@@ -298,11 +481,6 @@ void Runner::start_server() {
         "approximate",
         skew));
   }
-  r_.scheduling =
-      o_.priority > 0
-          ? fmt::format("requested SCHED_FIFO {} (jackd), {} (clients: JACK2 server - 5)",
-                        o_.priority, o_.priority - 5)
-          : std::string("requested SCHED_OTHER (jackd without -R: nothing realtime)");
   r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
   r_.spare_us = r_.period_us;
   r_.delay_reference = "jack_frames_since_cycle_start (time since the dummy driver woke)";
@@ -313,6 +491,7 @@ void Runner::start_server() {
   }
   const std::string act = monitor_.activate(r_.period_us);
   if (!act.empty()) throw Error(ExitCode::kServerFailed, act);
+  apply_server_policy();
 }
 
 void Runner::start_clients() {
@@ -344,6 +523,9 @@ void Runner::start_clients() {
                  "--telemetry-fd",
                  "3",
                  "--wait-start"};
+    if (realtime_)
+      spec.argv.insert(spec.argv.end(), {"--sched-target", format_target(targets_.client)});
+    if (throttled_) spec.cgroup_procs = throttle_.path() + "/cgroup.procs";
     if (!o_.inject.empty() && i == o_.inject_client) {
       spec.argv.insert(spec.argv.end(), {"--inject-overrun", o_.inject});
     }
@@ -391,6 +573,12 @@ void Runner::start_clients() {
     }
     std::this_thread::sleep_for(milliseconds(5));
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const ClientResult& c : r_.client_results) {
+    if (!c.sched_error.empty()) {
+      throw Error(ExitCode::kPermission, c.name + ": " + c.sched_error);
+    }
+  }
 }
 
 void Runner::wire() {
@@ -433,6 +621,8 @@ void Runner::on_client_line(size_t i, std::string_view line) {
     c.dsp_stages = h->dsp_stages;
     c.dsp_target_us = h->dsp_target_us;
     c.dsp_ns_per_stage = h->dsp_ns_per_stage;
+    c.rt_tid = h->rt_tid;
+    c.sched_error = h->sched_error;
   } else if (auto* s = std::get_if<telemetry::Second>(&*msg)) {
     add_second(c, *s);
   } else if (auto* f = std::get_if<telemetry::Final>(&*msg)) {
@@ -514,6 +704,16 @@ void Runner::checkpoint(uint64_t now_us) {
 }
 
 void Runner::measure() {
+  // Every audio thread in its class before anything is measured: a thread that is not is a
+  // failed run, not a footnote.
+  start_governor();
+  {
+    auto threads = read_audio_threads();
+    const std::string bad = check_audio_threads(threads);
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.threads_start = std::move(threads);
+    if (!bad.empty()) throw Error(ExitCode::kRunFailed, bad);
+  }
   // The window starts a little in the future so every client knows it before it begins.
   const uint64_t t0 = monitor_.now_us() + 300000;
   {
@@ -601,12 +801,23 @@ void Runner::measure() {
   // A stopped run keeps its last partial second of system data too.
   if (end > last_sample + 200000) take_sample(end);
 
+  // The audio threads once more, while everything still runs.
+  auto threads_end = read_audio_threads();
+  const std::string bad_end = check_audio_threads(threads_end);
+  if (governor_) {
+    const IsoReport iso = governor_->stop();
+    governor_.reset();
+    std::lock_guard<std::mutex> lock(mu_);
+    r_.iso_emulation = to_json(iso);
+  }
+
   // Stop: tell every client the end of the window, then collect their last seconds.
   for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("stop {}\n", end));
   {
     std::lock_guard<std::mutex> lock(mu_);
     window_end_us_ = end + 20000;  // late notifications of the last cycle still count
     r_.seconds_ran = static_cast<double>(end - t0) / 1e6;
+    r_.threads_end = std::move(threads_end);
     if (stop_reason == "interrupted") {
       r_.status = "interrupted";
       r_.status_detail =
@@ -615,6 +826,10 @@ void Runner::measure() {
     } else if (!stop_reason.empty()) {
       r_.status = "failed";
       r_.status_detail = stop_reason;
+      failure_code_ = ExitCode::kRunFailed;
+    } else if (!bad_end.empty()) {
+      r_.status = "failed";
+      r_.status_detail = "at the end: " + bad_end;
       failure_code_ = ExitCode::kRunFailed;
     } else {
       r_.status = "completed";
@@ -651,7 +866,12 @@ void Runner::stop_all() {
   for (Child& c : clients_) c.signal(SIGTERM);
   for (Child& c : clients_) c.stop(milliseconds(400));
   monitor_.close();
+  if (governor_) {
+    governor_->stop();
+    governor_.reset();
+  }
   jackd_.stop(milliseconds(1000));
+  restore_system();
   // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
   if (!r_.server_name.empty())
     note_reclaimed(reclaim_stale_xrunlab_servers("/dev/shm", r_.server_name));

@@ -3,7 +3,9 @@
 // (policy.hpp), the code that applies and reads scheduling (thread_sched.hpp) and the iso-emu
 // governor (iso_governor.hpp). Numbers are Linux's own (include/uapi/linux/sched.h).
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace xrunlab {
 
@@ -29,5 +31,17 @@ inline bool operator==(const ThreadTarget& a, const ThreadTarget& b) {
          a.dl_runtime_ns == b.dl_runtime_ns && a.dl_deadline_ns == b.dl_deadline_ns &&
          a.dl_period_ns == b.dl_period_ns && a.dl_flags == b.dl_flags;
 }
+
+}  // namespace xrunlab
+
+namespace xrunlab {
+
+// Compact text form, used on xrunlab-client's command line (--sched-target):
+//   FIFO:PRIO  RR:PRIO  OTHER:NICE  BATCH:NICE  IDLE  ISO
+//   DEADLINE:RUNTIME_NS,DEADLINE_NS,PERIOD_NS[,reclaim]
+std::string format_target(const ThreadTarget& t);
+std::optional<ThreadTarget> parse_target(std::string_view text, std::string* why);
+// For people: "SCHED_FIFO 65", "SCHED_OTHER nice -20", "SCHED_DEADLINE 300/1333/1333 us".
+std::string describe_target(const ThreadTarget& t);
 
 }  // namespace xrunlab

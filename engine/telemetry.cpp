@@ -31,7 +31,10 @@ struct Encoder {
             {"ports", m.ports},
             {"dsp_stages", m.dsp_stages},
             {"dsp_target_us", m.dsp_target_us},
-            {"dsp_ns_per_stage", m.dsp_ns_per_stage}};
+            {"dsp_ns_per_stage", m.dsp_ns_per_stage},
+            {"rt_tid", m.rt_tid},
+            {"sched_target", m.sched_target},
+            {"sched_error", m.sched_error}};
   }
   json operator()(const Second& m) const {
     json worst = json::array();
@@ -98,6 +101,9 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
       m.dsp_stages = j.at("dsp_stages").get<int>();
       m.dsp_target_us = j.at("dsp_target_us").get<double>();
       m.dsp_ns_per_stage = j.at("dsp_ns_per_stage").get<double>();
+      m.rt_tid = j.at("rt_tid").get<int64_t>();
+      m.sched_target = j.at("sched_target").get<std::string>();
+      m.sched_error = j.at("sched_error").get<std::string>();
       return m;
     }
     if (type == "second") {

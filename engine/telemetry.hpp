@@ -46,6 +46,9 @@ struct Hello {
   int dsp_stages = 0;           // biquad stages per cycle (all ports together)
   double dsp_target_us = 0;     // requested DSP time per cycle
   double dsp_ns_per_stage = 0;  // calibration result: one stage over one buffer
+  int64_t rt_tid = 0;           // the client's JACK process thread (0: unknown)
+  std::string sched_target;     // what the client applied to it (sched_target.hpp text form)
+  std::string sched_error;      // why applying it failed ("" = it did not fail)
 };
 
 struct Second {

@@ -75,6 +75,24 @@ inline RunResult sample_result() {
   r.xruns.log_client_events = 2;
   r.xruns.log_client_lines = 3;
   r.xruns.late_clients = {"xrunlab-c2"};
+  r.policy_spec = "fifo";
+  for (int k = 0; k < 2; ++k) {
+    AudioThread a;
+    a.role = k == 0 ? "server" : "xrunlab-c1";
+    a.sched.pid = 100 + k;
+    a.sched.tid = 200 + k;
+    a.sched.process = k == 0 ? "jackd" : "xrunlab-client";
+    a.sched.thread = a.sched.process;
+    a.sched.policy = 1;  // SCHED_FIFO
+    a.sched.rt_priority = k == 0 ? 70 : 65;
+    a.sched.cpus = {0, 1};
+    a.expected = k == 0 ? "SCHED_FIFO 70" : "SCHED_FIFO 65";
+    r.threads_start.push_back(a);
+  }
+  r.threads_end = r.threads_start;
+  r.threads_end[1].sched.policy = 0;  // demoted behind our back: the summary must flag it
+  r.threads_end[1].sched.rt_priority = 0;
+  r.threads_end[1].mismatch = "SCHED_OTHER nice 0, expected SCHED_FIFO 65";
   r.warnings.push_back("2 xruns in 3 seconds: try a larger period (--period 512)");
   finalize(r);
   return r;

@@ -40,7 +40,14 @@ TEST(Telemetry, HelloFinalErrorRoundTrip) {
   h.rate = 48000;
   h.frames = 64;
   h.dsp_stages = 11;
-  EXPECT_EQ(std::get<Hello>(*decode(encode(h))).name, "xrunlab-c02");
+  h.rt_tid = 4321;
+  h.sched_target = "OTHER:-20";
+  h.sched_error = "EPERM";
+  const Hello back = std::get<Hello>(*decode(encode(h)));
+  EXPECT_EQ(back.name, "xrunlab-c02");
+  EXPECT_EQ(back.rt_tid, 4321);
+  EXPECT_EQ(back.sched_target, "OTHER:-20");
+  EXPECT_EQ(back.sched_error, "EPERM");
   Final f;
   f.cycles_total = 99;
   EXPECT_EQ(std::get<Final>(*decode(encode(f))).cycles_total, 99u);
