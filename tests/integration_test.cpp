@@ -3,137 +3,23 @@
 // construction (injected overruns), never on latency thresholds: the development and CI
 // machines are noisy 2-core VMs. Period 256 frames (5.3 ms) keeps spontaneous xruns rare there
 // (DESIGN.md: ~6/s for 14 clients at 256, ~170/s at 64), so what is asserted is the tool's logic.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <jack/jack.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <map>
 #include <thread>
 
-#include "engine/jack_registry.hpp"
-#include "engine/process.hpp"
 #include "engine/report_summary.hpp"
+#include "tests/run_harness.hpp"
 
 namespace xrunlab {
 namespace {
 
-using nlohmann::json;
+using namespace testing_support;
 using namespace std::chrono_literals;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string make_temp_dir() {
-  char tmpl[] = "/tmp/xrunlab-test-XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  return d != nullptr ? d : "/tmp";
-}
-
-// Every process whose command line mentions `needle` (e.g. a run's private server name).
-std::vector<std::string> processes_mentioning(const std::string& needle) {
-  std::vector<std::string> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::string cmd = read_file(std::string("/proc/") + e->d_name + "/cmdline");
-    for (char& c : cmd) c = c == '\0' ? ' ' : c;
-    if (cmd.find(needle) != std::string::npos) found.push_back(std::string(e->d_name) + ": " + cmd);
-  }
-  closedir(proc);
-  return found;
-}
-
-struct XrunlabRun {
-  Child child;
-  std::string out_dir;
-  std::string log_path;
-  int exit_code = -1;
-  std::string server_name() const { return "xrunlab-" + std::to_string(child.pid()) + "-0"; }
-  std::string log() const { return read_file(log_path); }
-  std::string run_dir() const {
-    const std::string text = log();
-    const auto at = text.find("Results: ");
-    if (at == std::string::npos) return "";
-    return text.substr(at + 9, text.find('\n', at) - at - 9);
-  }
-  json run_json() const { return json::parse(read_file(run_dir() + "/run.json")); }
-};
-
-XrunlabRun start(std::vector<std::string> args) {
-  XrunlabRun r;
-  r.out_dir = make_temp_dir();
-  r.log_path = r.out_dir + "/xrunlab.out";
-  SpawnSpec spec;
-  spec.argv = {XRUNLAB_BIN};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  if (args.size() > 0 && args[0] == "run") {
-    spec.argv.insert(spec.argv.end(), {"--output", r.out_dir});
-  }
-  spec.output_path = r.log_path;
-  r.child = Child::spawn(spec);
-  return r;
-}
-
-void finish(XrunlabRun& r, std::chrono::seconds timeout = 60s) {
-  ASSERT_TRUE(r.child.wait_for(timeout)) << "xrunlab did not exit; output:\n" << r.log();
-  const int status = *r.child.wait_status();
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// /dev/shm files and JACK registry slots that still name the run's server.
-std::vector<std::string> shm_leftovers(const std::string& server) {
-  std::vector<std::string> found;
-  if (DIR* dir = opendir("/dev/shm")) {
-    while (dirent* e = readdir(dir)) {
-      if (std::string(e->d_name).find(server + "_") != std::string::npos) {
-        found.push_back(e->d_name);
-      }
-    }
-    closedir(dir);
-  }
-  if (auto entries = parse_jack_registry(read_file("/dev/shm/jack-shm-registry"), nullptr)) {
-    for (const RegistryEntry& e : *entries) {
-      if (e.name.find(":" + server + ":") != std::string::npos) found.push_back("slot " + e.name);
-    }
-  }
-  return found;
-}
-
-void expect_nothing_left(const XrunlabRun& r) {
-  EXPECT_EQ(processes_mentioning(r.server_name()), std::vector<std::string>{})
-      << "processes of the run are still alive";
-  EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{})
-      << "JACK files or registry slots of the run are left";
-}
-
-int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
-  *out = start(args);
-  finish(*out);
-  return out->exit_code;
-}
-
-void silent(const char*) {}
-
-// Waits until the engine says its measurement window has begun.
-void wait_until_measuring(const XrunlabRun& r) {
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (r.log().find("measuring") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-  }
-  ASSERT_NE(r.log().find("measuring"), std::string::npos) << r.log();
-}
+using nlohmann::json;
 
 // (a) 4 clients x 2 ports, 3 s: cycle counts, wiring checked through the JACK API while the
 // run is live, and summary.txt parsing back to run.json's numbers.
@@ -283,14 +169,6 @@ TEST(Integration, SigtermAlsoStopsCleanly) {
   EXPECT_EQ(r.exit_code, 130) << r.log();
   EXPECT_EQ(r.run_json()["status"], "interrupted");
   expect_nothing_left(r);
-}
-
-// The pid of the run's process whose command line has `needle` (e.g. a client name), or -1.
-pid_t pid_of(const XrunlabRun& r, const std::string& needle) {
-  for (const std::string& p : processes_mentioning(r.server_name())) {
-    if (p.find(needle) != std::string::npos) return static_cast<pid_t>(std::stol(p));
-  }
-  return -1;
 }
 
 // A child crashing mid-run: the run stops, says who died and how, keeps its results.
