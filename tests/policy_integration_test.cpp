@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "engine/thread_sched.hpp"
 #include "tests/run_harness.hpp"
 
 namespace xrunlab {
@@ -81,6 +82,37 @@ TEST(PolicyIntegration, DeadlineThreadsGetThePeriodOfJack) {
     EXPECT_GT(t["dl_runtime_ns"].get<uint64_t>(), 0u);
     EXPECT_LE(t["dl_runtime_ns"].get<uint64_t>(), t["dl_period_ns"].get<uint64_t>());
   }
+}
+
+// A thread that leaves its class during the run (here: demoted behind the tool's back) makes
+// the run fail, and the end-of-run table shows which one.
+TEST(PolicyIntegration, AThreadOutOfItsClassFailsTheRun) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "3", "--policy", "fifo", "--label", "it-demoted", "--no-plots"});
+  wait_until_measuring(r);
+  const pid_t client = pid_of(r, "--name xrunlab-c02");
+  ASSERT_GT(client, 0);
+  std::string why;
+  const auto tid = find_rt_thread(client, 65, &why);
+  ASSERT_TRUE(tid) << why;
+  EXPECT_EQ(apply_thread_sched(*tid, ThreadTarget{}), "");  // SCHED_OTHER nice 0
+  finish(r);
+  EXPECT_EQ(r.exit_code, 1) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["status_detail"].get<std::string>().find("not in the requested class"),
+            std::string::npos)
+      << j["status_detail"];
+  bool flagged = false;
+  for (const json& t : j["scheduling"]["threads_end"]) {
+    if (t["role"] == "xrunlab-c02") {
+      flagged = !t["in_requested_class"].get<bool>() && t["policy"] == "SCHED_OTHER";
+    }
+  }
+  EXPECT_TRUE(flagged);
+  EXPECT_NE(read_file(r.run_dir() + "/summary.txt").find("<-- NOT SCHED_FIFO 65"),
+            std::string::npos);
+  expect_nothing_left(r);
 }
 
 // The kernel's SCHED_ISO does not exist on mainline: refused before anything starts.
