@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,73 +13,14 @@
 #include <cstring>
 
 #include "engine/errors.hpp"
+#include "engine/thread_sched.hpp"
 
 namespace xrunlab {
 namespace {
 
-// The raw sched_setattr(2) system call, private to the governor (glibc 2.36 has no wrapper).
-// A general version of this lives with the thread scheduling code; this one only has to put a
-// thread under a ThreadTarget.
-namespace raw_sched {
-
-// struct sched_attr of include/uapi/linux/sched/types.h, SCHED_ATTR_SIZE_VER1 (Linux >= 5.3).
-struct SchedAttr {
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime;
-  uint64_t sched_deadline;
-  uint64_t sched_period;
-  uint32_t sched_util_min;
-  uint32_t sched_util_max;
-};
-static_assert(sizeof(SchedAttr) == 56, "struct sched_attr, SCHED_ATTR_SIZE_VER1");
-
-// Returns 0 or an errno value.
-int set(pid_t tid, const ThreadTarget& t) {
-  SchedAttr attr{};
-  attr.size = sizeof(attr);
-  attr.sched_policy = static_cast<uint32_t>(t.policy);
-  if (t.policy == kSchedFifo || t.policy == kSchedRr) {
-    attr.sched_priority = static_cast<uint32_t>(t.rt_priority);
-  } else if (t.policy == kSchedDeadline) {
-    attr.sched_flags = t.dl_flags;
-    attr.sched_runtime = t.dl_runtime_ns;
-    attr.sched_deadline = t.dl_deadline_ns;
-    attr.sched_period = t.dl_period_ns;
-  } else {
-    attr.sched_nice = t.nice;
-  }
-  if (syscall(SYS_sched_setattr, tid, &attr, 0u) != 0) return errno;
-  return 0;
-}
-
-std::string describe(const ThreadTarget& t) {
-  switch (t.policy) {
-    case kSchedFifo:
-      return fmt::format("SCHED_FIFO {}", t.rt_priority);
-    case kSchedRr:
-      return fmt::format("SCHED_RR {}", t.rt_priority);
-    case kSchedOther:
-      return fmt::format("SCHED_OTHER nice {:+d}", t.nice);
-    case kSchedBatch:
-      return fmt::format("SCHED_BATCH nice {:+d}", t.nice);
-    case kSchedIdle:
-      return "SCHED_IDLE";
-    case kSchedDeadline:
-      return "SCHED_DEADLINE";
-    default:
-      return fmt::format("policy {}", t.policy);
-  }
-}
-
 bool is_rt(const ThreadTarget& t) {
   return t.policy == kSchedFifo || t.policy == kSchedRr;
 }
-
-}  // namespace raw_sched
 
 uint64_t monotonic_ns() {
   timespec ts{};
@@ -205,11 +145,11 @@ std::string IsoGovernor::start(std::vector<std::pair<pid_t, pid_t>> threads, Thr
     return fmt::format("iso-emu: governor priority must be 1..99, got {}", governor_priority);
   }
   for (const ThreadTarget* t : {&promoted, &demoted}) {
-    if (raw_sched::is_rt(*t) && t->rt_priority >= governor_priority) {
+    if (is_rt(*t) && t->rt_priority >= governor_priority) {
       return fmt::format(
           "iso-emu: governor priority {} must be above the audio threads' {} (else the "
           "governor can be starved by the threads it governs)",
-          governor_priority, raw_sched::describe(*t));
+          governor_priority, describe_target(*t));
     }
   }
   started_ = true;
@@ -231,10 +171,10 @@ std::string IsoGovernor::start(std::vector<std::pair<pid_t, pid_t>> threads, Thr
     watched_.push_back(w);
   }
   for (Watched& w : watched_) {
-    if (const int err = raw_sched::set(w.tid, promoted_); err != 0) {
+    if (const int err = set_thread_sched(w.tid, promoted_); err != 0) {
       close_all();
       return fmt::format("iso-emu: cannot put thread {} of process {} under {}: {}", w.tid, w.pid,
-                         raw_sched::describe(promoted_), std::strerror(err));
+                         describe_target(promoted_), std::strerror(err));
     }
     if (const int err = read_schedstat_ns(w.fd, w.last_cpu_ns); err != 0) {
       close_all();
@@ -285,7 +225,7 @@ uint64_t IsoGovernor::sample_cpu_ns() {
 void IsoGovernor::apply_all(const ThreadTarget& target) {
   for (Watched& w : watched_) {
     if (w.gone) continue;
-    const int err = raw_sched::set(w.tid, target);
+    const int err = set_thread_sched(w.tid, target);
     if (err == ESRCH) {
       w.gone = true;
       close(w.fd);
@@ -294,7 +234,7 @@ void IsoGovernor::apply_all(const ThreadTarget& target) {
                             w.pid));
     } else if (err != 0) {
       add_error(fmt::format("iso-emu: cannot put thread {} of process {} under {}: {}", w.tid,
-                            w.pid, raw_sched::describe(target), std::strerror(err)));
+                            w.pid, describe_target(target), std::strerror(err)));
     }
   }
 }
@@ -304,7 +244,7 @@ void IsoGovernor::run(int governor_priority, std::promise<std::string>* setup_do
   ThreadTarget self;
   self.policy = kSchedFifo;
   self.rt_priority = governor_priority;
-  if (const int err = raw_sched::set(0, self); err != 0) {
+  if (const int err = set_thread_sched(0, self); err != 0) {
     setup_done->set_value(
         fmt::format("iso-emu: cannot run the governor thread under SCHED_FIFO "
                     "{}: {}",

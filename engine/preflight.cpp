@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/thread_sched.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -131,27 +133,6 @@ bool is_fair(const ThreadTarget& t) {
   return t.policy == kSchedOther || t.policy == kSchedBatch;
 }
 
-const char* class_name(int policy) {
-  switch (policy) {
-    case kSchedOther:
-      return "SCHED_OTHER";
-    case kSchedFifo:
-      return "SCHED_FIFO";
-    case kSchedRr:
-      return "SCHED_RR";
-    case kSchedBatch:
-      return "SCHED_BATCH";
-    case kSchedIso:
-      return "SCHED_ISO";
-    case kSchedIdle:
-      return "SCHED_IDLE";
-    case kSchedDeadline:
-      return "SCHED_DEADLINE";
-    default:
-      return "an unknown policy";
-  }
-}
-
 std::string signed_nice(int nice) {
   return nice > 0 ? fmt::format("+{}", nice) : fmt::format("{}", nice);
 }
@@ -178,7 +159,7 @@ std::string check_rt(const PolicySpec& p, const PolicyTargets& t, const SchedFac
   }
   const std::string what = p.kind == PolicyKind::kIsoEmu
                                ? fmt::format("iso-emu (SCHED_FIFO {} while promoted)", top)
-                               : fmt::format("{} {}", class_name(top_policy), top);
+                               : fmt::format("{} {}", policy_name(top_policy), top);
 
   if (f.sched_rt_runtime_us == 0) {
     return what +
@@ -221,7 +202,7 @@ std::string check_nice(const PolicyTargets& t, const SchedFacts& f) {
   return fmt::format(
       "{} nice {} needs RLIMIT_NICE >= {} (it is {}, which allows {}): add '@audio - nice {}' "
       "to /etc/security/limits.d/audio.conf and log in again, or run as root{}",
-      class_name(lowest->policy), signed_nice(lowest->nice), needed, have, allows, lowest->nice,
+      policy_name(lowest->policy), signed_nice(lowest->nice), needed, have, allows, lowest->nice,
       root_without_cap(f));
 }
 

@@ -437,18 +437,8 @@ std::vector<pid_t> list_threads(pid_t pid) {
   return tids;
 }
 
-std::string apply_thread_sched(pid_t tid, const ThreadTarget& target) {
+int set_thread_sched(pid_t tid, const ThreadTarget& target) {
   const ThreadTarget t = normalised(target);
-  if (tid <= 0) return fmt::format("cannot set tid {} to {}: not a thread id", tid, describe(t));
-  if (is_rt(t.policy) && (t.rt_priority < 1 || t.rt_priority > 99)) {
-    return fmt::format("cannot set {} to {}: the priority must be 1..99", thread_label(tid),
-                       describe(t));
-  }
-  if (t.nice < -20 || t.nice > 19) {
-    return fmt::format("cannot set {} to {}: nice must be -20..19 (a signed number)",
-                       thread_label(tid), describe(t));
-  }
-
   SchedAttr attr{};
   attr.size = sizeof attr;
   attr.sched_policy = static_cast<uint32_t>(t.policy);
@@ -464,8 +454,23 @@ std::string apply_thread_sched(pid_t tid, const ThreadTarget& target) {
     // would request a custom slice for these classes.
     attr.sched_nice = t.nice;
   }
-  if (sys_sched_setattr(tid, &attr) == 0) return "";
-  const int e = errno;
+  return sys_sched_setattr(tid, &attr) == 0 ? 0 : errno;
+}
+
+std::string apply_thread_sched(pid_t tid, const ThreadTarget& target) {
+  const ThreadTarget t = normalised(target);
+  if (tid <= 0) return fmt::format("cannot set tid {} to {}: not a thread id", tid, describe(t));
+  if (is_rt(t.policy) && (t.rt_priority < 1 || t.rt_priority > 99)) {
+    return fmt::format("cannot set {} to {}: the priority must be 1..99", thread_label(tid),
+                       describe(t));
+  }
+  if (t.nice < -20 || t.nice > 19) {
+    return fmt::format("cannot set {} to {}: nice must be -20..19 (a signed number)",
+                       thread_label(tid), describe(t));
+  }
+
+  const int e = set_thread_sched(tid, t);
+  if (e == 0) return "";
   return fmt::format("cannot set {} to {}: {}; {}", thread_label(tid), describe(t), errno_text(e),
                      advice(e, tid, t));
 }

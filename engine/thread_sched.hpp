@@ -40,6 +40,10 @@ std::optional<ThreadSched> read_thread_sched(pid_t pid, pid_t tid, std::string* 
 // The tids in /proc/PID/task, ascending; empty if the process does not exist.
 std::vector<pid_t> list_threads(pid_t pid);
 
+// The bare sched_setattr of `t` on thread `tid` (0: the calling thread): 0 or an errno value.
+// For loops that must tell ESRCH apart (the iso-emu governor); people get apply_thread_sched.
+int set_thread_sched(pid_t tid, const ThreadTarget& t);
+
 // Applies `t` to thread `tid` with sched_setattr. "" on success, else ONE line naming the thread,
 // the requested setting, errno's text and what to do: EPERM -> needs root/CAP_SYS_NICE or an
 // rtprio/nice limit (for SCHED_DEADLINE: affinity narrower than the root domain or
