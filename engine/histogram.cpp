@@ -40,7 +40,7 @@ void Histogram::add(int64_t value_us, uint64_t times) {
     underflow_min_ = std::min(underflow_min_, value_us);
     underflow_sum_ += value_us * static_cast<int64_t>(times);
   } else if (value_us <= static_cast<int64_t>(bound_us_)) {
-    bins_[static_cast<size_t>(value_us)] += times;
+    bins_[static_cast<size_t>(value_us)] += static_cast<uint32_t>(times);
   } else {
     for (uint64_t i = 0; i < times; ++i) keep_overflow(value_us);
   }
@@ -61,7 +61,7 @@ void Histogram::merge(const Histogram& other) {
   underflow_min_ = std::min(underflow_min_, other.underflow_min_);
   underflow_sum_ += other.underflow_sum_;
   const size_t n = std::min(bins_.size(), other.bins_.size());
-  for (size_t v = 0; v < n; ++v) bins_[v] += other.bins_[v];
+  for (size_t v = 0; v < n; ++v) bins_[v] += other.bins_[v];  // see the bound on bins_
   // Bins of a wider histogram that this one cannot hold become overflow values.
   for (size_t v = n; v < other.bins_.size(); ++v) {
     for (uint64_t i = 0; i < other.bins_[v]; ++i) keep_overflow(static_cast<int64_t>(v));
