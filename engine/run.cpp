@@ -899,10 +899,11 @@ RunOutcome Runner::run() {
     say(fmt::format("{} clients active and wired in {:.2f} s", o_.clients,
                     static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6));
     measure();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     // Nothing measured yet (or the setup broke): stop everything, keep the logs, report.
     stop_all();
-    r_.status = e.code() == ExitCode::kInterrupted ? "interrupted" : "failed";
+    const auto* err = dynamic_cast<const Error*>(&e);
+    r_.status = err != nullptr && err->code() == ExitCode::kInterrupted ? "interrupted" : "failed";
     r_.status_detail = e.what();
     r_.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
     finalize(r_);
@@ -916,10 +917,9 @@ RunOutcome Runner::run() {
   // Clients that ended abnormally are named in the results.
   for (size_t i = 0; i < clients_.size(); ++i) {
     ClientResult& c = r_.client_results[i];
-    const auto st = clients_[i].wait_status();
-    if (!c.final && c.error.empty())
+    if (!c.final && c.error.empty()) {
       c.error = "no final report (" + clients_[i].describe_exit() + ")";
-    (void)st;
+    }
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -939,8 +939,12 @@ RunOutcome Runner::run() {
     }
   }
   finalize(r_);
-  for (const std::string& w : write_run_folder(r_, run_dir_, o_.plots, scripts_dir())) {
-    r_.warnings.push_back(w);
+  const std::vector<std::string> plot_warnings =
+      write_run_folder(r_, run_dir_, o_.plots, scripts_dir());
+  if (!plot_warnings.empty()) {
+    // The files say so too, not only the printed summary.
+    r_.warnings.insert(r_.warnings.end(), plot_warnings.begin(), plot_warnings.end());
+    write_run_folder(r_, run_dir_, false, "");
   }
   out.result = r_;
   out.code = failure_code_;
