@@ -6,6 +6,7 @@
 
 #include "clients/client_options.hpp"
 #include "engine/errors.hpp"
+#include "engine/load_spec.hpp"
 #include "engine/policy.hpp"
 #include "engine/version.hpp"
 
@@ -22,6 +23,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"output", o.output},
           {"priority", o.priority},
           {"policy", o.policy},
+          {"loads", o.loads},
           {"inject", o.inject},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},
@@ -81,6 +83,10 @@ void validate(const RunOptions& o) {
           "': the policies act on jackd's realtime thread");
     }
   }
+  for (const std::string& load : o.loads) {
+    std::string why;
+    if (!parse_load(load, 1, &why)) bad("--load '" + load + "': " + why);
+  }
   if (!o.inject.empty()) {
     std::string why;
     if (!parse_inject_spec(o.inject, &why)) bad("--inject '" + o.inject + "': " + why);
@@ -100,6 +106,11 @@ constexpr const char* kPolicyHelp =
     "idle, deadline[:RUNTIME_US,PERIOD_US][,reclaim], iso[:ISO_CPU] (the kernel's SCHED_ISO, "
     "-ck kernels only), iso-emu[:ISO_CPU[,ISO_PERIOD_S]] (a user-space emulation of SCHED_ISO), "
     "rt-throttle:PCT[,PERIOD_US] (SCHED_FIFO in a cgroup-v1 group with PCT% RT bandwidth).";
+
+constexpr const char* kLoadHelp =
+    "Run a background load during the measurement (repeatable): compile[:JOBS], "
+    "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
+    "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
 
 }  // namespace
 
@@ -142,6 +153,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->capture_default_str()
       ->type_name("N");
   run->add_option("--policy", o.policy, kPolicyHelp)->type_name("SPEC")->capture_default_str();
+  run->add_option("--load", o.loads, kLoadHelp)->type_name("SPEC");
   run->add_option("--inject", o.inject,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");

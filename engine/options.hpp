@@ -20,6 +20,7 @@ struct RunOptions {
   int priority = 70;            // jackd -P; clients run 5 below (JACK2)
   bool priority_given = false;  // --priority was on the command line
   std::string policy = "fifo";  // --policy SPEC (policy.hpp)
+  std::vector<std::string> loads;  // --load SPEC, repeatable (load_spec.hpp)
   std::string inject;           // USEC:EVERY_N_CYCLES, "" = none
   int inject_client = 1;
   std::string jackd = "jackd";

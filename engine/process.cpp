@@ -107,7 +107,12 @@ Child Child::spawn(const SpawnSpec& spec) {
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    bool overridden = false;
+    for (const auto& kv : spec.env) overridden = overridden || entry.rfind(kv.first + "=", 0) == 0;
+    if (!overridden) env_strings.push_back(entry);
+  }
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());

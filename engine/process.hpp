@@ -17,7 +17,7 @@ struct SpawnSpec {
   bool capture_output = false;  // stdout+stderr into a pipe readable through output_fd()
   bool stdin_pipe = false;      // a pipe writable through stdin_fd()
   bool fd3_pipe = false;        // a pipe on the child's fd 3, readable through fd3_fd()
-  std::vector<std::pair<std::string, std::string>> env;  // added to the environment
+  std::vector<std::pair<std::string, std::string>> env;  // set in the environment (replacing)
   std::string cgroup_procs;  // if set: the child joins this cgroup (its cgroup.procs) before exec
 };
 

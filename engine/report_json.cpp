@@ -135,6 +135,7 @@ json to_json(const RunResult& r) {
         {"threads_end", threads_json(r.threads_end)},
         {"iso_emulation", json(r.iso_emulation)},
         {"rt_throttle", json(r.rt_throttle)}}},
+      {"loads", json(r.loads)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},

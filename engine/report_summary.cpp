@@ -324,11 +324,37 @@ void thread_block(std::string& out, const char* title, const std::vector<AudioTh
   }
 }
 
+// The background loads and what each did, so two runs "with compile" can be seen to have had
+// the same pressure.
+std::string load_lines(const RunResult& r) {
+  if (!r.loads.is_array() || r.loads.empty()) return " Loads: none (idle machine)\n";
+  std::string out = " Loads:\n";
+  for (const auto& l : r.loads) {
+    const auto& rep = l.value("report", nlohmann::json());
+    std::string did;
+    if (rep.is_object()) {
+      const double cpu = rep.value("cpu_user_s", 0.0) + rep.value("cpu_system_s", 0.0);
+      did = fmt::format("cpu {:.1f} s", cpu);
+      if (rep.value("iterations", 0) > 0)
+        did += fmt::format(", {} iterations", rep.value("iterations", 0));
+      if (rep.value("bytes", 0.0) > 0) {
+        did += fmt::format(", {:.1f} MiB", rep.value("bytes", 0.0) / (1024.0 * 1024.0));
+      }
+    } else {
+      did = "no report: " + l.value("error", std::string());
+    }
+    out += fmt::format("   {:<24} nice {:+d}  {}\n", one_line(l.value("spec", std::string())),
+                       l.value("nice", 0), one_line(did));
+  }
+  return out;
+}
+
 std::string format_summary(const RunResult& r) {
   std::string out;
   if (!r.scheduling.empty() || !r.threads_start.empty()) {
     out += fmt::format(" Policy: {}{}\n", one_line(r.scheduling),
                        r.policy_spec.empty() ? "" : " (--policy " + one_line(r.policy_spec) + ")");
+    out += load_lines(r);
     thread_block(out, "at start", r.threads_start);
     thread_block(out, "at end", r.threads_end);
     out += "\n";

@@ -115,6 +115,7 @@ struct RunResult {
   std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
   nlohmann::json iso_emulation;  // the iso-emu governor's report (null otherwise)
   nlohmann::json rt_throttle;    // the rt-throttle group (null otherwise)
+  nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
   std::string delay_reference;   // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

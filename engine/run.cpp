@@ -31,6 +31,9 @@
 #include "engine/jack_registry.hpp"
 #include "engine/jack_server.hpp"
 #include "engine/jackd_log.hpp"
+#include "engine/load_spec.hpp"
+#include "engine/load_tool.hpp"
+#include "engine/loads.hpp"
 #include "engine/monitor.hpp"
 #include "engine/plots.hpp"
 #include "engine/policy.hpp"
@@ -196,6 +199,9 @@ class Runner {
  private:
   void preflight();
   void prepare_policy();
+  void prepare_loads();
+  void start_loads();
+  void stop_loads();
   void note_reclaimed(const ReclaimResult& rr);
   void apply_server_policy();
   std::vector<AudioThread> read_audio_threads();
@@ -238,6 +244,9 @@ class Runner {
   bool throttled_ = false;
   std::unique_ptr<IsoGovernor> governor_;
   pid_t server_tid_ = 0;
+  std::vector<LoadSpec> load_specs_;
+  std::string load_tool_;
+  LoadSet loads_;
 
   Child jackd_;
   std::vector<Child> clients_;
@@ -270,6 +279,7 @@ void Runner::preflight() {
                     "': build it (cmake --build build) or pass --client-binary PATH");
   }
   prepare_policy();
+  prepare_loads();
   run_dir_ = create_run_dir(o_);
   // A run that crashed earlier may have left system settings changed (rt-throttle's cgroup):
   // put them back first, and say so.
@@ -322,6 +332,53 @@ void Runner::prepare_policy() {
     throw Error(unsupported ? ExitCode::kUnsupported : ExitCode::kPermission,
                 "--policy " + o_.policy + ": " + problem);
   }
+}
+
+void Runner::prepare_loads() {
+  if (o_.loads.empty()) return;
+  load_tool_ = dirname_of(self_exe_) + "/xrunlab-load";
+  if (!find_program(load_tool_)) {
+    throw Error(ExitCode::kMissingProgram,
+                "xrunlab-load not found at '" + load_tool_ + "': build it (cmake --build build)");
+  }
+  const int ncpus = static_cast<int>(std::thread::hardware_concurrency());
+  for (const std::string& text : o_.loads) {
+    std::string why;
+    LoadSpec spec = *parse_load(text, ncpus, &why);  // validated with the options
+    // Every program a load needs is found before anything starts.
+    const std::vector<std::string> args(spec.tool_args.begin() + 1, spec.tool_args.end());
+    const std::string missing = missing_program_for(spec.tool_args.front(), args);
+    if (!missing.empty()) throw Error(ExitCode::kMissingProgram, "--load " + text + ": " + missing);
+    load_specs_.push_back(std::move(spec));
+  }
+}
+
+void Runner::start_loads() {
+  if (load_specs_.empty()) return;
+  loads_.start(load_specs_, load_tool_, run_dir_);
+  say(fmt::format("started {} load(s): {}", load_specs_.size(), fmt::join(o_.loads, ", ")));
+  // A moment to get going (the compile load generates its source tree first).
+  const auto until = std::chrono::steady_clock::now() + milliseconds(1000);
+  while (std::chrono::steady_clock::now() < until && !stop_.load()) {
+    const std::string ended = loads_.check_running();
+    if (!ended.empty()) throw Error(ExitCode::kRunFailed, ended);
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+}
+
+void Runner::stop_loads() {
+  if (loads_.empty()) return;
+  loads_.stop();
+  nlohmann::json out = nlohmann::json::array();
+  for (const LoadResult& l : loads_.results()) {
+    out.push_back(to_json(l, window_start_us_));
+    if (!l.error.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      r_.warnings.push_back("load '" + l.spec.text + "': " + l.error);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  r_.loads = std::move(out);
 }
 
 void Runner::apply_server_policy() {
@@ -791,6 +848,7 @@ void Runner::measure() {
         stop_reason = r_.client_results[i].name + " " + clients_[i].describe_exit();
       }
     }
+    if (stop_reason.empty()) stop_reason = loads_.check_running();
     if (!stop_reason.empty()) {
       end = now;
       break;
@@ -817,6 +875,7 @@ void Runner::measure() {
 
   // Stop: tell every client the end of the window, then collect their last seconds.
   for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("stop {}\n", end));
+  stop_loads();
   {
     std::lock_guard<std::mutex> lock(mu_);
     window_end_us_ = end + 20000;  // late notifications of the last cycle still count
@@ -864,6 +923,7 @@ void Runner::measure() {
 }
 
 void Runner::stop_all() {
+  stop_loads();
   // Clients first (they leave the graph cleanly), then the monitor, then the server.
   for (Child& c : clients_) c.close_stdin();
   for (Child& c : clients_) c.wait_for(milliseconds(300));
@@ -898,6 +958,7 @@ RunOutcome Runner::run() {
     wire();
     say(fmt::format("{} clients active and wired in {:.2f} s", o_.clients,
                     static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6));
+    start_loads();
     measure();
   } catch (const std::exception& e) {
     // Nothing measured yet (or the setup broke): stop everything, keep the logs, report.

@@ -68,7 +68,8 @@ struct XrunlabRun {
   json run_json() const { return json::parse(read_file(run_dir() + "/run.json")); }
 };
 
-inline XrunlabRun start(std::vector<std::string> args) {
+inline XrunlabRun start(std::vector<std::string> args,
+                        std::vector<std::pair<std::string, std::string>> env = {}) {
   XrunlabRun r;
   r.out_dir = make_temp_dir();
   r.log_path = r.out_dir + "/xrunlab.out";
@@ -79,6 +80,7 @@ inline XrunlabRun start(std::vector<std::string> args) {
     spec.argv.insert(spec.argv.end(), {"--output", r.out_dir});
   }
   spec.output_path = r.log_path;
+  spec.env = std::move(env);
   r.child = Child::spawn(spec);
   return r;
 }
@@ -140,5 +142,6 @@ inline pid_t pid_of(const XrunlabRun& r, const std::string& needle) {
   }
   return -1;
 }
+
 
 }  // namespace xrunlab::testing_support
