@@ -17,11 +17,11 @@ struct RunOptions {
   double dsp_load_pct = 30;  // total over all clients, percent of the period
   std::string label = "default";
   std::string output = "results";
-  int priority = 70;            // jackd -P; clients run 5 below (JACK2)
-  bool priority_given = false;  // --priority was on the command line
-  std::string policy = "fifo";  // --policy SPEC (policy.hpp)
+  int priority = 70;               // jackd -P; clients run 5 below (JACK2)
+  bool priority_given = false;     // --priority was on the command line
+  std::string policy = "fifo";     // --policy SPEC (policy.hpp)
   std::vector<std::string> loads;  // --load SPEC, repeatable (load_spec.hpp)
-  std::string inject;           // USEC:EVERY_N_CYCLES, "" = none
+  std::string inject;              // USEC:EVERY_N_CYCLES, "" = none
   int inject_client = 1;
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary

@@ -104,6 +104,7 @@ json to_json(const RunResult& r) {
                       {"intr_per_s", s.intr_per_s},
                       {"ctxt_per_s", s.ctxt_per_s},
                       {"dsp_load_pct", opt(s.dsp_load_pct)},
+                      {"cpu_accounted_pct", opt(s.cpu_accounted_pct)},
                       {"xruns", s.xruns}});
   }
   json events = json::array();

@@ -113,6 +113,25 @@ void finalize(RunResult& r) {
     }
   }
   if (dsp_n > 0) r.avg_dsp_load = dsp_sum / static_cast<double>(dsp_n);
+  size_t short_seconds = 0;
+  double least = 100.0;
+  for (const SystemSecond& s : r.system) {
+    if (s.cpu_accounted_pct && *s.cpu_accounted_pct < 90.0) {
+      ++short_seconds;
+      least = std::min(least, *s.cpu_accounted_pct);
+    }
+  }
+  const std::string prefix = "CPU accounting: ";
+  r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
+                                  [&](const std::string& w) { return w.rfind(prefix, 0) == 0; }),
+                   r.warnings.end());
+  if (short_seconds > 0) {
+    r.warnings.push_back(
+        prefix + "in " + std::to_string(short_seconds) + " of " + std::to_string(r.system.size()) +
+        " seconds /proc/stat accounted less than 90% of the elapsed CPU time (down to " +
+        std::to_string(static_cast<int>(least)) +
+        "%); the Average CPU lines are unreliable on this system (tick-based accounting)");
+  }
 }
 
 }  // namespace xrunlab

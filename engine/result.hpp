@@ -62,6 +62,9 @@ struct SystemSecond {
   double intr_per_s = 0, ctxt_per_s = 0;
   std::optional<double> dsp_load_pct;  // jack_cpu_load()
   uint64_t xruns = 0;                  // xrun events counted by the monitor in this second
+  // Share of the elapsed CPU time (ncpus x wall) that /proc/stat accounted in this interval;
+  // far below 100 means the kernel's tick-based accounting missed time and the % are unreliable.
+  std::optional<double> cpu_accounted_pct;
 };
 
 struct XrunEvent {
@@ -113,10 +116,10 @@ struct RunResult {
   std::string scheduling;   // what the audio threads run under, in words
   std::string policy_spec;  // --policy as given
   std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
-  nlohmann::json iso_emulation;  // the iso-emu governor's report (null otherwise)
-  nlohmann::json rt_throttle;    // the rt-throttle group (null otherwise)
+  nlohmann::json iso_emulation;                    // the iso-emu governor's report (null otherwise)
+  nlohmann::json rt_throttle;                      // the rt-throttle group (null otherwise)
   nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
-  std::string delay_reference;   // which period-start source the delay figures use
+  std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 
   std::vector<ClientResult> client_results;

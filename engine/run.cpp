@@ -797,6 +797,7 @@ void Runner::measure() {
   uint64_t next_checkpoint = t0 + 1200000;  // once the clients have sent their first second
   uint64_t end = planned_end;
   std::string stop_reason;
+  const long ncpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   // One /proc/stat + DSP-load sample for the interval ending at `until` (JACK time).
   auto take_sample = [&](uint64_t until) {
     auto cur = read_proc_stat();
@@ -812,6 +813,11 @@ void Runner::measure() {
       s.softirq_pct = d.softirq_pct;
       s.intr_per_s = d.intr_per_s;
       s.ctxt_per_s = d.ctxt_per_s;
+      const double wall_s = static_cast<double>(cur->taken_us - prev->taken_us) / 1e6;
+      const double ticks = static_cast<double>(cur->cpu.total() - prev->cpu.total());
+      const double expected =
+          wall_s * static_cast<double>(::sysconf(_SC_CLK_TCK)) * static_cast<double>(ncpus);
+      if (expected > 0) s.cpu_accounted_pct = 100.0 * ticks / expected;
     }
     s.dsp_load_pct = monitor_.cpu_load();
     const uint64_t xr = monitor_.events_total();

@@ -90,3 +90,25 @@ TEST(Result, FinalizeOfNothingIsZeroNotGarbage) {
 
 }  // namespace
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+TEST(Result, MissingCpuAccountingIsSaidOnceNotHidden) {
+  RunResult r;
+  SystemSecond good, bad;
+  good.cpu_accounted_pct = 99.5;
+  bad.cpu_accounted_pct = 34.0;
+  r.system = {good, bad};
+  finalize(r);
+  finalize(r);  // idempotent: one warning, not two
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("in 1 of 2 seconds"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("down to 34%"), std::string::npos) << r.warnings[0];
+  r.system = {good};
+  finalize(r);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+}  // namespace
+}  // namespace xrunlab
