@@ -76,6 +76,19 @@ inline RunResult sample_result() {
   r.xruns.log_client_lines = 3;
   r.xruns.late_clients = {"xrunlab-c2"};
   r.policy_spec = "fifo";
+  r.loads = nlohmann::json::array(
+      {{{"spec", "compile:2"},
+        {"kind", "compile"},
+        {"nice", 0},
+        {"report", {{"cpu_user_s", 30.5}, {"cpu_system_s", 5.0}, {"iterations", 3}, {"bytes", 0}}}},
+       {{"spec", "io-write:8@nice=5"},
+        {"kind", "io-write"},
+        {"nice", 5},
+        {"report",
+         {{"cpu_user_s", 0.1},
+          {"cpu_system_s", 1.5},
+          {"iterations", 0},
+          {"bytes", 8.0 * 1024 * 1024 * 100}}}}});
   for (int k = 0; k < 2; ++k) {
     AudioThread a;
     a.role = k == 0 ? "server" : "xrunlab-c1";
