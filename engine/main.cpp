@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/commands.hpp"
 #include "engine/errors.hpp"
 #include "engine/options.hpp"
 #include "engine/report_summary.hpp"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     const Command cmd = parse_command_line(argc, argv, &exit_code);
     if (cmd.kind == Command::Kind::kNone) return exit_code;
+    if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
     const std::vector<std::string> command_line(argv, argv + argc);
     const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);
     std::fputs(format_summary(out.result).c_str(), stdout);

@@ -173,6 +173,49 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
+  ReportOptions& ro = cmd.report;
+  CLI::App* plot = app.add_subcommand("plot", "Draw a run folder's plots again (plots/*.png).");
+  plot->add_option("RUN_DIR", ro.paths, "Run folders.")->required()->type_name("RUN_DIR");
+  CLI::App* summary = app.add_subcommand(
+      "summary",
+      "Walk run folders and write SUMMARY: jack_test's .SUMMARY layout (one '# label' block "
+      "per metric) and a table per label.");
+  summary
+      ->add_option("DIR", ro.paths,
+                   "Result folders, label folders, run folders or imported "
+                   "*.records.json files.")
+      ->required()
+      ->type_name("DIR");
+  summary->add_option("--format", ro.format, "text, json or csv.")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  summary->add_option("--write", ro.write, "FILE to write (default: SUMMARY in the first DIR).")
+      ->type_name("FILE");
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Side-by-side columns in jack_test's field names, and compare.png.");
+  compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders or imported files.")
+      ->required()
+      ->type_name("PATH");
+  compare->add_option("--by", ro.by, "One column per label or per run.")
+      ->check(CLI::IsMember({"label", "run"}))
+      ->capture_default_str();
+  compare->add_option("--format", ro.format, "text, json or csv.")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  compare->add_option("--write", ro.write, "FILE for the plot (default: compare.png here).")
+      ->type_name("FILE");
+  CLI::App* import = app.add_subcommand(
+      "import",
+      "Read old jack_test summaries into run records (*.records.json) that summary "
+      "and compare show next to new runs, marked as imported.");
+  import
+      ->add_option("FILE", ro.paths,
+                   "jack_test summary files (blocks, multi-run blocks, "
+                   ".SUMMARY).")
+      ->required()
+      ->type_name("FILE");
+  import->add_option("--write", ro.write, "DIR for the records (default: results/imported).")
+      ->type_name("DIR");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -180,9 +223,14 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    throw Error(ExitCode::kUsage, msg + " (see xrunlab run --help)");
+    throw Error(ExitCode::kUsage, msg + " (see xrunlab --help)");
   }
-  if (run->parsed()) cmd.kind = Command::Kind::kRun;
+  if (plot->parsed()) cmd.kind = Command::Kind::kPlot;
+  if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
+  if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
+  if (import->parsed()) cmd.kind = Command::Kind::kImport;
+  if (!run->parsed()) return cmd;
+  cmd.kind = Command::Kind::kRun;
   o.priority_given = run->count("--priority") > 0;
   validate(o);
   return cmd;

@@ -36,9 +36,18 @@ nlohmann::json to_json(const RunOptions& o);
 void validate(const RunOptions& o);
 
 // What the command line asked for.
+// Options of the commands that read finished runs: plot, summary, compare, import.
+struct ReportOptions {
+  std::vector<std::string> paths;  // run folders, label folders, result roots or files
+  std::string format = "text";     // text | json | csv
+  std::string by = "label";        // compare: one column per label or per run
+  std::string write;               // where to write SUMMARY / compare.png / imported records
+};
+
 struct Command {
-  enum class Kind { kRun, kNone } kind = Kind::kNone;
+  enum class Kind { kRun, kPlot, kSummary, kCompare, kImport, kNone } kind = Kind::kNone;
   RunOptions run;
+  ReportOptions report;
 };
 
 // Parses argv. Prints help/version itself (returns kNone with *exit_code 0); on bad usage throws

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,12 +16,14 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
 
 #include "engine/atomic_file.hpp"
+#include "engine/plot_data.hpp"
 #include "engine/process.hpp"
 
 #ifndef XRUNLAB_SOURCE_SCRIPTS_DIR
@@ -32,8 +35,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kScript = "plot_run.gp";
-constexpr const char* kPlotFiles[] = {"delay.png", "histogram.png", "cpu.png"};
+// One script per plot (gnuplot -c passes at most 9 arguments); each draws <name>.png.
+constexpr const char* kPlots[] = {"timeline", "histogram"};
+constexpr const char* kReplacedPlots[] = {"delay.png", "cpu.png"};
+constexpr const char* kMarkerScript = "timeline.gp";  // find_script_dir looks for this one
+constexpr const char* kInstallHint =
+    "install gnuplot-nox (apt-get install --no-install-recommends gnuplot-nox)";
 constexpr std::string_view kPngSignature = "\x89PNG\r\n\x1a\n";
 constexpr size_t kOutputKeep = 8192;  // bytes of gnuplot's output kept for an error message
 
@@ -94,9 +101,23 @@ bool all_digits(std::string_view s) {
 
 // What the script needs to know about the data before plotting it.
 struct PlotData {
-  std::string clients;  // "1 2 3"
+  std::vector<int> clients;                  // every client index in timeseries.csv
+  std::map<int64_t, uint64_t> delay_counts;  // delay histogram of all clients together
+  std::map<int64_t, std::map<int64_t, uint64_t>> delay_by_client;  // client index -> histogram
   size_t delay_points = 0, histogram_points = 0, system_points = 0;
 };
+
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int i : v) out += (out.empty() ? "" : " ") + std::to_string(i);
+  return out;
+}
+
+bool parse_int(std::string_view s, int64_t& out) {
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return !s.empty() && ec == std::errc() && ptr == end;
+}
 
 std::string scan_data(const std::string& timeseries, const std::string& histogram, PlotData& d) {
   std::set<int> clients;
@@ -110,11 +131,19 @@ std::string scan_data(const std::string& timeseries, const std::string& histogra
                                  }
                                });
   if (!error.empty()) return error;
-  error = scan_csv(histogram, {"metric", "value_us"}, [&](const std::vector<std::string_view>& c) {
-    d.histogram_points += c[0] == "delay" && !c[1].empty() ? 1 : 0;
-  });
+  error = scan_csv(histogram, {"client", "metric", "value_us", "count"},
+                   [&](const std::vector<std::string_view>& c) {
+                     int64_t client = 0, value = 0, count = 0;
+                     if (c[1] != "delay" || !parse_int(c[0], client) || !parse_int(c[2], value) ||
+                         !parse_int(c[3], count) || count <= 0) {
+                       return;
+                     }
+                     ++d.histogram_points;
+                     d.delay_counts[value] += static_cast<uint64_t>(count);
+                     d.delay_by_client[client][value] += static_cast<uint64_t>(count);
+                   });
   if (!error.empty()) return error;
-  for (int c : clients) d.clients += (d.clients.empty() ? "" : " ") + std::to_string(c);
+  d.clients.assign(clients.begin(), clients.end());
   return "";
 }
 
@@ -193,16 +222,21 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
     result.error = fmt::format("bad run folder '{}': {}", run_dir, ec.message());
     return result;
   }
-  const fs::path script = fs::absolute(fs::path(script_dir) / kScript, ec);
-  if (script_dir.empty() || ec || !fs::is_regular_file(script, ec)) {
-    result.error = fmt::format(
-        "plot script {} not found (set XRUNLAB_SCRIPTS to the folder that holds it)", kScript);
-    return result;
+  std::vector<fs::path> scripts;
+  for (const char* name : kPlots) {
+    const fs::path script = fs::absolute(fs::path(script_dir) / (std::string(name) + ".gp"), ec);
+    if (script_dir.empty() || ec || !fs::is_regular_file(script, ec)) {
+      result.error = fmt::format(
+          "plot script {}.gp not found (set XRUNLAB_SCRIPTS to the folder that holds it)", name);
+      return result;
+    }
+    scripts.push_back(script);
   }
   const std::optional<std::string> gnuplot = find_program(options.gnuplot);
   if (!gnuplot) {
-    result.error =
-        fmt::format("'{}' not found in PATH: no plots (install gnuplot-nox)", options.gnuplot);
+    result.error = options.gnuplot == "gnuplot"
+                       ? fmt::format("gnuplot not found: {}", kInstallHint)
+                       : fmt::format("gnuplot ('{}') not found: {}", options.gnuplot, kInstallHint);
     return result;
   }
   const std::string timeseries = (dir / "timeseries.csv").string();
@@ -210,6 +244,8 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
   PlotData data;
   result.error = scan_data(timeseries, histogram, data);
   if (!result.error.empty()) return result;
+  // run.json adds policy, loads, spare time and xrun times; without it the plots still work.
+  const PlotContext context = read_plot_context((dir / "run.json").string());
 
   const fs::path plots = dir / "plots";
   fs::create_directories(plots, ec);
@@ -224,33 +260,66 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
     return result;
   }
   const fs::path tmp = tmp_template;
+  const std::vector<int> picked_clients = pick_clients(data.clients);
+  // Block 0: all clients together; then one block per drawn client (histogram.gp's index).
+  std::vector<std::map<int64_t, uint64_t>> histograms = {data.delay_counts};
+  for (int c : picked_clients) {
+    const auto it = data.delay_by_client.find(c);
+    histograms.push_back(it == data.delay_by_client.end() ? std::map<int64_t, uint64_t>{}
+                                                          : it->second);
+  }
+  const std::string xruns = (tmp / "xruns.dat").string();
+  const std::string histogram_blocks = (tmp / "histogram.dat").string();
+  try {
+    write_file_atomic(xruns, format_xrun_times(context.xruns_s));
+    write_file_atomic(
+        histogram_blocks,
+        format_histogram_blocks(histograms, histogram_max_gap_us(context.resolution_us)));
+  } catch (const std::exception& e) {
+    result.error = e.what();
+    fs::remove_all(tmp, ec);
+    return result;
+  }
 
-  const double period = std::isfinite(options.period_us) ? std::max(0.0, options.period_us) : 0;
-  const std::vector<std::string> argv = {
-      *gnuplot,
-      "-d",  // no ~/.gnuplot or system init file: the same plots for everyone
-      "-c",
-      script.string(),
-      timeseries,
-      histogram,
-      tmp.string(),
-      options.title.empty() ? run_dir : options.title,
-      fmt::format("{:.3f}", period),
-      data.clients,
-      std::to_string(data.delay_points),
-      std::to_string(data.histogram_points),
-      std::to_string(data.system_points),
+  auto usecs = [](double v) { return std::isfinite(v) && v > 0 ? fmt::format("{:.3f}", v) : "0"; };
+  const double period = options.period_us > 0 ? options.period_us : context.period_us;
+  std::string title = options.title.empty() ? run_dir : options.title;
+  if (const std::string more = context_title(context); !more.empty()) title += "\n" + more;
+  const std::string picked = join(picked_clients);
+  const std::string nclients = std::to_string(data.clients.size());
+  const DelaySpread spread = delay_spread(data.delay_counts);
+
+  const std::vector<std::vector<std::string>> args = {
+      {timeseries, xruns, (tmp / "timeline.png").string(), title, usecs(period), picked,
+       fmt::format("{} {} {} {}", data.clients.size(), data.delay_points, data.system_points,
+                   context.xruns_known ? static_cast<int64_t>(context.xruns_s.size()) : -1)},
+      {histogram_blocks, (tmp / "histogram.png").string(), title, usecs(period),
+       usecs(context.spare_us), picked, nclients, std::to_string(data.histogram_points),
+       fmt::format("{} {}", delay_axis_needs_log(spread) ? 1 : 0, usecs(context.resolution_us))},
   };
-  result.error = run_gnuplot(argv, options.timeout);
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    std::vector<std::string> argv = {
+        *gnuplot,
+        "-d",  // no ~/.gnuplot or system init file: the same plots for everyone
+        "-c",
+        scripts[i].string(),
+    };
+    argv.insert(argv.end(), args[i].begin(), args[i].end());
+    const std::string error = run_gnuplot(argv, options.timeout);
+    if (!error.empty() && result.error.empty()) {
+      result.error = fmt::format("{}.gp: {}", kPlots[i], error);
+    }
+  }
 
-  // Whatever gnuplot finished is kept, even after an error in a later plot.
-  for (const char* name : kPlotFiles) {
+  // Whatever gnuplot finished is kept, even after an error in another plot.
+  for (const char* name : kPlots) {
+    const std::string file = std::string(name) + ".png";
     std::string content;
-    if (!read_file((tmp / name).string(), content) || !is_png(content)) {
-      if (result.error.empty()) result.error = fmt::format("gnuplot did not draw {}", name);
+    if (!read_file((tmp / file).string(), content) || !is_png(content)) {
+      if (result.error.empty()) result.error = fmt::format("gnuplot did not draw {}", file);
       continue;
     }
-    const std::string target = (fs::path(run_dir) / "plots" / name).string();
+    const std::string target = (fs::path(run_dir) / "plots" / file).string();
     try {
       write_file_atomic(target, content);
       result.written.push_back(target);
@@ -259,13 +328,17 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
     }
   }
   fs::remove_all(tmp, ec);
+  // Plots of older xrunlab versions, replaced by timeline.png, would be stale next to them.
+  if (result.written.size() == std::size(kPlots)) {
+    for (const char* stale : kReplacedPlots) fs::remove(plots / stale, ec);
+  }
   return result;
 }
 
 std::string find_script_dir(const std::string& argv0) {
   auto has_script = [](const fs::path& d) {
     std::error_code ec;
-    return !d.empty() && fs::is_regular_file(d / kScript, ec);
+    return !d.empty() && fs::is_regular_file(d / kMarkerScript, ec);
   };
   if (const char* env = std::getenv("XRUNLAB_SCRIPTS"); env != nullptr && has_script(env)) {
     return env;

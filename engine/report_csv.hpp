@@ -1,6 +1,7 @@
 #pragma once
 // timeseries.csv and histogram.csv: the per-second series and the per-client histograms of
-// one run, for spreadsheets, gnuplot (scripts/plot_run.gp) and scripts. RFC 4180 layout with
+// one run, for spreadsheets, gnuplot (scripts/timeline.gp, histogram.gp) and scripts. RFC 4180
+// layout with
 // '\n' line ends; empty optionals are empty cells; real numbers have 3 decimals.
 // Non-realtime: used by the engine after (or during) a run.
 #include <cstdint>

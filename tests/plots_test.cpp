@@ -115,30 +115,62 @@ void write_csvs(const fs::path& dir, const RunResult& r) {
   write_file_atomic((dir / "histogram.csv").string(), format_histogram_csv(r));
 }
 
-void expect_three_pngs(const fs::path& run_dir, const PlotResult& p) {
-  EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.written.size(), 3u);
-  for (const char* name : {"delay.png", "histogram.png", "cpu.png"}) {
-    const fs::path png = run_dir / "plots" / name;
-    EXPECT_NE(std::find(p.written.begin(), p.written.end(), png.string()), p.written.end()) << png;
-    const std::string content = read_text(png);
-    ASSERT_GT(content.size(), 1000u) << png;
-    EXPECT_EQ(content.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
-  }
-  // Only the three plots are left behind: no temporary folder.
-  size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(run_dir / "plots")) ++entries;
-  EXPECT_EQ(entries, 3u);
+uint32_t big_endian32(const std::string& s, size_t at) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
+  return v;
 }
 
-TEST(WritePlots, WritesThreePngs) {
+// A PNG file: the signature, then the IHDR chunk first with a sensible size.
+void expect_png(const fs::path& png) {
+  const std::string content = read_text(png);
+  ASSERT_GT(content.size(), 1000u) << png;
+  EXPECT_EQ(content.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
+  EXPECT_EQ(big_endian32(content, 8), 13u) << png;  // IHDR data length
+  EXPECT_EQ(content.substr(12, 4), "IHDR") << png;
+  const uint32_t width = big_endian32(content, 16), height = big_endian32(content, 20);
+  EXPECT_GE(width, 800u) << png;
+  EXPECT_GE(height, 500u) << png;
+  EXPECT_LE(width, 4000u) << png;
+  EXPECT_LE(height, 4000u) << png;
+}
+
+constexpr const char* kPngs[] = {"timeline.png", "histogram.png"};
+
+void expect_pngs(const fs::path& run_dir, const PlotResult& p) {
+  EXPECT_EQ(p.error, "");
+  ASSERT_EQ(p.written.size(), std::size(kPngs));
+  for (const char* name : kPngs) {
+    const fs::path png = run_dir / "plots" / name;
+    EXPECT_NE(std::find(p.written.begin(), p.written.end(), png.string()), p.written.end()) << png;
+    expect_png(png);
+  }
+  // Only the plots are left behind: no temporary folder.
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(run_dir / "plots")) ++entries;
+  EXPECT_EQ(entries, std::size(kPngs));
+}
+
+// The parts of run.json the plots read (engine/plot_data.hpp), as report_json.cpp writes them.
+std::string small_run_json() {
+  return R"json({
+  "schema_version": 1,
+  "scheduling": {"label": "SCHED_FIFO 70 (server) / 65 (clients)"},
+  "loads": [{"spec": "compile"}, {"spec": "hackbench:4"}],
+  "settings": {"clients": 3, "period_us": 5333.333, "spare_time_us": 4000.0},
+  "xruns": {"events": [{"t_s": 5.25, "frame": 252000, "callbacks": 3},
+                       {"t_s": 5.75, "frame": 276000, "callbacks": 1}]}
+})json";
+}
+
+TEST(WritePlots, WritesTimelineAndHistogram) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   TempDir dir;
   write_csvs(dir.path(), small_result());
   PlotOptions o;
   o.title = "fifo:70 dummy 48000 Hz 256 frames 3 clients";
   o.period_us = 5333.333;
-  expect_three_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
 }
 
 // Paths and titles are data, never gnuplot commands: quotes, '<' (gnuplot's "read from a
@@ -160,7 +192,7 @@ TEST(WritePlots, HostilePathAndTitleAreOnlyData) {
   const PlotResult p = write_plots(run_dir.filename().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o);
   fs::current_path(cwd);
   EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.written.size(), 3u);
+  ASSERT_EQ(p.written.size(), std::size(kPngs));
   for (const std::string& w : p.written) {
     EXPECT_EQ(w.rfind(run_dir.filename().string(), 0), 0u) << w;
     EXPECT_EQ(read_text(run_dir / fs::path(w).lexically_relative(run_dir.filename())).substr(1, 3),
@@ -171,11 +203,41 @@ TEST(WritePlots, HostilePathAndTitleAreOnlyData) {
   EXPECT_FALSE(fs::exists(cwd / "pwned"));
 }
 
+// With run.json: policy and loads in the title, xrun markers, the spare time from settings.
+TEST(WritePlots, ReadsContextFromRunJson) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  TempDir dir;
+  write_csvs(dir.path(), small_result());
+  write_file_atomic((dir.path() / "run.json").string(), small_run_json());
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+}
+
+// Regenerating the plots of a run folder from an older version removes its stale plots.
+TEST(WritePlots, ReplacesPlotsOfOlderVersions) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  TempDir dir;
+  write_csvs(dir.path(), small_result());
+  fs::create_directories(dir.path() / "plots");
+  write_file_atomic((dir.path() / "plots" / "delay.png").string(), "old");
+  write_file_atomic((dir.path() / "plots" / "cpu.png").string(), "old");
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  EXPECT_FALSE(fs::exists(dir.path() / "plots" / "delay.png"));
+}
+
+// A damaged run.json costs the markers and the title line, not the plots.
+TEST(WritePlots, DamagedRunJsonStillPlots) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  TempDir dir;
+  write_csvs(dir.path(), small_result());
+  write_file_atomic((dir.path() / "run.json").string(), "{\"xruns\": {\"events\": [");
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+}
+
 TEST(WritePlots, RunWithoutDataGivesNoDataPlots) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   TempDir dir;
   write_csvs(dir.path(), RunResult{});
-  expect_three_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
 }
 
 TEST(WritePlots, ManyClientsAndNoPeriod) {
@@ -187,9 +249,9 @@ TEST(WritePlots, ManyClientsAndNoPeriod) {
     c.index = i;
     r.client_results.push_back(c);
   }
-  r.system.clear();  // no system samples: cpu.png says so
+  r.system.clear();  // no system samples: the timeline has no load lines
   write_csvs(dir.path(), r);
-  expect_three_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
 }
 
 TEST(WritePlots, MissingGnuplotIsAnErrorNotAnException) {
@@ -200,8 +262,22 @@ TEST(WritePlots, MissingGnuplotIsAnErrorNotAnException) {
   PlotResult p;
   EXPECT_NO_THROW(p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
   EXPECT_NE(p.error.find("xrunlab-no-such-gnuplot"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("install gnuplot-nox"), std::string::npos) << p.error;
   EXPECT_TRUE(p.written.empty());
   EXPECT_FALSE(fs::exists(dir.path() / "plots"));
+}
+
+// The default program name, with a PATH that has no gnuplot: the message names the package.
+TEST(WritePlots, NoGnuplotInPathNamesThePackage) {
+  TempDir dir;
+  write_csvs(dir.path(), small_result());
+  ScopedEnv path("PATH", dir.path().c_str());
+  PlotResult p;
+  EXPECT_NO_THROW(p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  EXPECT_EQ(p.error,
+            "gnuplot not found: install gnuplot-nox (apt-get install --no-install-recommends "
+            "gnuplot-nox)");
+  EXPECT_TRUE(p.written.empty());
 }
 
 TEST(WritePlots, GnuplotFailureIsReported) {
@@ -223,7 +299,7 @@ TEST(WritePlots, MissingInputsAreErrors) {
   p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR);
   EXPECT_NE(p.error.find("no column 'delay_max_us'"), std::string::npos) << p.error;
   p = write_plots(dir.path().string(), (dir.path() / "no-scripts-here").string());
-  EXPECT_NE(p.error.find("plot_run.gp not found"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("timeline.gp not found"), std::string::npos) << p.error;
   EXPECT_TRUE(p.written.empty());
 }
 
@@ -235,8 +311,8 @@ TEST(FindScriptDir, SearchOrder) {
   fs::create_directories(env_dir);
   fs::create_directories(installed);
   fs::create_directories(prefix / "bin");
-  write_file_atomic((env_dir / "plot_run.gp").string(), "# test\n");
-  write_file_atomic((installed / "plot_run.gp").string(), "# test\n");
+  write_file_atomic((env_dir / "timeline.gp").string(), "# test\n");
+  write_file_atomic((installed / "timeline.gp").string(), "# test\n");
   const std::string argv0 = (prefix / "bin" / "xrunlab").string();
   {
     ScopedEnv env("XRUNLAB_SCRIPTS", env_dir.c_str());
@@ -251,7 +327,7 @@ TEST(FindScriptDir, SearchOrder) {
     EXPECT_EQ(find_script_dir(argv0), installed.string());
     // No install next to the executable: the source tree's scripts/ folder.
     const std::string found = find_script_dir((dir.path() / "elsewhere" / "xrunlab").string());
-    if (fs::exists(fs::path(XRUNLAB_SOURCE_SCRIPTS_DIR) / "plot_run.gp")) {
+    if (fs::exists(fs::path(XRUNLAB_SOURCE_SCRIPTS_DIR) / "timeline.gp")) {
       EXPECT_EQ(found, XRUNLAB_SOURCE_SCRIPTS_DIR);
     } else {
       EXPECT_EQ(found, "");

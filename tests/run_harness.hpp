@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -76,7 +77,8 @@ inline XrunlabRun start(std::vector<std::string> args,
   SpawnSpec spec;
   spec.argv = {XRUNLAB_BIN};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  if (args.size() > 0 && args[0] == "run") {
+  if (args.size() > 0 && args[0] == "run" &&
+      std::find(args.begin(), args.end(), "--output") == args.end()) {
     spec.argv.insert(spec.argv.end(), {"--output", r.out_dir});
   }
   spec.output_path = r.log_path;
@@ -142,6 +144,5 @@ inline pid_t pid_of(const XrunlabRun& r, const std::string& needle) {
   }
   return -1;
 }
-
 
 }  // namespace xrunlab::testing_support

@@ -1,0 +1,75 @@
+#pragma once
+// RunRecord: one run as seen across runs (`xrunlab summary`, `compare`, `import`). Read from a
+// run folder's run.json, or imported from an old jack_test summary so 2004-2005 numbers sit next
+// to new ones. Only jack_test's fields (plus p99 delay) are kept: this is the unit of comparison,
+// not the full result (that stays in run.json).
+//
+// Import rules (old jack_test text, see shared/fixtures/jack_test/):
+//  * fields are read with parse_summary_lines (any spacing, leading spaces, CRLF, '*' lines and
+//    other text skipped);
+//  * a "# case" header (.SUMMARY) or a `==> file <==` header (head) starts a section named after
+//    it (a `==>` name loses its folder and extension); text before any header belongs to a
+//    section named after the file (its stem);
+//  * sections with the same name are merged (.SUMMARY repeats every case once per metric);
+//  * within a section the i-th value of every metric belongs to run i, so a section with six
+//    "Delay Maximum" lines and six "XRUN Count" lines gives six records;
+//  * a block that says "Number of runs (3)" was already averaged over 3 runs by jack_test: it
+//    becomes ONE record with `runs` = 3 (never three fake runs); summaries mark it.
+//
+// Non-realtime.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xrunlab {
+
+// One run, from a run folder's run.json or imported from an old jack_test summary.
+struct RunRecord {
+  std::string label;          // test case (spec.label, or the '# case' / file name for imports)
+  std::string source;         // run folder or imported file
+  bool imported = false;      // from an old jack_test summary: shown as such everywhere
+  std::string started_utc;    // "" for imports
+  std::string status;         // completed / interrupted / failed / imported
+  std::string policy, loads;  // scheduling.label and the load specs joined; "" for imports
+  int runs = 1;               // > 1: an imported block jack_test had averaged over this many runs
+  // jack_test's fields, nullopt when the source did not have them (old files lack many)
+  std::optional<double> seconds, clients, ports, frames, timeout_count, xrun_count,
+      delay_over_spare, delay_over_1000, delay_max_us, cycle_max_us, dsp_load_pct, cpu_system_pct,
+      cpu_user_pct, cpu_nice_pct, cpu_iowait_pct, cpu_irq_pct, cpu_softirq_pct, intr_rate,
+      ctxt_rate;
+  std::optional<double> delay_p99_us;  // xrunlab only
+};
+
+// The numeric fields in jack_test's summary order: JSON/CSV key, jack_test's label (without its
+// dot leader; "" for xrunlab-only fields) and the member. Shared by import, JSON, CSV and compare.
+struct RecordField {
+  const char* key;         // "xrun_count"
+  const char* jack_label;  // "XRUN Count"
+  std::optional<double> RunRecord::*member;
+};
+const std::vector<RecordField>& record_fields();
+
+// Reads dir/run.json (one read, one parse that drops the per-client and per-second arrays).
+// nullopt with *why set ("DIR/run.json: ...") when it is missing or not an xrunlab run.json.
+std::optional<RunRecord> read_run_folder(const std::string& dir, std::string* why);
+
+// Every folder at or below the roots (recursive) containing run.json, sorted, no duplicates.
+// A run folder's own subfolders are not searched (run folders do not nest). Roots that do not
+// exist or cannot be read contribute nothing.
+std::vector<std::string> find_run_folders(const std::vector<std::string>& roots);
+
+// Old jack_test results: single blocks, multi-run blocks ("Number of runs (3)"), files with
+// "==> f <==" headers, and .SUMMARY files (see the rules above). Empty with *why =
+// "SOURCE: not a jack_test summary (no known field such as 'XRUN Count')" when no jack_test field
+// is found (random text, empty file).
+std::vector<RunRecord> import_jack_test(std::string_view text, const std::string& source,
+                                        std::string* why);
+
+// For `xrunlab import` output (a JSON file of records) and --format json. Missing fields are null.
+nlohmann::json to_json(const RunRecord& r);
+// The reverse; nullopt with *why naming the bad key.
+std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::string* why);
+
+}  // namespace xrunlab
