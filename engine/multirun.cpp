@@ -515,7 +515,7 @@ std::string write_compare_data(const std::vector<RunRecord>& runs, const std::st
       out +=
           fmt::format("{},{},{},{},{},{},{:.3f},{}\n", name, index + 1, raw_number(r->delay_max_us),
                       raw_number(r->delay_p99_us), raw_number(r->xrun_count), r->imported ? 1 : 0,
-                      x, index == 0 ? name : std::string("\"\""));
+                      x, index == 0 ? name : std::string());
       ++index;
     }
     ++group;

@@ -531,13 +531,16 @@ TEST(CompareData, WritesOneRowPerRun) {
   const std::string path = write_compare_data(golden_runs(false), tmp.str());
   EXPECT_EQ(path, tmp.str() + "/compare_runs.csv");
   EXPECT_EQ(read_text(path),
-            "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported\n"
-            "fifo,1,2395,1208,0,0\n"
-            "fifo,2,3395,1209,3,0\n"
-            "iso-emu,1,4395,,6,0\n"
-            "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported),1,18,,0,1\n"
-            "sched-iso-2.6.11-rc2-mm1-3runs (imported),1,150,,0,1\n"
-            "jack_test4-2.6.11-rc1-mm2-fifo (imported),1,0,,41,1\n");
+            "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n"
+            "fifo,1,2395,1208,0,0,-0.300,fifo\n"
+            "fifo,2,3395,1209,3,0,0.300,\n"
+            "iso-emu,1,4395,,6,0,1.000,iso-emu\n"
+            "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported),1,18,,0,1,2.000,"
+            "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported)\n"
+            "sched-iso-2.6.11-rc2-mm1-3runs (imported),1,150,,0,1,3.000,"
+            "sched-iso-2.6.11-rc2-mm1-3runs (imported)\n"
+            "jack_test4-2.6.11-rc1-mm2-fifo (imported),1,0,,41,1,4.000,"
+            "jack_test4-2.6.11-rc1-mm2-fifo (imported)\n");
 }
 
 TEST(CompareData, UnwritableFolderThrows) {
