@@ -117,3 +117,33 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
 
 }  // namespace
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+// Without gnuplot a run still completes and writes all its data; the plots say which package
+// to install.
+TEST(ReportCommands, WithoutGnuplotTheRunCompletesAndSaysWhatToInstall) {
+  const std::string empty_path = make_temp_dir();
+  testing_support::XrunlabRun r =
+      testing_support::start({"run", "--jackd", "/usr/bin/jackd", "--clients", "1", "--ports", "1",
+                              "--period", "256", "--duration", "1"},
+                             {{"PATH", empty_path}});
+  testing_support::finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const nlohmann::json j = r.run_json();
+  EXPECT_EQ(j["status"], "completed");
+  bool said = false;
+  for (const auto& w : j["warnings"]) {
+    said = said || w.get<std::string>().find("gnuplot-nox") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << j["warnings"];
+  for (const char* f : {"summary.txt", "timeseries.csv", "histogram.csv", "jackd.log"}) {
+    EXPECT_TRUE(std::filesystem::exists(r.run_dir() + "/" + f)) << f;
+  }
+  EXPECT_FALSE(std::filesystem::exists(r.run_dir() + "/plots/timeline.png"));
+  testing_support::expect_nothing_left(r);
+}
+
+}  // namespace
+}  // namespace xrunlab
