@@ -2,12 +2,14 @@
 //
 // Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
 // (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
+#include <fcntl.h>
 #include <jack/jack.h>
 #include <jack/thread.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,6 +29,7 @@
 #include "engine/sched_target.hpp"
 #include "engine/telemetry.hpp"
 #include "engine/thread_sched.hpp"
+#include "engine/vcard_shared.hpp"
 
 namespace xrunlab {
 namespace {
@@ -57,6 +60,47 @@ int create_jack_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*ro
   return rc;
 }
 
+// The vcard's shared-memory record, mapped read-only: when jackd woke for each boundary.
+// Read on the drain thread only (never in the callback).
+class CardRecord {
+ public:
+  CardRecord() = default;
+  CardRecord(const CardRecord&) = delete;
+  CardRecord& operator=(const CardRecord&) = delete;
+  ~CardRecord() {
+    if (shm_ != nullptr) ::munmap(const_cast<vcard::Shm*>(shm_), sizeof(vcard::Shm));
+  }
+  std::string open(const std::string& name) {
+    const int fd = ::shm_open(name.c_str(), O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return "cannot open the card record '" + name + "': " + std::strerror(errno);
+    void* p = ::mmap(nullptr, sizeof(vcard::Shm), PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED)
+      return "cannot map the card record '" + name + "': " + std::strerror(errno);
+    shm_ = static_cast<const vcard::Shm*>(p);
+    if (shm_->magic != vcard::kShmMagic || shm_->version != vcard::kShmVersion) {
+      return "the card record '" + name + "' is not a vcard record of this version";
+    }
+    return "";
+  }
+  const vcard::Shm* shm() const { return shm_; }
+  // jackd's wake-up for boundary m from the capture stream's record (seqlock read).
+  bool wake(uint64_t m, int64_t* wake_ns) const {
+    const vcard::StreamRecord& s = shm_->stream[1];
+    const vcard::WakeSlot& slot = s.wake[m % vcard::kWakeSlots];
+    const uint64_t seq = slot.seq.load(std::memory_order_acquire);
+    if (seq != m + 1) return false;
+    const int64_t w = slot.wake_ns;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (slot.seq.load(std::memory_order_relaxed) != seq) return false;
+    *wake_ns = w;
+    return true;
+  }
+
+ private:
+  const vcard::Shm* shm_ = nullptr;
+};
+
 std::atomic<bool> g_signalled{false};
 void on_signal(int) {
   g_signalled.store(true);
@@ -68,6 +112,7 @@ using Ring = SpscRing<CycleRecord, 16384>;  // 640 KiB: over 20 s of cycles at 6
 struct RtContext {
   jack_client_t* client = nullptr;
   std::vector<jack_port_t*> in_ports, out_ports;
+  jack_port_t* clock_port = nullptr;  // the vcard's marker channel (--clock-port)
   std::vector<const float*> in_bufs;
   std::vector<float*> out_bufs;
   std::unique_ptr<BiquadBank> bank;
@@ -89,6 +134,16 @@ int process_rt(jack_nframes_t nframes, void* arg) noexcept {
   rec.t_entry_us = jack_get_time();
   if (ctx->rt_tid.load(std::memory_order_relaxed) == 0) {
     ctx->rt_tid.store(t_tid, std::memory_order_release);  // a thread-local read and a store
+  }
+  if (ctx->clock_port != nullptr) {
+    timespec mono{};
+    clock_gettime(CLOCK_MONOTONIC, &mono);  // the vcard's clock, through the vDSO
+    rec.t_entry_mono_ns =
+        static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
+    const auto* clock = static_cast<const float*>(jack_port_get_buffer(ctx->clock_port, nframes));
+    if (vcard::read_marker(clock, nframes, &rec.card_boundary)) {
+      rec.flags |= CycleRecord::kHasBoundary;
+    }
   }
   rec.frames_since_start = jack_frames_since_cycle_start(ctx->client);
   rec.frame_time = jack_last_frame_time(ctx->client);
@@ -187,6 +242,14 @@ int run(const ClientOptions& opt) {
     ctx->in_ports.push_back(in);
     ctx->out_ports.push_back(out);
   }
+  if (opt.clock_port) {
+    ctx->clock_port =
+        jack_port_register(client, "clock", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    if (ctx->clock_port == nullptr) {
+      jack_client_close(client);
+      return fail("cannot register the clock port (is jackd's port-max too small?)");
+    }
+  }
   ctx->in_bufs.assign(ctx->in_ports.size(), nullptr);
   ctx->out_bufs.assign(ctx->out_ports.size(), nullptr);
 
@@ -214,6 +277,23 @@ int run(const ClientOptions& opt) {
   CycleStats stats(opt.index, rate, frames, [&](const telemetry::Message& m) {
     write_all(opt.telemetry_fd, telemetry::encode(m));
   });
+  CardRecord card;
+  if (!opt.card_shm.empty()) {
+    const std::string err = card.open(opt.card_shm);
+    if (!err.empty()) {
+      jack_client_close(client);
+      return fail(err);
+    }
+  }
+  if (opt.reference == "card") {
+    stats.set_reference(
+        CycleStats::Reference::kCard,
+        card.shm() == nullptr ? CycleStats::WakeLookup{} : [&card](uint64_t m, int64_t* wake_ns) {
+          return card.wake(m, wake_ns);
+        });
+  } else if (opt.reference == "dll") {
+    stats.set_reference(CycleStats::Reference::kDll);
+  }
 
   jack_set_process_callback(client, process_rt, ctx.get());
   jack_on_shutdown(client, on_shutdown, ctx.get());

@@ -75,6 +75,18 @@ ClientOptions parse_client_options(int argc, char** argv) {
                  "runs: FIFO:PRIO, RR:PRIO, OTHER:NICE, BATCH:NICE, IDLE, ISO or "
                  "DEADLINE:RUNTIME_NS,DEADLINE_NS,PERIOD_NS[,reclaim].")
       ->type_name("TARGET");
+  app.add_option("--reference", o.reference,
+                 "Period start the delay is measured from: frames (time since the driver woke, "
+                 "dummy), dll (JACK's cycle-time estimate, real cards), card (the virtual "
+                 "card's exact boundary; needs --clock-port).")
+      ->check(CLI::IsMember({"frames", "dll", "card"}))
+      ->capture_default_str()
+      ->type_name("SOURCE");
+  app.add_flag("--clock-port", o.clock_port,
+               "Register an input port 'clock' for the virtual card's period marker.");
+  app.add_option("--card-shm", o.card_shm,
+                 "The virtual card's shared-memory record NAME (jackd's wake-up per period).")
+      ->type_name("NAME");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -99,6 +111,10 @@ ClientOptions parse_client_options(int argc, char** argv) {
                    o.sched_target.c_str(), why.c_str());
       std::exit(2);
     }
+  }
+  if (o.reference == "card" && !o.clock_port) {
+    std::fprintf(stderr, "xrunlab-client: error: --reference card needs --clock-port\n");
+    std::exit(2);
   }
   return o;
 }

@@ -22,6 +22,11 @@ struct ClientOptions {
   bool wait_start = false;   // take start/stop times from stdin (the engine does this)
   double duration_s = 0.0;   // standalone: stop after this long (0: until Ctrl-C)
   std::string sched_target;  // scheduling for the process thread ("" = leave JACK's)
+  // Period-start reference for the delay: "frames" (jack_frames_since_cycle_start), "dll"
+  // (jack_get_cycle_times) or "card" (the vcard boundary named by the marker on the clock port).
+  std::string reference = "frames";
+  bool clock_port = false;  // register the "clock" input for the vcard's period marker
+  std::string card_shm;     // the vcard's shared-memory record ("" = none)
 };
 
 // Parses "USEC:EVERY_N_CYCLES"; nullopt (and *why set) when malformed.

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "engine/vcard_shared.hpp"
+
 namespace xrunlab {
 
 CycleStats::CycleStats(int index, uint32_t rate, uint32_t frames, Emit emit)
     : index_(index), rate_(rate), frames_(frames), emit_(std::move(emit)) {}
+
+int64_t CycleStats::floor_div_1000(int64_t ns) {
+  return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000);
+}
 
 int64_t CycleStats::frames_to_us(uint32_t frames) const {
   // Floor, like JACK's own frame/time conversions: the true value lies within one frame above.
@@ -39,19 +45,46 @@ void CycleStats::consume(const CycleRecord& r) {
     begin_second(next);
   }
 
-  const int64_t delay = frames_to_us(r.frames_since_start);
   const int64_t duration = static_cast<int64_t>(r.t_exit_us - r.t_entry_us);
-  const int64_t cycle = delay + duration;
   const int64_t delay_dll =
       static_cast<int64_t>(r.t_entry_us) - static_cast<int64_t>(r.dll_period_start_us);
   const int64_t period = frames_to_us(r.nframes);
-
   telemetry::Second& s = *current_;
   ++s.cycles;
   ++cycles_measured_;
-  ++s.delay[delay];
   ++s.delay_dll[delay_dll];
   ++s.duration[duration];
+
+  int64_t delay = 0;
+  switch (reference_) {
+    case Reference::kFrames:
+      delay = frames_to_us(r.frames_since_start);
+      break;
+    case Reference::kDll:
+      delay = delay_dll;
+      break;
+    case Reference::kCard: {
+      if ((r.flags & CycleRecord::kHasBoundary) == 0) {
+        // No marker: this cycle has no exact reference, and another one is not mixed in.
+        ++s.unreferenced;
+        if ((r.flags & CycleRecord::kInjected) != 0) {
+          ++s.injected;
+          ++injected_;
+        }
+        return;
+      }
+      const int64_t ideal =
+          static_cast<int64_t>(vcard::boundary_ns(r.card_boundary, rate_, frames_));
+      delay = floor_div_1000(static_cast<int64_t>(r.t_entry_mono_ns) - ideal);
+      int64_t wake_ns = 0;
+      if (wake_ && wake_(r.card_boundary, &wake_ns)) {
+        ++s.signal[floor_div_1000(static_cast<int64_t>(r.t_entry_mono_ns) - wake_ns)];
+      }
+      break;
+    }
+  }
+  const int64_t cycle = delay + duration;
+  ++s.delay[delay];
   ++s.cycle[cycle];
   if (delay > period) ++s.over_spare;
   if (delay > 1000) ++s.over_1000;

@@ -17,7 +17,20 @@ class CycleStats {
   using Emit = std::function<void(const telemetry::Message&)>;
   static constexpr size_t kWorstPerSecond = 3;
 
+  // Where a cycle's period starts (the "interrupt" the delay is measured from).
+  enum class Reference {
+    kFrames,  // t_entry - frames_since_cycle_start (dummy: since the driver thread woke)
+    kDll,     // t_entry - jack_get_cycle_times current_usecs (JACK's DLL estimate)
+    kCard,    // t_entry (CLOCK_MONOTONIC) - the vcard boundary named by the cycle's marker
+  };
+  // The vcard's record of when jackd woke for boundary m (CLOCK_MONOTONIC ns); false if unknown.
+  using WakeLookup = std::function<bool(uint64_t m, int64_t* wake_ns)>;
+
   CycleStats(int index, uint32_t rate, uint32_t frames, Emit emit);
+  void set_reference(Reference r, WakeLookup wake = nullptr) {
+    reference_ = r;
+    wake_ = std::move(wake);
+  }
 
   void set_start(uint64_t t0_us) { start_us_ = t0_us; }
   void set_stop(uint64_t t1_us) { stop_us_ = t1_us; }
@@ -39,12 +52,15 @@ class CycleStats {
   // The conversions, exposed for tests.
   int64_t frames_to_us(uint32_t frames) const;
   int64_t period_us() const { return frames_to_us(frames_); }
+  static int64_t floor_div_1000(int64_t ns);  // ns -> µs, rounded down (also below zero)
 
  private:
   void emit_current();
   void begin_second(int64_t second);
 
   int index_;
+  Reference reference_ = Reference::kFrames;
+  WakeLookup wake_;
   uint32_t rate_;
   uint32_t frames_;
   Emit emit_;

@@ -16,6 +16,7 @@ enum class ExitCode : int {
   kOutput = 6,          // the output folder cannot be written
   kPermission = 7,      // the scheduling policy is not permitted (limits, capabilities)
   kUnsupported = 8,     // the policy does not exist on this kernel/system (SCHED_ISO, RT groups)
+  kDevice = 9,          // the sound device is missing, busy or misconfigured (--backend)
   kInterrupted = 130,   // SIGINT/SIGTERM: results so far were written, marked interrupted
 };
 

@@ -120,6 +120,12 @@ std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t u
     }
     return std::nullopt;
   }
+  const std::string vcard = "xrunlab-vcard-";  // the virtual card's record (engine/vcard.hpp)
+  if (file.rfind(vcard, 0) == 0) {
+    const std::string server = leading_server_name(file.substr(vcard.size()));
+    if (!server.empty() && file.size() == vcard.size() + server.size()) return server;
+    return std::nullopt;
+  }
   if (file.rfind("jack_", 0) == 0) {  // jack_<server>_<uid>_<n>: a request socket
     const std::string server = leading_server_name(file.substr(5));
     const std::string_view rest = file.substr(std::min(file.size(), 5 + server.size()));

@@ -35,7 +35,8 @@ bool is_xrunlab_entry(std::string_view name, uid_t uid);
 
 // The xrunlab server a /dev/shm file of user `uid` belongs to: a semaphore
 // "jack_sem.<uid>_xrunlab-<pid>-<n>_<client>" or a request socket
-// "jack_xrunlab-<pid>-<n>_<uid>_<k>"; nullopt for anything else.
+// "jack_xrunlab-<pid>-<n>_<uid>_<k>", or the virtual card's record
+// "xrunlab-vcard-xrunlab-<pid>-<n>"; nullopt for anything else.
 std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t uid);
 
 struct ReclaimResult {

@@ -12,7 +12,7 @@ std::string private_server_name() {
 }
 
 int port_max_for(int clients, int ports) {
-  const int needed = clients * ports * 2 + ports * 2 + 16;
+  const int needed = clients * (ports * 2 + 1) + ports * 2 + 1 + 16;
   int p = 64;
   while (p < needed) p *= 2;
   return p;
@@ -25,11 +25,9 @@ std::vector<std::string> jackd_argv(const ServerSpec& s) {
   } else {
     argv.push_back("-r");  // no realtime
   }
-  argv.insert(argv.end(),
-              {"-p", std::to_string(port_max_for(s.clients, s.ports)),
-               // the card: JACK's timer-driven dummy backend
-               "-d", "dummy", "-r", std::to_string(s.rate), "-p", std::to_string(s.frames), "-C",
-               std::to_string(s.ports), "-P", std::to_string(s.ports)});
+  if (s.verbose) argv.push_back("-v");
+  argv.insert(argv.end(), {"-p", std::to_string(port_max_for(s.clients, s.ports))});
+  argv.insert(argv.end(), s.driver.begin(), s.driver.end());
   return argv;
 }
 

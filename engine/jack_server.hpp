@@ -10,16 +10,17 @@ struct ServerSpec {
   std::string jackd = "jackd";
   std::string name;   // private server name (-n)
   int priority = 70;  // -P; 0 = not realtime (no -R)
-  uint32_t rate = 48000;
-  uint32_t frames = 64;
   int clients = 14;
-  int ports = 4;  // per client; also the dummy card's capture/playback channels
+  int ports = 4;                    // per client
+  bool verbose = false;             // -v (the ALSA driver prints its xrun lines only then)
+  std::vector<std::string> driver;  // the backend's driver arguments, from "-d" on
 };
 
 // A server name no other run or user server has: xrunlab-<pid>-<counter>.
 std::string private_server_name();
 
-// Ports the run needs (clients x 2P, the card's 2P, the monitor) with headroom; jackd's
+// Ports the run needs (clients x (2P + clock), the card's 2P + clock, the monitor) with headroom;
+// jackd's
 // graph segment scales with it and every client mlocks it (DESIGN.md).
 int port_max_for(int clients, int ports);
 

@@ -19,17 +19,20 @@ void jack_forward(const char* msg) {
 }  // namespace
 
 std::string Monitor::connect(const std::string& server, std::chrono::milliseconds timeout,
-                             const std::function<bool()>& alive) {
+                             const std::function<bool()>& alive, const std::string& name) {
   jack_set_error_function(jack_silent);
   jack_set_info_function(jack_silent);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   jack_status_t status{};
   while (true) {
     client_ = jack_client_open(
-        "xrunlab-monitor",
+        name.c_str(),
         static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &status,
         server.c_str());
     if (client_ != nullptr) break;
+    if ((status & JackNameNotUnique) != 0) {
+      return "the server already has a client named '" + name + "'";
+    }
     if (!alive()) return "jackd exited before accepting clients";
     if (std::chrono::steady_clock::now() >= deadline) {
       return "jackd did not accept clients within " +
@@ -121,6 +124,34 @@ int Monitor::on_xrun(void* arg) {
 
 void Monitor::on_shutdown(void* arg) {
   static_cast<Monitor*>(arg)->server_gone_ = true;
+}
+
+}  // namespace xrunlab
+
+namespace xrunlab {
+
+bool Monitor::port_exists(const std::string& port) const {
+  return client_ != nullptr && jack_port_by_name(client_, port.c_str()) != nullptr;
+}
+
+nlohmann::json Monitor::server_settings() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (client_ == nullptr) return j;
+  j["rate_hz"] = jack_get_sample_rate(client_);
+  j["frames"] = jack_get_buffer_size(client_);
+  j["realtime"] = jack_is_realtime(client_) != 0;
+  j["max_delayed_usecs"] = jack_get_max_delayed_usecs(client_);
+  j["max_delayed_usecs_note"] =
+      "as the server reports it; PipeWire's JACK reportedly uses other units";
+  // The libjack this process loaded: JACK2's, or PipeWire's when run under pw-jack.
+  j["jack_library_version"] = jack_get_version_string();
+  std::vector<std::string> system_ports;
+  if (const char** ports = jack_get_ports(client_, nullptr, nullptr, JackPortIsPhysical)) {
+    for (const char** p = ports; *p != nullptr; ++p) system_ports.emplace_back(*p);
+    jack_free(ports);
+  }
+  j["physical_ports"] = system_ports;
+  return j;
 }
 
 }  // namespace xrunlab

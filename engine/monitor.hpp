@@ -3,11 +3,13 @@
 // and counts xrun events. It has no process callback of its own (JACK2 still runs an empty
 // cycle for it once activated, which activation needs for xrun notifications).
 #include <jack/jack.h>
+#include <jack/statistics.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,10 @@ class Monitor {
 
   // Retries jack_client_open (never starting a server) until it succeeds, `alive()` turns
   // false (jackd exited) or the timeout passes. Returns "" on success, else why not.
+  // A name that is taken (JACK status JackNameNotUnique) is reported at once, not retried.
   std::string connect(const std::string& server, std::chrono::milliseconds timeout,
-                      const std::function<bool()>& alive);
+                      const std::function<bool()>& alive,
+                      const std::string& name = "xrunlab-monitor");
   std::string activate(double period_us);
   void close();
 
@@ -41,6 +45,10 @@ class Monitor {
   std::string connect_ports(const std::string& a, const std::string& b);
   // Full names of the ports connected to `port`.
   std::vector<std::string> connections(const std::string& port) const;
+  bool port_exists(const std::string& port) const;
+  // What the server says about itself (for --backend attach, where it is not ours): rate,
+  // frames, realtime, its JACK library version, the clients and system ports it has.
+  nlohmann::json server_settings() const;
 
   // Xrun events since `since_us` (window start); thread-safe snapshot.
   void set_window_start(uint64_t t0_us);

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "clients/client_options.hpp"
+#include "engine/backend.hpp"
 #include "engine/errors.hpp"
 #include "engine/load_spec.hpp"
 #include "engine/policy.hpp"
@@ -30,7 +31,8 @@ nlohmann::json to_json(const RunOptions& o) {
           {"client_binary", o.client_binary},
           {"server_timeout_s", o.server_timeout_s},
           {"plots", o.plots},
-          {"backend", "dummy"}};
+          {"backend", o.backend},
+          {"nperiods", o.nperiods}};
 }
 
 void validate(const RunOptions& o) {
@@ -95,6 +97,10 @@ void validate(const RunOptions& o) {
     bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");
   }
   if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
+  if (!o.backend.empty()) parse_backend(o.backend);  // throws kUsage naming the value
+  if (o.nperiods < 2 || o.nperiods > 32) {
+    bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");
+  }
 }
 
 namespace {
@@ -170,6 +176,17 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "SECONDS to wait for jackd to accept clients.")
       ->capture_default_str()
       ->type_name("SECONDS");
+  run->add_option("--backend", o.backend,
+                  "The sound card: vcard (xrunlab's virtual ALSA card with exact interrupt "
+                  "times; the default without a sound card), dummy (JACK's timer driver), "
+                  "alsa[:DEVICE] (a real card, default the first; the default with a card), "
+                  "attach[:SERVER] (measure under an already running JACK or PipeWire-JACK "
+                  "server; nothing is launched).")
+      ->type_name("SPEC");
+  run->add_option("--nperiods", o.nperiods,
+                  "Periods in the card's buffer (vcard and alsa; jackd -n).")
+      ->capture_default_str()
+      ->type_name("N");
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
@@ -232,6 +249,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (!run->parsed()) return cmd;
   cmd.kind = Command::Kind::kRun;
   o.priority_given = run->count("--priority") > 0;
+  o.period_given = run->count("--period") > 0;
+  o.rate_given = run->count("--rate") > 0;
   validate(o);
   return cmd;
 }

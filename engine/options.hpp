@@ -26,6 +26,10 @@ struct RunOptions {
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary
   double server_timeout_s = 10;
+  std::string backend;  // --backend SPEC (backend.hpp); "" = vcard without a card, alsa with one
+  int nperiods = 2;     // periods in the card's buffer (vcard, alsa)
+  bool period_given = false;  // --period / --rate were on the command line (attach checks them)
+  bool rate_given = false;
   bool plots = true;
   bool quiet = false;
 };

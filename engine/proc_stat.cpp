@@ -6,6 +6,10 @@
 
 #include <cerrno>
 #include <charconv>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 #include <system_error>
 
 namespace xrunlab {
@@ -128,6 +132,23 @@ SystemSample diff_proc_stat(const ProcStatSnapshot& a, const ProcStatSnapshot& b
     s.ctxt_per_s = static_cast<double>(delta(a.ctxt, b.ctxt)) * per_s;
   }
   return s;
+}
+
+std::optional<uint64_t> process_cpu_ticks(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which is in parentheses and may contain anything.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  uint64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14) utime = std::stoull(f);
+    if (i == 15) stime = std::stoull(f);
+  }
+  if (!fields) return std::nullopt;
+  return utime + stime;
 }
 
 }  // namespace xrunlab

@@ -145,6 +145,9 @@ void own_block(std::string& out, const RunResult& r) {
   out += kOwnTitleLine;
   out += summary_field_line("Status", status_text(r));
   if (!r.scheduling.empty()) out += summary_field_line("Scheduling", " " + r.scheduling);
+  if (r.backend.contains("name")) {
+    out += summary_field_line("Backend", " " + one_line(r.backend.value("name", "")));
+  }
   out += summary_field_line("Sample rate", fmt::format("{:6d}   Hz", r.rate));
   out += summary_field_line("Period", usecs_real(r.period_us));
   out += summary_field_line("Spare time", usecs_real(r.spare_us));
@@ -168,6 +171,18 @@ void own_block(std::string& out, const RunResult& r) {
     driver += fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
   }
   out += summary_field_line("Driver XRUNs (jackd log)", driver);
+  if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));
+  if (r.backend.contains("card") && r.backend["card"].contains("wake_latency_us")) {
+    const nlohmann::json& w = r.backend["card"]["wake_latency_us"];
+    auto num = [&](const char* k) -> std::string {
+      if (!w.contains(k)) return "n/a";
+      const nlohmann::json& v = w[k].is_object() ? w[k].value("value_us", nlohmann::json()) : w[k];
+      return v.is_number() ? fmt::format("{}", v.get<int64_t>()) : "n/a";
+    };
+    out += summary_field_line("jackd wake-up (vcard)",
+                              fmt::format(" p50 {} / p99 {} / max {} usecs after the interrupt",
+                                          num("p50"), num("p99"), num("max")));
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

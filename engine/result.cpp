@@ -28,6 +28,8 @@ void add_counts(Histogram& h, const telemetry::ValueCounts& counts) {
 void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) {
   add_counts(c.delay, s.delay);
   add_counts(c.delay_dll, s.delay_dll);
+  add_counts(c.signal, s.signal);
+  c.unreferenced += s.unreferenced;
   add_counts(c.duration, s.duration);
   add_counts(c.cycle, s.cycle);
   c.cycles += s.cycles;
@@ -83,8 +85,10 @@ void finalize(RunResult& r) {
   r.cycle = summarize(cycle);
 
   r.timeout_count = r.xruns.late_clients.size();
-  // Client-late xruns reach the monitor; dummy/ALSA driver xruns only appear in jackd's log.
-  r.xrun_count = r.xruns.monitor_events + r.xruns.log_driver_xruns;
+  // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
+  // only appear in jackd's log.
+  r.xrun_count =
+      r.xruns.monitor_events + (r.driver_xruns_reach_monitor ? 0 : r.xruns.log_driver_xruns);
 
   r.avg_user = r.avg_nice = r.avg_system = r.avg_iowait = r.avg_irq = r.avg_softirq = 0;
   r.avg_intr = r.avg_ctxt = 0;

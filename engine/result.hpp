@@ -48,6 +48,8 @@ struct ClientResult {
   uint64_t injected = 0;
   uint64_t over_spare = 0, over_1000 = 0, late = 0;
   Histogram delay, delay_dll, duration, cycle;
+  Histogram signal;           // vcard: entry - jackd's wake-up for the same card boundary
+  uint64_t unreferenced = 0;  // cycles with no usable reference (excluded from delay)
   std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
   std::vector<ClientSecond> seconds;
 };
@@ -78,7 +80,8 @@ struct XrunCounts {
   uint64_t monitor_callbacks = 0;  // raw xrun callbacks (JACK2: one per late client)
   uint64_t log_client_events = 0;  // distinct "client ... was not finished" groups in jackd's log
   uint64_t log_client_lines = 0;
-  uint64_t log_driver_xruns = 0;  // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
+  uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
+  std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
   double log_driver_max_delay_us = 0;
   std::vector<std::string> late_clients;  // unique clients jackd reported late
   std::vector<XrunEvent> events;          // bounded list of the first events
@@ -101,6 +104,9 @@ struct RunResult {
   nlohmann::json host;  // host_context
   std::string server_name;
   std::vector<std::string> jackd_argv;
+  nlohmann::json backend =
+      nlohmann::json::object();  // Backend::describe(): the card, its reference, its own record
+  bool driver_xruns_reach_monitor = false;  // see Backend::driver_xruns_reach_monitor
   std::string started_utc, ended_utc;
   std::string status =
       "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
@@ -128,6 +134,7 @@ struct RunResult {
   std::vector<std::string> warnings;
   double startup_s = 0;  // engine start to the measurement window start
   long engine_peak_rss_kib = 0;
+  std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
 
   // Derived totals (filled by finalize()).

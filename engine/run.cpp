@@ -24,7 +24,9 @@
 #include <thread>
 
 #include "clients/client_options.hpp"
+#include "engine/alsa_card.hpp"
 #include "engine/atomic_file.hpp"
+#include "engine/backend.hpp"
 #include "engine/clock.hpp"
 #include "engine/host_context.hpp"
 #include "engine/iso_governor.hpp"
@@ -192,6 +194,7 @@ class Runner {
     r_.ports = o.ports;
     r_.frames = o.period;
     r_.rate = o.rate;
+    backend_ = make_backend(parse_backend(o.backend));
   }
 
   RunOutcome run();
@@ -209,6 +212,8 @@ class Runner {
   void start_governor();
   void restore_system();
   void start_server();
+  void attach_server();
+  void set_reference();
   void start_clients();
   void wire();
   void measure();
@@ -221,8 +226,17 @@ class Runner {
     if (!o_.quiet) std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
   }
   std::string scripts_dir() const;
+  bool server_alive() {
+    return backend_->launches_server() ? jackd_.running() : !monitor_.server_gone();
+  }
+  void collect_backend();
 
   RunOptions o_;
+  std::unique_ptr<Backend> backend_;
+  BackendSetup setup_;
+  // Our JACK client names start with this: "xrunlab-" on our own server; "xrunlab-<pid>-" on an
+  // attached one, which other runs (or the user's xrunlab) may share.
+  std::string name_prefix_ = "xrunlab-";
   std::string self_exe_;
   const std::atomic<bool>& stop_;
   std::string run_dir_;
@@ -263,14 +277,16 @@ std::string Runner::scripts_dir() const {
 }
 
 void Runner::preflight() {
-  auto jackd = find_program(o_.jackd);
-  if (!jackd) {
-    throw Error(ExitCode::kMissingProgram,
-                "jackd not found ('" + o_.jackd +
-                    "'): install JACK2 (apt-get install --no-install-recommends jackd2) or pass "
-                    "--jackd PATH");
+  if (backend_->launches_server()) {
+    auto jackd = find_program(o_.jackd);
+    if (!jackd) {
+      throw Error(ExitCode::kMissingProgram,
+                  "jackd not found ('" + o_.jackd +
+                      "'): install JACK2 (apt-get install --no-install-recommends jackd2) or pass "
+                      "--jackd PATH");
+    }
+    jackd_path_ = *jackd;
   }
-  jackd_path_ = *jackd;
   client_binary_ =
       o_.client_binary.empty() ? dirname_of(self_exe_) + "/xrunlab-client" : o_.client_binary;
   if (!find_program(client_binary_)) {
@@ -280,6 +296,12 @@ void Runner::preflight() {
   }
   prepare_policy();
   prepare_loads();
+  setup_.exe_dir = dirname_of(self_exe_);
+  setup_.rate = o_.rate;
+  setup_.frames = o_.period;
+  setup_.ports = o_.ports;
+  setup_.nperiods = o_.nperiods;
+  backend_->check(setup_);  // a missing or busy device fails before a run folder exists
   run_dir_ = create_run_dir(o_);
   // A run that crashed earlier may have left system settings changed (rt-throttle's cgroup):
   // put them back first, and say so.
@@ -290,6 +312,8 @@ void Runner::preflight() {
   // Runs killed earlier may hold JACK registry slots (8 in all) and semaphore files: free them
   // before jackd needs a slot.
   note_reclaimed(reclaim_stale_xrunlab_servers());
+  setup_.run_dir = run_dir_;
+  setup_.server_name = private_server_name();
 }
 
 void Runner::prepare_policy() {
@@ -469,21 +493,28 @@ void Runner::note_reclaimed(const ReclaimResult& rr) {
                     rr.reclaimed.size(), fmt::join(rr.reclaimed, ", ")));
   }
   if (!rr.removed_files.empty()) {
-    r_.warnings.push_back(fmt::format("removed {} semaphore file(s) of dead xrunlab servers",
-                                      rr.removed_files.size()));
+    r_.warnings.push_back(fmt::format(
+        "removed {} /dev/shm file(s) (semaphores, sockets, card records) of dead xrunlab servers",
+        rr.removed_files.size()));
   }
   if (!rr.warning.empty()) r_.warnings.push_back(rr.warning);
 }
 
 void Runner::start_server() {
+  backend_->prepare(setup_);
+  r_.backend = backend_->describe();
+  if (!backend_->launches_server()) {
+    attach_server();
+    return;
+  }
   ServerSpec s;
   s.jackd = jackd_path_;
-  s.name = private_server_name();
+  s.name = setup_.server_name;
   s.priority = realtime_ ? server_priority_ : 0;
-  s.rate = o_.rate;
-  s.frames = o_.period;
   s.clients = o_.clients;
   s.ports = o_.ports;
+  s.verbose = backend_->server_verbose();
+  s.driver = backend_->driver_argv(setup_);
   r_.server_name = s.name;
   r_.jackd_argv = jackd_argv(s);
   jackd_log_fd_ =
@@ -497,6 +528,7 @@ void Runner::start_server() {
   spec.capture_output = true;
   // JACK2 looks up servers by name only; keep the user's default server out of reach anyway.
   spec.env = {{"JACK_NO_AUDIO_RESERVATION", "1"}};
+  for (const auto& kv : backend_->server_env()) spec.env.push_back(kv);
   if (policy_.kind == PolicyKind::kRtThrottle && realtime_) {
     const RtThrottleSupport support = detect_rt_throttle();
     if (!support.available) {
@@ -538,17 +570,56 @@ void Runner::start_server() {
         "approximate",
         skew));
   }
-  r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
-  r_.spare_us = r_.period_us;
-  r_.delay_reference = "jack_frames_since_cycle_start (time since the dummy driver woke)";
-  r_.delay_resolution_us = 1e6 / o_.rate;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    log_counter_ = JackdXrunCounter(static_cast<int64_t>(r_.period_us / 2));
-  }
+  set_reference();
   const std::string act = monitor_.activate(r_.period_us);
   if (!act.empty()) throw Error(ExitCode::kServerFailed, act);
   apply_server_policy();
+}
+
+void Runner::set_reference() {
+  r_.period_us = static_cast<double>(o_.period) * 1e6 / o_.rate;
+  r_.spare_us = r_.period_us;
+  r_.delay_reference = backend_->reference_text();
+  r_.delay_resolution_us = backend_->reference_resolution_us(o_.rate);
+  r_.driver_xruns_reach_monitor = backend_->driver_xruns_reach_monitor();
+  std::lock_guard<std::mutex> lock(mu_);
+  log_counter_ = JackdXrunCounter(static_cast<int64_t>(r_.period_us / 2));
+}
+
+// --backend attach: the user's server. Its settings are recorded, not chosen; nothing of it is
+// changed (the policy applies to our clients only).
+void Runner::attach_server() {
+  r_.server_name = backend_->server_name(setup_);
+  name_prefix_ = fmt::format("xrunlab-{}-", ::getpid());
+  const std::string err = monitor_.connect(
+      r_.server_name, milliseconds(static_cast<int>(o_.server_timeout_s * 1000)),
+      [] { return true; }, name_prefix_ + "monitor");
+  if (!err.empty()) {
+    throw Error(ExitCode::kServerFailed,
+                err + "; is a JACK (or PipeWire-JACK) server named '" + r_.server_name +
+                    "' running for this user? (--backend attach:NAME picks another)");
+  }
+  const uint32_t rate = monitor_.rate(), frames = monitor_.frames();
+  if ((o_.period_given && frames != o_.period) || (o_.rate_given && rate != o_.rate)) {
+    throw Error(ExitCode::kUsage,
+                fmt::format("--backend attach: the server '{}' runs {} frames at {} Hz, not the "
+                            "{} frames at {} Hz asked for; leave --period and --rate out to "
+                            "take the server's",
+                            r_.server_name, frames, rate, o_.period, o_.rate));
+  }
+  o_.period = frames;
+  o_.rate = rate;
+  r_.frames = frames;
+  r_.rate = rate;
+  r_.spec["period_frames"] = frames;
+  r_.spec["rate_hz"] = rate;
+  r_.backend["server_settings"] = monitor_.server_settings();
+  io_thread_ = std::thread([this] { io_loop(); });  // the clients' telemetry (no jackd output)
+  say(fmt::format("attached to the running server '{}' ({} Hz, {} frames)", r_.server_name, rate,
+                  frames));
+  set_reference();
+  const std::string act = monitor_.activate(r_.period_us);
+  if (!act.empty()) throw Error(ExitCode::kServerFailed, act);
 }
 
 void Runner::start_clients() {
@@ -559,7 +630,7 @@ void Runner::start_clients() {
   }
   clients_.reserve(static_cast<size_t>(o_.clients));
   for (int i = 1; i <= o_.clients; ++i) {
-    const std::string name = fmt::format("xrunlab-c{:02d}", i);
+    const std::string name = fmt::format("{}c{:02d}", name_prefix_, i);
     {
       std::lock_guard<std::mutex> lock(mu_);
       r_.client_results[static_cast<size_t>(i - 1)].index = i;
@@ -582,6 +653,8 @@ void Runner::start_clients() {
                  "--wait-start"};
     if (realtime_)
       spec.argv.insert(spec.argv.end(), {"--sched-target", format_target(targets_.client)});
+    spec.argv.insert(spec.argv.end(), {"--reference", reference_flag(backend_->reference())});
+    for (const std::string& a : backend_->client_args()) spec.argv.push_back(a);
     if (throttled_) spec.cgroup_procs = throttle_.path() + "/cgroup.procs";
     if (!o_.inject.empty() && i == o_.inject_client) {
       spec.argv.insert(spec.argv.end(), {"--inject-overrun", o_.inject});
@@ -617,7 +690,7 @@ void Runner::start_clients() {
       throw Error(ExitCode::kClientsFailed,
                   "client failed to start: " + failed + "; see " + run_dir_ + "/clients/");
     }
-    if (!jackd_.running()) {
+    if (!server_alive()) {
       throw Error(ExitCode::kServerFailed, "jackd " + jackd_.describe_exit() +
                                                " while clients started; see " + run_dir_ +
                                                "/jackd.log");
@@ -642,20 +715,38 @@ void Runner::wire() {
   const auto port = [](const std::string& client, const char* kind, int p) {
     return fmt::format("{}:{}_{}", client, kind, p);
   };
+  // A real card may have fewer channels than --ports: those chains start or end unconnected.
+  const bool system = backend_->wire_system_ports();
+  auto exists = [this](const std::string& name) { return monitor_.port_exists(name); };
   for (int p = 1; p <= o_.ports; ++p) {
     std::string from = fmt::format("system:capture_{}", p);
+    if (!system || !exists(from)) from.clear();
     for (const ClientResult& c : r_.client_results) {
-      const std::string err = monitor_.connect_ports(from, port(c.name, "in", p));
-      if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+      if (!from.empty()) {
+        const std::string err = monitor_.connect_ports(from, port(c.name, "in", p));
+        if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+      }
       from = port(c.name, "out", p);
     }
-    const std::string err = monitor_.connect_ports(from, fmt::format("system:playback_{}", p));
-    if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+    const std::string to = fmt::format("system:playback_{}", p);
+    if (system && exists(to)) {
+      const std::string err = monitor_.connect_ports(from, to);
+      if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+    }
+  }
+  // The card's period marker reaches every client directly, whatever its place in the chain.
+  const std::string clock = backend_->clock_port(setup_);
+  if (!clock.empty()) {
+    for (const ClientResult& c : r_.client_results) {
+      const std::string err = monitor_.connect_ports(clock, c.name + ":clock");
+      if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+    }
   }
   // Read the graph back from JACK: what run.json reports is what the server has.
   std::vector<std::string> inputs;
   for (const ClientResult& c : r_.client_results) {
     for (int p = 1; p <= o_.ports; ++p) inputs.push_back(port(c.name, "in", p));
+    if (!clock.empty()) inputs.push_back(c.name + ":clock");
   }
   for (int p = 1; p <= o_.ports; ++p) inputs.push_back(fmt::format("system:playback_{}", p));
   std::lock_guard<std::mutex> lock(mu_);
@@ -789,12 +880,16 @@ void Runner::measure() {
   say(fmt::format("measuring for {} s (Ctrl-C stops early and keeps the results)", o_.duration_s));
 
   while (monitor_.now_us() < t0) std::this_thread::sleep_for(milliseconds(1));
+  const auto jackd_ticks0 =
+      backend_->launches_server() ? process_cpu_ticks(jackd_.pid()) : std::nullopt;
   auto prev = read_proc_stat();
   uint64_t prev_xruns = monitor_.events_total();
   uint64_t next_sample = t0 + 1000000;
   // Checkpoints (run.json and summary.txt marked "incomplete") keep what was measured even if the
   // engine itself is killed with SIGKILL.
   uint64_t next_checkpoint = t0 + 1200000;  // once the clients have sent their first second
+  uint64_t next_backend_poll = t0;
+  backend_->set_window(t0, 0);
   uint64_t end = planned_end;
   std::string stop_reason;
   const long ncpus = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -841,11 +936,15 @@ void Runner::measure() {
       break;
     }
     if (now >= planned_end) break;
-    if (monitor_.server_gone() || !jackd_.running()) {
+    if (monitor_.server_gone() || !server_alive()) {
       // JACK's shutdown notice can come before the process has ended: give it a moment.
-      stop_reason = jackd_.wait_for(milliseconds(300))
-                        ? "jackd " + jackd_.describe_exit()
-                        : "jackd shut the monitor client down (the server is still running)";
+      if (!backend_->launches_server()) {
+        stop_reason = "the attached server '" + r_.server_name + "' shut the monitor down";
+      } else {
+        stop_reason = jackd_.wait_for(milliseconds(300))
+                          ? "jackd " + jackd_.describe_exit()
+                          : "jackd shut the monitor client down (the server is still running)";
+      }
       end = now;
       break;
     }
@@ -859,6 +958,10 @@ void Runner::measure() {
       end = now;
       break;
     }
+    if (now >= next_backend_poll) {
+      backend_->poll();
+      next_backend_poll = now + 100000;
+    }
     if (now >= next_checkpoint) {
       checkpoint(now);
       next_checkpoint += 5000000;
@@ -868,6 +971,14 @@ void Runner::measure() {
 
   // A stopped run keeps its last partial second of system data too.
   if (end > last_sample + 200000) take_sample(end);
+  if (jackd_ticks0 && end > t0) {
+    if (const auto ticks1 = process_cpu_ticks(jackd_.pid())) {
+      const double cpu_s = static_cast<double>(*ticks1 - *jackd_ticks0) /
+                           static_cast<double>(::sysconf(_SC_CLK_TCK));
+      std::lock_guard<std::mutex> lock(mu_);
+      r_.jackd_cpu_pct = 100.0 * cpu_s / (static_cast<double>(end - t0) / 1e6);
+    }
+  }
 
   // The audio threads once more, while everything still runs.
   auto threads_end = read_audio_threads();
@@ -881,6 +992,7 @@ void Runner::measure() {
 
   // Stop: tell every client the end of the window, then collect their last seconds.
   for (Child& c : clients_) write_line(c.stdin_fd(), fmt::format("stop {}\n", end));
+  backend_->set_window(t0, end);
   stop_loads();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -941,14 +1053,30 @@ void Runner::stop_all() {
     governor_.reset();
   }
   jackd_.stop(milliseconds(1000));
+  collect_backend();
   restore_system();
   // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
-  if (!r_.server_name.empty())
+  if (!r_.server_name.empty() && backend_->launches_server())
     note_reclaimed(reclaim_stale_xrunlab_servers("/dev/shm", r_.server_name));
   io_stop_ = true;
   if (io_thread_.joinable()) io_thread_.join();
   if (jackd_log_fd_ >= 0) ::close(jackd_log_fd_);
   jackd_log_fd_ = -1;
+}
+
+// The card's final record into the results, then its files go.
+void Runner::collect_backend() {
+  backend_->poll();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const nlohmann::json settings =
+        r_.backend.is_object() ? r_.backend.value("server_settings", nlohmann::json()) : nullptr;
+    r_.backend = backend_->describe();
+    if (!settings.is_null()) r_.backend["server_settings"] = settings;
+    r_.xruns.card_xruns = backend_->card_xruns_in_window();
+    for (const std::string& w : backend_->warnings()) r_.warnings.push_back(w);
+  }
+  backend_->cleanup();
 }
 
 RunOutcome Runner::run() {
@@ -1022,7 +1150,9 @@ RunOutcome Runner::run() {
 
 RunOutcome run_measurement(const RunOptions& options, const std::vector<std::string>& command_line,
                            const std::string& self_exe, const std::atomic<bool>& stop_requested) {
-  Runner runner(options, command_line, self_exe, stop_requested);
+  RunOptions o = options;
+  if (o.backend.empty()) o.backend = default_backend(has_sound_card());
+  Runner runner(o, command_line, self_exe, stop_requested);
   return runner.run();
 }
 

@@ -52,6 +52,8 @@ struct Encoder {
             {"cycles", m.cycles},
             {"delay", counts_to_json(m.delay)},
             {"delay_dll", counts_to_json(m.delay_dll)},
+            {"signal", counts_to_json(m.signal)},
+            {"unreferenced", m.unreferenced},
             {"duration", counts_to_json(m.duration)},
             {"cycle", counts_to_json(m.cycle)},
             {"over_spare", m.over_spare},
@@ -113,6 +115,8 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
       m.cycles = j.at("cycles").get<uint64_t>();
       m.delay = counts_from_json(j.at("delay"));
       m.delay_dll = counts_from_json(j.at("delay_dll"));
+      m.signal = counts_from_json(j.at("signal"));
+      m.unreferenced = j.at("unreferenced").get<uint64_t>();
       m.duration = counts_from_json(j.at("duration"));
       m.cycle = counts_from_json(j.at("cycle"));
       m.over_spare = j.at("over_spare").get<uint64_t>();

@@ -55,8 +55,10 @@ struct Second {
   int index = 0;
   int64_t second = 0;  // 0-based second of the measurement window
   uint64_t cycles = 0;
-  ValueCounts delay;      // period start from jack_frames_since_cycle_start (1-frame resolution)
-  ValueCounts delay_dll;  // period start from jack_get_cycle_times() current_usecs (DLL)
+  ValueCounts delay;          // from the backend's period-start reference (--reference)
+  ValueCounts delay_dll;      // period start from jack_get_cycle_times() current_usecs (DLL)
+  ValueCounts signal;         // vcard only: callback entry - jackd's wake-up for the same boundary
+  uint64_t unreferenced = 0;  // cycles without a usable reference (no marker on vcard)
   ValueCounts duration;
   ValueCounts cycle;
   uint64_t over_spare = 0;        // delay > spare time (one period)

@@ -6,6 +6,7 @@
 // and opens a client on it; XRUNLAB_BENCH_SERVER=NAME uses a running server instead.
 #include <benchmark/benchmark.h>
 #include <jack/jack.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -14,9 +15,11 @@
 
 #include "clients/cycle_record.hpp"
 #include "clients/spsc_ring.hpp"
+#include "engine/backend.hpp"
 #include "engine/jack_server.hpp"
 #include "engine/monitor.hpp"
 #include "engine/process.hpp"
+#include "engine/vcard_shared.hpp"
 
 namespace {
 
@@ -50,6 +53,23 @@ void BM_Bookkeeping(benchmark::State& state) {
 }
 BENCHMARK(BM_Bookkeeping);
 
+// What --backend vcard adds at entry: a CLOCK_MONOTONIC read and decoding the period marker
+// from the clock port's buffer.
+void BM_VcardEntryReads(benchmark::State& state) {
+  float clock[64] = {};
+  xrunlab::vcard::write_marker(clock, 1, 123456789);
+  for (auto _ : state) {
+    xrunlab::CycleRecord rec;
+    timespec mono{};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    rec.t_entry_mono_ns =
+        static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
+    if (xrunlab::vcard::read_marker(clock, 64, &rec.card_boundary)) rec.flags |= 2;
+    benchmark::DoNotOptimize(rec);
+  }
+}
+BENCHMARK(BM_VcardEntryReads);
+
 void BM_ClockRead(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(jack_get_time());
 }
@@ -82,9 +102,12 @@ int main(int argc, char** argv) {
     xrunlab::ServerSpec spec;
     spec.name = xrunlab::private_server_name();
     spec.priority = 0;
-    spec.frames = 1024;
     spec.clients = 1;
     spec.ports = 1;
+    xrunlab::BackendSetup setup;
+    setup.frames = 1024;
+    setup.ports = 1;
+    spec.driver = xrunlab::make_backend(xrunlab::parse_backend("dummy"))->driver_argv(setup);
     xrunlab::SpawnSpec s;
     s.argv = xrunlab::jackd_argv(spec);
     s.output_path = "/dev/null";

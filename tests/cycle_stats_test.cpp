@@ -120,5 +120,59 @@ TEST(CycleStats, PollFinishesAfterTheStopTimeAndGrace) {
   EXPECT_EQ(c.finals.size(), 1u);
 }
 
+// --reference card: the delay is measured from the vcard boundary named by the marker, in
+// CLOCK_MONOTONIC, and the signalling time from the card's record of jackd's wake-up.
+TEST(CycleStats, CardReferenceUsesTheBoundaryAndTheWakeRecord) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  // Boundary m is at m * 10 ms exactly (480 frames at 48 kHz).
+  s.set_reference(CycleStats::Reference::kCard, [](uint64_t m, int64_t* wake) {
+    if (m == 7) return false;                            // not recorded
+    *wake = static_cast<int64_t>(m) * 10000000 + 40000;  // jackd woke 40 us late
+    return true;
+  });
+  s.set_start(kT0);
+  s.set_stop(kT0 + 1000000);
+  for (uint64_t m = 5; m < 10; ++m) {
+    CycleRecord r = rec(kT0 + 100 + m, 0, 30);
+    r.flags |= CycleRecord::kHasBoundary;
+    r.card_boundary = m;
+    r.t_entry_mono_ns = m * 10000000 + 123999;  // 123.999 us after the boundary
+    s.consume(r);
+  }
+  CycleRecord none = rec(kT0 + 200, 3, 30);  // no marker: no delay at all, counted
+  s.consume(none);
+  s.finish();
+  ASSERT_EQ(c.seconds.size(), 1u);
+  const telemetry::Second& sec = c.seconds[0];
+  EXPECT_EQ(sec.cycles, 6u);
+  EXPECT_EQ(sec.unreferenced, 1u);
+  EXPECT_EQ(sec.delay.size(), 1u);
+  EXPECT_EQ(sec.delay.at(123), 5u);  // rounded down to whole us
+  EXPECT_EQ(sec.cycle.at(123 + 30), 5u);
+  EXPECT_EQ(sec.signal.at(83), 4u);     // 123.999 - 40 us, boundary 7 not recorded
+  EXPECT_EQ(sec.delay_dll.at(30), 6u);  // the DLL figure is kept for every cycle
+}
+
+TEST(CycleStats, DllReferenceUsesTheCycleTimes) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  s.set_reference(CycleStats::Reference::kDll);
+  s.set_start(kT0);
+  s.consume(rec(kT0 + 10, 2, 50));  // dll start = entry - 30
+  s.finish();
+  ASSERT_EQ(c.seconds.size(), 1u);
+  EXPECT_EQ(c.seconds[0].delay.at(30), 1u);
+  EXPECT_EQ(c.seconds[0].cycle.at(80), 1u);
+}
+
+TEST(CycleStats, NegativeNanosecondsRoundDown) {
+  EXPECT_EQ(CycleStats::floor_div_1000(1999), 1);
+  EXPECT_EQ(CycleStats::floor_div_1000(0), 0);
+  EXPECT_EQ(CycleStats::floor_div_1000(-1), -1);
+  EXPECT_EQ(CycleStats::floor_div_1000(-1000), -1);
+  EXPECT_EQ(CycleStats::floor_div_1000(-1001), -2);
+}
+
 }  // namespace
 }  // namespace xrunlab

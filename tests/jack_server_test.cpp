@@ -7,18 +7,19 @@
 namespace xrunlab {
 namespace {
 
-TEST(JackServer, ArgvIsPrivateRealtimeDummyAndSized) {
+TEST(JackServer, ArgvIsPrivateRealtimeAndSizedWithTheBackendsDriver) {
   ServerSpec s;
   s.name = "xrunlab-1-0";
   s.priority = 70;
-  s.rate = 48000;
-  s.frames = 64;
   s.clients = 14;
   s.ports = 4;
+  s.driver = {"-d", "dummy", "-r", "48000"};
   const std::vector<std::string> expected = {"jackd", "-n",  "xrunlab-1-0", "-R",    "-P", "70",
-                                             "-p",    "256", "-d",          "dummy", "-r", "48000",
-                                             "-p",    "64",  "-C",          "4",     "-P", "4"};
+                                             "-p",    "256", "-d",          "dummy", "-r", "48000"};
   EXPECT_EQ(jackd_argv(s), expected);
+  s.verbose = true;
+  const auto v = jackd_argv(s);
+  EXPECT_EQ(v[6], "-v");  // a server option: before -p and the driver
 }
 
 TEST(JackServer, NoRealtimeWithPriorityZero) {

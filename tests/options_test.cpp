@@ -98,7 +98,29 @@ TEST(Options, SpecJsonHasEverySetting) {
   const auto j = to_json(parse({"run", "--clients", "3"}).run);
   EXPECT_EQ(j.at("clients"), 3);
   EXPECT_EQ(j.at("period_frames"), 64);
-  EXPECT_EQ(j.at("backend"), "dummy");
+  EXPECT_EQ(j.at("backend"), "");  // chosen when the run starts (vcard without a sound card)
+  EXPECT_EQ(j.at("nperiods"), 2);
+  const auto k = to_json(parse({"run", "--backend", "alsa:hw:1", "--nperiods", "3"}).run);
+  EXPECT_EQ(k.at("backend"), "alsa:hw:1");
+  EXPECT_EQ(k.at("nperiods"), 3);
+}
+
+TEST(Options, BackendAndNperiodsAreValidated) {
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"run", "--backend", "sb16"},
+        std::vector<std::string>{"run", "--nperiods", "1"},
+        std::vector<std::string>{"run", "--nperiods", "33"}}) {
+    try {
+      parse(bad);
+      ADD_FAILURE() << bad[2] << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find(bad[1]), std::string::npos) << e.what();
+    }
+  }
+  const RunOptions o = parse({"run", "--period", "128"}).run;
+  EXPECT_TRUE(o.period_given);
+  EXPECT_FALSE(o.rate_given);
 }
 
 }  // namespace

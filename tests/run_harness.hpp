@@ -98,8 +98,9 @@ inline std::vector<std::string> shm_leftovers(const std::string& server) {
   std::vector<std::string> found;
   if (DIR* dir = opendir("/dev/shm")) {
     while (dirent* e = readdir(dir)) {
-      if (std::string(e->d_name).find(server + "_") != std::string::npos) {
-        found.push_back(e->d_name);
+      const std::string name = e->d_name;
+      if (name.find(server + "_") != std::string::npos || name == "xrunlab-vcard-" + server) {
+        found.push_back(name);
       }
     }
     closedir(dir);
