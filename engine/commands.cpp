@@ -114,12 +114,15 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
     PlotOptions po;
     const auto j = nlohmann::json::parse(read_text(dir + "/run.json"), nullptr, false);
     if (!j.is_discarded()) {
-      po.title = fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz",
-                             j.value("/spec/label"_json_pointer, std::string("run")),
-                             j.value("/settings/clients"_json_pointer, 0),
-                             j.value("/settings/ports"_json_pointer, 0),
-                             j.value("/settings/frames"_json_pointer, 0),
-                             j.value("/settings/rate_hz"_json_pointer, 0));
+      // Runs from before --backend existed have "backend": "dummy" (a string).
+      const auto backend = j.value("/jack/backend"_json_pointer, nlohmann::json());
+      po.title = fmt::format(
+          "{}: {} clients x {} ports, {} frames @ {} Hz, {}",
+          j.value("/spec/label"_json_pointer, std::string("run")),
+          j.value("/settings/clients"_json_pointer, 0), j.value("/settings/ports"_json_pointer, 0),
+          j.value("/settings/frames"_json_pointer, 0), j.value("/settings/rate_hz"_json_pointer, 0),
+          backend.is_object() ? backend.value("name", std::string("?"))
+                              : backend.is_string() ? backend.get<std::string>() : "dummy");
       po.period_us = j.value("/settings/period_us"_json_pointer, 0.0);
     }
     const PlotResult p = write_plots(dir, find_script_dir(self_exe), po);

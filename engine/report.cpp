@@ -19,9 +19,9 @@ std::vector<std::string> write_run_folder(const RunResult& r, const std::string&
   write_file_atomic(run_dir + "/summary.txt", format_summary(r));
   if (plots) {
     PlotOptions po;
-    po.title = fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}",
+    po.title = fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
                            r.spec.value("label", std::string("run")), r.clients, r.ports, r.frames,
-                           r.rate, r.status);
+                           r.rate, r.backend.value("name", std::string("dummy")), r.status);
     po.period_us = r.period_us;
     const PlotResult p = write_plots(run_dir, scripts_dir, po);
     if (!p.error.empty()) warnings.push_back("plots: " + p.error);
