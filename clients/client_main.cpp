@@ -88,13 +88,9 @@ class CardRecord {
   bool wake(uint64_t m, int64_t* wake_ns) const {
     const vcard::StreamRecord& s = shm_->stream[1];
     const vcard::WakeSlot& slot = s.wake[m % vcard::kWakeSlots];
-    const uint64_t seq = slot.seq.load(std::memory_order_acquire);
-    if (seq != m + 1) return false;
-    const int64_t w = slot.wake_ns;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (slot.seq.load(std::memory_order_relaxed) != seq) return false;
-    *wake_ns = w;
-    return true;
+    uint64_t got = 0;
+    int64_t ideal = 0;
+    return vcard::read_wake(slot, &got, &ideal, wake_ns) && got == m;
   }
 
  private:

@@ -307,11 +307,7 @@ void record_wakes(Card& c, uint64_t cur, int64_t now) noexcept {
   uint64_t written = r.wakes_written.load(std::memory_order_relaxed);  // single writer
   for (uint64_t m = first; m <= cur; ++m) {
     vc::WakeSlot& slot = r.wake[m % vc::kWakeSlots];
-    slot.seq.store(0, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    slot.ideal_ns = static_cast<int64_t>(vc::boundary_ns(m, c.rate, c.period));
-    slot.wake_ns = now;
-    slot.seq.store(m + 1, std::memory_order_release);
+    vc::write_wake(slot, m, static_cast<int64_t>(vc::boundary_ns(m, c.rate, c.period)), now);
     r.wakes_written.store(++written, std::memory_order_release);
   }
   c.last_recorded = cur;

@@ -137,8 +137,7 @@ VcardShm VcardShm::create(const std::string& name, uint32_t rate, uint32_t frame
   shm->version = vcard::kShmVersion;
   shm->rate = rate;
   shm->frames = frames;
-  std::atomic_thread_fence(std::memory_order_release);
-  shm->magic = vcard::kShmMagic;
+  shm->magic = vcard::kShmMagic;  // read only after jackd starts, which is after this
   out.shm_ = shm;
   return out;
 }
@@ -181,15 +180,11 @@ void VcardReader::poll_wakes() {
     scratch_.clear();
     for (uint32_t i = 0; i < vcard::kWakeSlots; ++i) {
       const vcard::WakeSlot& slot = r.wake[i];
-      const uint64_t seq = slot.seq.load(std::memory_order_acquire);
-      if (seq == 0) continue;  // empty, or being written
-      const uint64_t m = seq - 1;
-      if (m % vcard::kWakeSlots != i) continue;  // not a valid record
+      uint64_t m = 0;
+      int64_t ideal = 0, wake = 0;
+      if (!vcard::read_wake(slot, &m, &ideal, &wake)) continue;  // empty, being written, torn
+      if (m % vcard::kWakeSlots != i) continue;                  // not a valid record
       if (any_read_ && m < next_boundary_) continue;
-      const int64_t ideal = slot.ideal_ns;
-      const int64_t wake = slot.wake_ns;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (slot.seq.load(std::memory_order_relaxed) != seq) continue;  // torn
       scratch_.push_back({m, ideal, wake});
     }
     // A stable snapshot when the card wrote nothing during the scan; else retry, and accept the

@@ -81,14 +81,39 @@ constexpr uint32_t kWakeSlots = 1u << 16;  // 65536 periods: 87 s at 64 frames, 
 constexpr uint32_t kXrunSlots = 1024;
 
 // Jackd's wake-up for one boundary: the first time the card's poll_revents ran at or after it.
-// Slot m % kWakeSlots holds boundary m; `seq` is written last (release) with m + 1, and cleared
-// to 0 first, so a reader that sees the same seq before and after reading the fields has a
-// consistent record (seqlock with a single writer).
+// Slot m % kWakeSlots holds boundary m. A seqlock with a single writer and no fences (so it is
+// race-free in the C++ memory model and under ThreadSanitizer): the writer stores seq = 0, then
+// the fields with release (ordered after the 0), then seq = m + 1 with release; the reader loads
+// seq with acquire, the fields with acquire (ordered before what follows), then seq again, and
+// keeps the record only if both seq reads are m + 1. See write_wake / read_wake.
 struct WakeSlot {
-  std::atomic<uint64_t> seq;  // m + 1 when valid, 0 while being written
-  int64_t ideal_ns;           // boundary_ns(m)
-  int64_t wake_ns;            // CLOCK_MONOTONIC when jackd's poll for it returned
+  std::atomic<uint64_t> seq;      // m + 1 when valid, 0 while being written
+  std::atomic<int64_t> ideal_ns;  // boundary_ns(m)
+  std::atomic<int64_t> wake_ns;   // CLOCK_MONOTONIC when jackd's poll for it returned
 };
+
+// The card's side. Realtime: wait-free.
+inline void write_wake(WakeSlot& slot, uint64_t m, int64_t ideal_ns, int64_t wake_ns) noexcept {
+  slot.seq.store(0, std::memory_order_relaxed);
+  slot.ideal_ns.store(ideal_ns, std::memory_order_release);
+  slot.wake_ns.store(wake_ns, std::memory_order_release);
+  slot.seq.store(m + 1, std::memory_order_release);
+}
+
+// A reader's side: the record of boundary m + 1 == seq, or false when the slot holds another
+// boundary or is being written. Wait-free.
+inline bool read_wake(const WakeSlot& slot, uint64_t* m, int64_t* ideal_ns,
+                      int64_t* wake_ns) noexcept {
+  const uint64_t seq = slot.seq.load(std::memory_order_acquire);
+  if (seq == 0) return false;
+  const int64_t ideal = slot.ideal_ns.load(std::memory_order_acquire);
+  const int64_t wake = slot.wake_ns.load(std::memory_order_acquire);
+  if (slot.seq.load(std::memory_order_relaxed) != seq) return false;
+  *m = seq - 1;
+  *ideal_ns = ideal;
+  *wake_ns = wake;
+  return true;
+}
 
 struct XrunEvent {
   uint64_t boundary;     // first boundary at which the stream was in xrun
@@ -119,6 +144,7 @@ struct Shm {
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
+static_assert(std::atomic<int64_t>::is_always_lock_free);  // address-free: fine in shared memory
 static_assert(std::is_standard_layout_v<Shm>);
 static_assert(std::is_trivially_copyable_v<XrunEvent>);  // the reader copies events out
 
