@@ -22,10 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "clients/audio_check.hpp"
 #include "clients/client_options.hpp"
 #include "clients/cycle_stats.hpp"
 #include "clients/dsp.hpp"
 #include "clients/spsc_ring.hpp"
+#include "clients/test_signal.hpp"
 #include "engine/sched_target.hpp"
 #include "engine/telemetry.hpp"
 #include "engine/thread_sched.hpp"
@@ -102,7 +104,18 @@ void on_signal(int) {
   g_signalled.store(true);
 }
 
-using Ring = SpscRing<CycleRecord, 16384>;  // 640 KiB: over 20 s of cycles at 64 frames/48 kHz
+using Ring = SpscRing<CycleRecord, 16384>;  // 896 KiB: over 20 s of cycles at 64 frames/48 kHz
+
+// What the tail received on the checked port, in pieces of up to kChunk frames.
+struct AudioChunk {
+  static constexpr uint32_t kChunk = 64;
+  uint64_t t_entry_us;  // the cycle's callback entry (JACK time)
+  uint32_t frame_time;  // the cycle's jack_last_frame_time()
+  uint32_t count;       // samples in s
+  float s[kChunk];
+};
+static_assert(std::is_trivially_copyable_v<AudioChunk>);
+using AudioRing = SpscRing<AudioChunk, 16384>;  // 4.5 MiB: 21 s of audio at 48 kHz
 
 // Everything the process callback touches, allocated before activation.
 struct RtContext {
@@ -119,6 +132,14 @@ struct RtContext {
   uint64_t inject_every = 0;
   std::atomic<bool> server_gone{false};
   std::atomic<pid_t> rt_tid{0};  // the process thread's tid, published by its first callback
+  // The audible chain: port 1 carries the test signal.
+  bool check_port = false;
+  const TestSignal* signal = nullptr;  // the source only
+  uint64_t signal_frame = 0;           // the source's next frame of the signal
+  std::vector<float> scratch;          // port 1's DSP output when it is passed through
+  std::vector<float*> dsp_out;         // out_bufs, with port 1 redirected to scratch
+  std::unique_ptr<AudioRing> audio;    // the sink only
+  std::atomic<uint64_t> audio_dropped{0};
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
@@ -153,8 +174,32 @@ int process_rt(jack_nframes_t nframes, void* arg) noexcept {
   for (size_t p = 0; p < ctx->in_ports.size(); ++p) {
     ctx->in_bufs[p] = static_cast<const float*>(jack_port_get_buffer(ctx->in_ports[p], nframes));
     ctx->out_bufs[p] = static_cast<float*>(jack_port_get_buffer(ctx->out_ports[p], nframes));
+    ctx->dsp_out[p] = ctx->out_bufs[p];
   }
-  ctx->bank->process_rt(ctx->in_bufs.data(), ctx->out_bufs.data(), nframes);
+  if (ctx->check_port) {
+    // Port 1 carries the test signal unchanged; its DSP work still happens, on a scratch copy.
+    ctx->dsp_out[0] = ctx->scratch.data();
+    ctx->bank->process_rt(ctx->in_bufs.data(), ctx->dsp_out.data(), nframes);
+    const float* in = ctx->in_bufs[0];
+    if (ctx->audio) {
+      AudioChunk chunk;
+      chunk.t_entry_us = rec.t_entry_us;
+      chunk.frame_time = rec.frame_time;
+      for (uint32_t off = 0; off < nframes; off += AudioChunk::kChunk) {
+        chunk.count = std::min(AudioChunk::kChunk, nframes - off);
+        std::memcpy(chunk.s, in + off, chunk.count * sizeof(float));
+        if (!ctx->audio->rt_push(chunk)) ctx->audio_dropped.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    if (ctx->signal != nullptr) {
+      ctx->signal->fill_rt(ctx->out_bufs[0], ctx->signal_frame, nframes);
+      ctx->signal_frame += nframes;
+    } else {
+      std::memcpy(ctx->out_bufs[0], in, nframes * sizeof(float));
+    }
+  } else {
+    ctx->bank->process_rt(ctx->in_bufs.data(), ctx->out_bufs.data(), nframes);
+  }
   ++ctx->cycle;
   if (ctx->inject_every != 0 && ctx->cycle % ctx->inject_every == 0) {
     // Injected overrun: burn CPU until the callback has lasted inject_us in total beyond entry.
@@ -248,6 +293,18 @@ int run(const ClientOptions& opt) {
   }
   ctx->in_bufs.assign(ctx->in_ports.size(), nullptr);
   ctx->out_bufs.assign(ctx->out_ports.size(), nullptr);
+  ctx->dsp_out.assign(ctx->out_ports.size(), nullptr);
+  std::unique_ptr<TestSignal> signal;
+  if (opt.check_port) {
+    ctx->check_port = true;
+    ctx->scratch.assign(jack_get_buffer_size(client) > 8192 ? jack_get_buffer_size(client) : 8192,
+                        0.0f);
+    if (opt.source) {
+      signal = std::make_unique<TestSignal>(jack_get_sample_rate(client));
+      ctx->signal = signal.get();
+    }
+    if (opt.sink) ctx->audio = std::make_unique<AudioRing>();
+  }
 
   const double period_us = static_cast<double>(frames) * 1e6 / rate;
   const Calibration cal = calibrate(opt.ports, rate, frames, opt.dsp_load_pct / 100.0 * period_us);
@@ -270,7 +327,29 @@ int run(const ClientOptions& opt) {
                  std::strerror(errno));
   }
 
+  std::unique_ptr<AudioCheck> audio;
+  std::function<void()> drain_audio = [] {};  // set below, once the window's atomics exist
+  if (opt.sink) {
+    try {
+      audio = std::make_unique<AudioCheck>(opt.index, rate, opt.record_dir,
+                                           [&](const telemetry::GlitchReport& g) {
+                                             write_all(opt.telemetry_fd, telemetry::encode(g));
+                                           });
+    } catch (const std::exception& e) {
+      jack_client_close(client);
+      return fail(e.what());
+    }
+  }
   CycleStats stats(opt.index, rate, frames, [&](const telemetry::Message& m) {
+    const auto* final = std::get_if<telemetry::Final>(&m);
+    if (final != nullptr && audio) {
+      drain_audio();  // chunks are pushed before their cycle's record: take the last ones too
+      audio->finish();
+      telemetry::Final with_audio = *final;
+      with_audio.audio = audio->totals();
+      write_all(opt.telemetry_fd, telemetry::encode(with_audio));
+      return;
+    }
     write_all(opt.telemetry_fd, telemetry::encode(m));
   });
   CardRecord card;
@@ -339,11 +418,27 @@ int run(const ClientOptions& opt) {
     start_at = now;
     if (opt.duration_s > 0) stop_at = now + static_cast<uint64_t>(opt.duration_s * 1e6);
   }
+  uint64_t window_t0 = 0, window_t1 = 0;  // the drain thread's view of the window
+  if (ctx->audio) {
+    drain_audio = [&] {
+      // The checked audio of the window's cycles: the same [start, stop) as the statistics.
+      ctx->audio->drain([&](const AudioChunk& c) {
+        if (window_t0 != 0 && c.t_entry_us >= window_t0 &&
+            (window_t1 == 0 || c.t_entry_us < window_t1)) {
+          audio->feed(c.s, c.count, c.t_entry_us, c.frame_time);
+        }
+      });
+      audio->add_ring_dropped(ctx->audio_dropped.load(std::memory_order_relaxed));
+    };
+  }
   std::thread drain([&] {
     constexpr uint64_t kGraceUs = 500000;  // a callback may still be running at the stop time
     while (!stats.finished()) {
-      if (!stats.started() && start_at.load() != 0) stats.set_start(start_at.load());
-      if (stop_at.load() != 0) stats.set_stop(stop_at.load());
+      window_t0 = start_at.load();
+      window_t1 = stop_at.load();
+      if (!stats.started() && window_t0 != 0) stats.set_start(window_t0);
+      if (window_t1 != 0) stats.set_stop(window_t1);
+      drain_audio();
       ctx->ring->drain([&](const CycleRecord& r) { stats.consume(r); });
       stats.add_ring_dropped(ctx->ring_dropped.load(std::memory_order_relaxed));
       if (ctx->server_gone.load()) stats.finish();

@@ -87,6 +87,17 @@ ClientOptions parse_client_options(int argc, char** argv) {
   app.add_option("--card-shm", o.card_shm,
                  "The virtual card's shared-memory record NAME (jackd's wake-up per period).")
       ->type_name("NAME");
+  app.add_flag("--check-port", o.check_port,
+               "Pass port 1 through exactly (its DSP work is done on a copy): the chain's "
+               "test signal.");
+  app.add_flag("--source", o.source, "Play the test signal (a ~1 kHz sine) on port 1.");
+  app.add_flag("--sink", o.sink,
+               "Check the test signal arriving on port 1 for glitches (dropped, repeated, "
+               "corrupted, silent frames).");
+  app.add_option("--record-dir", o.record_dir,
+                 "With --sink: write the received signal (received.wav) and a 200 ms excerpt "
+                 "around each glitch (glitch-NNN.wav) into DIR.")
+      ->type_name("DIR");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -111,6 +122,10 @@ ClientOptions parse_client_options(int argc, char** argv) {
                    o.sched_target.c_str(), why.c_str());
       std::exit(2);
     }
+  }
+  if ((o.source || o.sink) && !o.check_port) {
+    std::fprintf(stderr, "xrunlab-client: error: --source and --sink need --check-port\n");
+    std::exit(2);
   }
   if (o.reference == "card" && !o.clock_port) {
     std::fprintf(stderr, "xrunlab-client: error: --reference card needs --clock-port\n");

@@ -27,6 +27,11 @@ struct ClientOptions {
   std::string reference = "frames";
   bool clock_port = false;  // register the "clock" input for the vcard's period marker
   std::string card_shm;     // the vcard's shared-memory record ("" = none)
+  // The audible chain (issue: known signal through all clients). Port 1 carries it.
+  bool check_port = false;  // pass port 1 through exactly (its DSP work goes to a scratch buffer)
+  bool source = false;      // the head: play the test signal on port 1
+  bool sink = false;        // the tail: check what arrives on port 1 for glitches
+  std::string record_dir;   // the sink: write received.wav and glitch excerpts here
 };
 
 // Parses "USEC:EVERY_N_CYCLES"; nullopt (and *why set) when malformed.

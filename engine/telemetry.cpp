@@ -63,13 +63,33 @@ struct Encoder {
             {"worst", worst}};
   }
   json operator()(const Final& m) const {
-    return {{"type", "final"},
-            {"v", kWireVersion},
-            {"index", m.index},
-            {"cycles_total", m.cycles_total},
-            {"cycles_measured", m.cycles_measured},
-            {"ring_dropped", m.ring_dropped},
-            {"injected", m.injected}};
+    json j = {{"type", "final"},
+              {"v", kWireVersion},
+              {"index", m.index},
+              {"cycles_total", m.cycles_total},
+              {"cycles_measured", m.cycles_measured},
+              {"ring_dropped", m.ring_dropped},
+              {"injected", m.injected}};
+    if (m.audio) {
+      const AudioTotals& a = *m.audio;
+      j["audio"] = {{"frames", a.frames},
+                    {"unlocked_frames", a.unlocked_frames},
+                    {"glitches", a.glitches},
+                    {"delta_max", a.delta_max},
+                    {"ring_dropped", a.ring_dropped},
+                    {"recorded_frames", a.recorded_frames},
+                    {"recording", a.recording},
+                    {"check_ns_per_frame", a.check_ns_per_frame}};
+    }
+    return j;
+  }
+  json operator()(const GlitchReport& m) const {
+    return {{"type", "glitch"},       {"v", kWireVersion},
+            {"index", m.index},       {"kind", m.kind},
+            {"t_us", m.t_us},         {"frame", m.frame},
+            {"at_frame", m.at_frame}, {"jump", m.jump},
+            {"length", m.length},     {"max_deviation", m.max_deviation},
+            {"excerpt", m.excerpt}};
   }
   json operator()(const Error& m) const {
     return {{"type", "error"}, {"v", kWireVersion}, {"index", m.index}, {"message", m.message}};
@@ -137,6 +157,32 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
       m.cycles_measured = j.at("cycles_measured").get<uint64_t>();
       m.ring_dropped = j.at("ring_dropped").get<uint64_t>();
       m.injected = j.at("injected").get<uint64_t>();
+      if (j.contains("audio")) {
+        const json& a = j.at("audio");
+        AudioTotals t;
+        t.frames = a.at("frames").get<uint64_t>();
+        t.unlocked_frames = a.at("unlocked_frames").get<uint64_t>();
+        t.glitches = a.at("glitches").get<uint64_t>();
+        t.delta_max = a.at("delta_max").get<double>();
+        t.ring_dropped = a.at("ring_dropped").get<uint64_t>();
+        t.recorded_frames = a.at("recorded_frames").get<uint64_t>();
+        t.recording = a.at("recording").get<std::string>();
+        t.check_ns_per_frame = a.at("check_ns_per_frame").get<double>();
+        m.audio = t;
+      }
+      return m;
+    }
+    if (type == "glitch") {
+      GlitchReport m;
+      m.index = j.at("index").get<int>();
+      m.kind = j.at("kind").get<std::string>();
+      m.t_us = j.at("t_us").get<int64_t>();
+      m.frame = j.at("frame").get<uint32_t>();
+      m.at_frame = j.at("at_frame").get<uint64_t>();
+      m.jump = j.at("jump").get<int64_t>();
+      m.length = j.at("length").get<uint64_t>();
+      m.max_deviation = j.at("max_deviation").get<double>();
+      m.excerpt = j.at("excerpt").get<std::string>();
       return m;
     }
     if (type == "error") {

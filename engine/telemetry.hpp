@@ -4,6 +4,8 @@
 //   client -> engine (telemetry fd):
 //     {"type":"hello", ...}    after jack_activate: identity, JACK settings, DSP calibration
 //     {"type":"second", ...}   one per measured second per client: exact per-second deltas
+//     {"type":"glitch", ...}   the chain's tail (--sink): one audible discontinuity of the test
+//                              signal, as soon as it is classified
 //     {"type":"final", ...}    after the stop time: totals, then the client exits
 //     {"type":"error", ...}    a fatal client error, then the client exits non-zero
 //   engine -> client (the client's stdin):
@@ -68,12 +70,38 @@ struct Second {
   std::vector<WorstCycle> worst;  // the worst cycles of this second by delay, worst first
 };
 
+// One discontinuity of the test signal as the tail of the chain received it.
+struct GlitchReport {
+  int index = 0;
+  std::string kind;       // dropped, repeated, corrupted, silence, lost
+  int64_t t_us = 0;       // JACK time of the cycle that carried its first sample
+  uint32_t frame = 0;     // jack_last_frame_time() of that cycle
+  uint64_t at_frame = 0;  // position in the received stream (frames since the window start)
+  int64_t jump = 0;       // frames skipped (+) or replayed (-) in the signal
+  uint64_t length = 0;    // received frames affected
+  double max_deviation = 0;
+  std::string excerpt;  // file name of its recorded excerpt ("" = none)
+};
+
+// The tail's audio check, sent with Final when the client is the sink.
+struct AudioTotals {
+  uint64_t frames = 0;           // received frames checked inside the window
+  uint64_t unlocked_frames = 0;  // before the signal first arrived (the chain filling)
+  uint64_t glitches = 0;
+  double delta_max = 0;           // jack_test4's "Delta Maximum": max |received - expected|
+  uint64_t ring_dropped = 0;      // audio chunks lost between callback and checker (never expected)
+  uint64_t recorded_frames = 0;   // frames written to the recording (--record)
+  std::string recording;          // its file name ("" = not recording)
+  double check_ns_per_frame = 0;  // the detector's cost on the drain thread
+};
+
 struct Final {
   int index = 0;
   uint64_t cycles_total = 0;     // every callback since activation
   uint64_t cycles_measured = 0;  // callbacks inside the window
   uint64_t ring_dropped = 0;     // records lost because the ring was full (never expected)
   uint64_t injected = 0;
+  std::optional<AudioTotals> audio;  // the sink only
 };
 
 struct Error {
@@ -81,7 +109,7 @@ struct Error {
   std::string message;
 };
 
-using Message = std::variant<Hello, Second, Final, Error>;
+using Message = std::variant<Hello, Second, Final, Error, GlitchReport>;
 
 std::string encode(const Message& message);  // one line, with the trailing '\n'
 // nullopt (and `error` set) when the line is not a valid message of this wire version.
