@@ -121,8 +121,9 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
           j.value("/spec/label"_json_pointer, std::string("run")),
           j.value("/settings/clients"_json_pointer, 0), j.value("/settings/ports"_json_pointer, 0),
           j.value("/settings/frames"_json_pointer, 0), j.value("/settings/rate_hz"_json_pointer, 0),
-          backend.is_object() ? backend.value("name", std::string("?"))
-                              : backend.is_string() ? backend.get<std::string>() : "dummy");
+          backend.is_object()   ? backend.value("name", std::string("?"))
+          : backend.is_string() ? backend.get<std::string>()
+                                : "dummy");
       po.period_us = j.value("/settings/period_us"_json_pointer, 0.0);
     }
     const PlotResult p = write_plots(dir, find_script_dir(self_exe), po);

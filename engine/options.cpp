@@ -32,7 +32,9 @@ nlohmann::json to_json(const RunOptions& o) {
           {"server_timeout_s", o.server_timeout_s},
           {"plots", o.plots},
           {"backend", o.backend},
-          {"nperiods", o.nperiods}};
+          {"nperiods", o.nperiods},
+          {"audio_check", o.audio_check},
+          {"record", o.record}};
 }
 
 void validate(const RunOptions& o) {
@@ -98,6 +100,7 @@ void validate(const RunOptions& o) {
   }
   if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
   if (!o.backend.empty()) parse_backend(o.backend);  // throws kUsage naming the value
+  if (o.record && !o.audio_check) bad("--record needs the audio check (drop --no-audio-check)");
   if (o.nperiods < 2 || o.nperiods > 32) {
     bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");
   }
@@ -187,6 +190,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "Periods in the card's buffer (vcard and alsa; jackd -n).")
       ->capture_default_str()
       ->type_name("N");
+  run->add_flag_callback(
+      "--no-audio-check", [&o] { o.audio_check = false; },
+      "Do not send the test signal through the chain (port 1 is then filtered like the others).");
+  run->add_flag("--record", o.record,
+                "Write what the end of the chain received (audio/received.wav) and a 200 ms "
+                "excerpt around every glitch (audio/glitch-NNN.wav).");
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");

@@ -31,6 +31,8 @@ struct RunOptions {
   bool period_given = false;  // --period / --rate were on the command line (attach checks them)
   bool rate_given = false;
   bool plots = true;
+  bool audio_check = true;  // the audible chain: a test signal through port 1 of every client
+  bool record = false;      // write the received signal and glitch excerpts (audio/*.wav)
   bool quiet = false;
 };
 

@@ -67,6 +67,17 @@ PlotContext plot_context_from_json(const json& run) {
       }
     }
   }
+  if (const json* a = member(run, "audio"); a != nullptr && a->is_object()) {
+    if (const json* list = member(*a, "glitch_list"); list != nullptr && list->is_array()) {
+      c.glitches_known = true;
+      for (const json& g : *list) {
+        const json* t = member(g, "t_s");
+        if (t != nullptr && t->is_number() && std::isfinite(t->get<double>())) {
+          c.glitches_s.push_back(t->get<double>());
+        }
+      }
+    }
+  }
   return c;
 }
 

@@ -14,15 +14,17 @@
 namespace xrunlab {
 
 struct PlotContext {
-  std::string policy;           // scheduling.label, e.g. "SCHED_FIFO 70 (server) / 65 (clients)"
-  std::string loads;            // "compile, hackbench" from loads[].spec; "none" when the run
-                                // had none; "" when run.json does not say
-  double period_us = 0;         // settings.period_us; 0 = unknown
-  double spare_us = 0;          // settings.spare_time_us; 0 = unknown
-  double resolution_us = 0;     // measurement.delay_resolution_us; 0 = unknown (1 usec)
-  std::vector<double> xruns_s;  // xruns.events[].t_s, seconds since the measurement started
-  bool xruns_known = false;     // run.json has xruns.events (an empty list means no xruns)
-  std::string note;             // why run.json gave nothing (for a warning); "" when it was read
+  std::string policy;              // scheduling.label, e.g. "SCHED_FIFO 70 (server) / 65 (clients)"
+  std::string loads;               // "compile, hackbench" from loads[].spec; "none" when the run
+                                   // had none; "" when run.json does not say
+  double period_us = 0;            // settings.period_us; 0 = unknown
+  double spare_us = 0;             // settings.spare_time_us; 0 = unknown
+  double resolution_us = 0;        // measurement.delay_resolution_us; 0 = unknown (1 usec)
+  std::vector<double> xruns_s;     // xruns.events[].t_s, seconds since the measurement started
+  bool xruns_known = false;        // run.json has xruns.events (an empty list means no xruns)
+  std::vector<double> glitches_s;  // audio.glitch_list[].t_s (the audible chain)
+  bool glitches_known = false;     // run.json has an audio check
+  std::string note;                // why run.json gave nothing (for a warning); "" when it was read
 };
 
 // Reads the fields above from a parsed run.json. Missing or mistyped fields stay empty / 0.

@@ -269,9 +269,11 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
                                                           : it->second);
   }
   const std::string xruns = (tmp / "xruns.dat").string();
+  const std::string glitches = (tmp / "glitches.dat").string();
   const std::string histogram_blocks = (tmp / "histogram.dat").string();
   try {
     write_file_atomic(xruns, format_xrun_times(context.xruns_s));
+    write_file_atomic(glitches, format_xrun_times(context.glitches_s));
     write_file_atomic(
         histogram_blocks,
         format_histogram_blocks(histograms, histogram_max_gap_us(context.resolution_us)));
@@ -292,7 +294,10 @@ PlotResult write_plots(const std::string& run_dir, const std::string& script_dir
   const std::vector<std::vector<std::string>> args = {
       {timeseries, xruns, (tmp / "timeline.png").string(), title, usecs(period), picked,
        fmt::format("{} {} {} {}", data.clients.size(), data.delay_points, data.system_points,
-                   context.xruns_known ? static_cast<int64_t>(context.xruns_s.size()) : -1)},
+                   context.xruns_known ? static_cast<int64_t>(context.xruns_s.size()) : -1),
+       glitches,
+       std::to_string(context.glitches_known ? static_cast<int64_t>(context.glitches_s.size())
+                                             : -1)},
       {histogram_blocks, (tmp / "histogram.png").string(), title, usecs(period),
        usecs(context.spare_us), picked, nclients, std::to_string(data.histogram_points),
        fmt::format("{} {}", delay_axis_needs_log(spread) ? 1 : 0, usecs(context.resolution_us))},

@@ -113,6 +113,44 @@ json to_json(const RunResult& r) {
   for (const XrunEvent& e : r.xruns.events) {
     events.push_back({{"t_s", e.t_s}, {"frame", e.frame}, {"callbacks", e.callbacks}});
   }
+  json audio = nullptr;
+  if (r.audio) {
+    const AudioResult& a = *r.audio;
+    json glitches = json::array();
+    for (const GlitchResult& g : a.glitches) {
+      glitches.push_back(
+          {{"t_s", g.t_s},
+           {"kind", g.report.kind},
+           {"frame", g.report.frame},
+           {"at_frame", g.report.at_frame},
+           {"jump_frames", g.report.jump},
+           {"length_frames", g.report.length},
+           {"max_deviation", g.report.max_deviation},
+           {"excerpt", g.report.excerpt.empty() ? json() : json("audio/" + g.report.excerpt)},
+           {"nearest_xrun_t_s", opt(g.xrun_t_s)},
+           {"xrun_distance_ms", opt(g.xrun_distance_ms)},
+           {"matched_xrun", g.matched}});
+    }
+    audio = {
+        {"signal",
+         "port 1: a sine of about 1 kHz whose phase is known at every frame, "
+         "played by the first client, passed through exactly by every client, "
+         "checked by the last"},
+        {"frames_checked", a.totals.frames},
+        {"unlocked_frames", a.totals.unlocked_frames},
+        {"glitches", a.totals.glitches},
+        {"audible_events", a.events},
+        {"delta_max", a.totals.delta_max},
+        {"glitches_without_xrun", a.glitches_without_xrun},
+        {"xruns_without_glitch", a.xruns_without_glitch},
+        {"match_window_ms", AudioResult::kMatchWindowMs},
+        {"ring_dropped_chunks", a.totals.ring_dropped},
+        {"recording", a.totals.recording.empty() ? json() : json("audio/" + a.totals.recording)},
+        {"recorded_frames", a.totals.recorded_frames},
+        {"check_ns_per_frame", a.totals.check_ns_per_frame},
+        {"complete", a.final_received},
+        {"glitch_list", glitches}};
+  }
   json graph = json::array();
   for (const auto& [from, to] : r.graph) graph.push_back({{"from", from}, {"to", to}});
   return {
@@ -187,6 +225,7 @@ json to_json(const RunResult& r) {
         {"driver_xruns_reach_monitor", r.driver_xruns_reach_monitor},
         {"late_clients", r.xruns.late_clients},
         {"events", events}}},
+      {"audio", audio},
       {"clients", clients},
       {"system_per_second", system},
       {"warnings", r.warnings},

@@ -38,6 +38,7 @@ constexpr std::string_view kIrq = " Average CPU IRQ Load  . . . . :";
 constexpr std::string_view kSoftirq = " Average CPU Soft-IRQ Load . . :";
 constexpr std::string_view kIntr = " Average Interrupt Rate  . . . :";
 constexpr std::string_view kCtxt = " Average Context-Switch Rate . :";
+constexpr std::string_view kDelta = " Delta Maximum . . . . . . . . :";  // jack_test4.1
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -138,6 +139,10 @@ void jack_test_block(std::string& out, const RunResult& r) {
   jack_line(out, kIntr, per_sec(r.avg_intr));
   jack_line(out, kCtxt, per_sec(r.avg_ctxt));
   out += kStarLine;
+  if (r.audio) {  // jack_test4's audible chain: its own block, as jack_test4.1 printed it
+    jack_line(out, kDelta, fmt::format(" {:.5f}", r.audio->totals.delta_max));
+    out += kStarLine;
+  }
 }
 
 void own_block(std::string& out, const RunResult& r) {
@@ -172,6 +177,17 @@ void own_block(std::string& out, const RunResult& r) {
   }
   out += summary_field_line("Driver XRUNs (jackd log)", driver);
   if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));
+  if (r.audio) {
+    const AudioResult& a = *r.audio;
+    out += summary_field_line(
+        "Audible glitches",
+        fmt::format("{}   ({} events, {} frames checked{})", int6(a.totals.glitches), a.events,
+                    a.totals.frames, a.final_received ? "" : ", incomplete"));
+    if (a.totals.glitches > 0 || a.xruns_without_glitch > 0) {
+      out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
+      out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));
+    }
+  }
   if (r.backend.contains("card") && r.backend["card"].contains("wake_latency_us")) {
     const nlohmann::json& w = r.backend["card"]["wake_latency_us"];
     auto num = [&](const char* k) -> std::string {

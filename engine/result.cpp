@@ -1,6 +1,7 @@
 #include "engine/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace xrunlab {
@@ -67,6 +68,39 @@ void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) 
   if (c.worst.size() > worst_keep) c.worst.resize(worst_keep);
 }
 
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a) {
+  a.glitches_without_xrun = 0;
+  std::vector<bool> heard(xruns.size(), false);
+  for (GlitchResult& g : a.glitches) {
+    g.xrun_t_s.reset();
+    g.xrun_distance_ms.reset();
+    g.matched = false;
+    size_t best = xruns.size();
+    for (size_t i = 0; i < xruns.size(); ++i) {
+      if (best == xruns.size() ||
+          std::abs(xruns[i].t_s - g.t_s) < std::abs(xruns[best].t_s - g.t_s)) {
+        best = i;
+      }
+    }
+    if (best < xruns.size()) {
+      g.xrun_t_s = xruns[best].t_s;
+      g.xrun_distance_ms = (g.t_s - xruns[best].t_s) * 1000.0;
+      g.matched = std::abs(*g.xrun_distance_ms) <= AudioResult::kMatchWindowMs;
+      if (g.matched) heard[best] = true;
+    }
+    if (!g.matched) ++a.glitches_without_xrun;
+  }
+  a.xruns_without_glitch = static_cast<uint64_t>(std::count(heard.begin(), heard.end(), false));
+  a.events = 0;
+  const uint64_t gap = 2ull * std::max<uint32_t>(a.period_frames, 1);
+  for (size_t i = 0; i < a.glitches.size(); ++i) {
+    if (i == 0 || a.glitches[i].report.at_frame >
+                      a.glitches[i - 1].report.at_frame + a.glitches[i - 1].report.length + gap) {
+      ++a.events;
+    }
+  }
+}
+
 void finalize(RunResult& r) {
   Histogram delay, delay_dll, duration, cycle;
   r.delay_over_spare = r.delay_over_1000 = r.injected = 0;
@@ -85,6 +119,7 @@ void finalize(RunResult& r) {
   r.cycle = summarize(cycle);
 
   r.timeout_count = r.xruns.late_clients.size();
+  if (r.audio) match_glitches(r.xruns.events, *r.audio);
   // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
   // only appear in jackd's log.
   r.xrun_count =

@@ -87,6 +87,28 @@ struct XrunCounts {
   std::vector<XrunEvent> events;          // bounded list of the first events
 };
 
+// The audible chain: what the tail of the chain received on the checked port.
+struct GlitchResult {
+  telemetry::GlitchReport report;
+  double t_s = 0;                  // seconds since the window start
+  std::optional<double> xrun_t_s;  // the nearest xrun event, if any
+  std::optional<double> xrun_distance_ms;
+  bool matched = false;  // an xrun within kMatchWindowMs of it
+};
+
+struct AudioResult {
+  static constexpr double kMatchWindowMs = 50;  // glitch <-> xrun: within this of each other
+  telemetry::AudioTotals totals;
+  std::vector<GlitchResult> glitches;
+  uint32_t period_frames = 0;  // to group glitches into audible events
+  // Glitches less than two periods apart are one audible event (an xrun typically skips one
+  // block and replays another a moment later).
+  uint64_t events = 0;
+  uint64_t glitches_without_xrun = 0;  // audible without any xrun reported: worth knowing
+  uint64_t xruns_without_glitch = 0;   // reported xruns nobody heard
+  bool final_received = false;
+};
+
 // One audio thread as the kernel reported it, and whether that is what the policy asked for.
 struct AudioThread {
   std::string role;  // "server" or the client's name
@@ -134,7 +156,9 @@ struct RunResult {
   std::vector<std::string> warnings;
   double startup_s = 0;  // engine start to the measurement window start
   long engine_peak_rss_kib = 0;
-  std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
+  std::optional<double> jackd_cpu_pct;
+  std::optional<AudioResult> audio;  // the audible chain (absent: --no-audio-check, 1 client)  //
+                                     // jackd's CPU time over the window, % of one core
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
 
   // Derived totals (filled by finalize()).
@@ -150,5 +174,9 @@ struct RunResult {
 
 // Computes the derived totals from the per-client and per-second data.
 void finalize(RunResult& r);
+
+// Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts
+// glitches nobody explained and xruns nobody heard.
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a);
 
 }  // namespace xrunlab

@@ -53,6 +53,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
+constexpr size_t kMaxGlitchesKept = 10000;  // run.json keeps the first ones; the total is exact
+
 std::string utc_now(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -237,6 +239,7 @@ class Runner {
   // Our JACK client names start with this: "xrunlab-" on our own server; "xrunlab-<pid>-" on an
   // attached one, which other runs (or the user's xrunlab) may share.
   std::string name_prefix_ = "xrunlab-";
+  bool audio_check_ = false;
   std::string self_exe_;
   const std::atomic<bool>& stop_;
   std::string run_dir_;
@@ -624,6 +627,16 @@ void Runner::attach_server() {
 
 void Runner::start_clients() {
   const double per_client = o_.dsp_load_pct / o_.clients;
+  audio_check_ = o_.audio_check && o_.clients >= 2;
+  if (o_.audio_check && !audio_check_) {
+    r_.warnings.push_back(
+        "no audio check: the test signal needs at least 2 clients (a head and a tail)");
+  }
+  if (audio_check_) {
+    r_.audio.emplace();
+    r_.audio->period_frames = o_.period;
+    if (o_.record) make_dirs(run_dir_ + "/audio");
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     r_.client_results.resize(static_cast<size_t>(o_.clients));
@@ -654,6 +667,15 @@ void Runner::start_clients() {
     if (realtime_)
       spec.argv.insert(spec.argv.end(), {"--sched-target", format_target(targets_.client)});
     spec.argv.insert(spec.argv.end(), {"--reference", reference_flag(backend_->reference())});
+    if (audio_check_) {
+      // The audible chain: port 1 carries the test signal from the head to the tail.
+      spec.argv.push_back("--check-port");
+      if (i == 1) spec.argv.push_back("--source");
+      if (i == o_.clients) {
+        spec.argv.push_back("--sink");
+        if (o_.record) spec.argv.insert(spec.argv.end(), {"--record-dir", run_dir_ + "/audio"});
+      }
+    }
     for (const std::string& a : backend_->client_args()) spec.argv.push_back(a);
     if (throttled_) spec.cgroup_procs = throttle_.path() + "/cgroup.procs";
     if (!o_.inject.empty() && i == o_.inject_client) {
@@ -777,6 +799,19 @@ void Runner::on_client_line(size_t i, std::string_view line) {
     c.final = true;
     c.cycles_total = f->cycles_total;
     c.ring_dropped = f->ring_dropped;
+    if (f->audio && r_.audio) {
+      r_.audio->totals = *f->audio;
+      r_.audio->final_received = true;
+    }
+  } else if (auto* g = std::get_if<telemetry::GlitchReport>(&*msg)) {
+    if (r_.audio) {
+      GlitchResult gr;
+      gr.report = *g;
+      gr.t_s = window_open_ || window_start_us_ != 0
+                   ? static_cast<double>(g->t_us - static_cast<int64_t>(window_start_us_)) / 1e6
+                   : 0;
+      if (r_.audio->glitches.size() < kMaxGlitchesKept) r_.audio->glitches.push_back(gr);
+    }
   } else if (auto* e = std::get_if<telemetry::Error>(&*msg)) {
     c.error = e->message;
   }
@@ -1133,7 +1168,32 @@ RunOutcome Runner::run() {
           fmt::format("{} lost {} cycle records (ring full)", c.name, c.ring_dropped));
     }
   }
+  if (r_.audio) {
+    const AudioResult& a = *r_.audio;
+    if (!a.final_received) {
+      r_.warnings.push_back("the chain's tail sent no audio totals: the audio check is incomplete");
+    }
+    if (a.totals.ring_dropped > 0) {
+      r_.warnings.push_back(fmt::format(
+          "the tail lost {} audio chunks before checking them: glitches there are not real",
+          a.totals.ring_dropped));
+    }
+  }
   finalize(r_);
+  if (r_.audio) {
+    const AudioResult& a = *r_.audio;
+    if (a.glitches_without_xrun > 0) {
+      r_.warnings.push_back(fmt::format(
+          "{} audible glitch(es) with no xrun within {} ms: the chain lost audio that no xrun "
+          "reported",
+          a.glitches_without_xrun, AudioResult::kMatchWindowMs));
+    }
+    if (a.xruns_without_glitch > 0) {
+      r_.warnings.push_back(fmt::format(
+          "{} xrun(s) with no audible glitch within {} ms (nothing was lost on the checked port)",
+          a.xruns_without_glitch, AudioResult::kMatchWindowMs));
+    }
+  }
   const std::vector<std::string> plot_warnings =
       write_run_folder(r_, run_dir_, o_.plots, scripts_dir());
   if (!plot_warnings.empty()) {

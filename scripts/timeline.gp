@@ -14,6 +14,8 @@
 #   COUNTS      four numbers: "CLIENTS_IN_RUN DELAY_POINTS SYSTEM_POINTS XRUNS"; with no delay
 #               and no system points the plot says "no data" (gnuplot cannot autoscale nothing);
 #               XRUNS -1: the xrun times are unknown (no run.json), 0: the run had none
+#   GLITCHES    (optional) a file with one audible-glitch time per line, and after it their
+#               count (-1: the run had no audio check); glitches are drawn apart from xruns
 #
 # Per-second values are drawn at the middle of their second. timeseries.csv has each second's
 # maximum and mean delay, not its percentiles, and the legend says which is which.
@@ -33,6 +35,8 @@ nclients_run = word(ARG7, 1) + 0
 delay_points = word(ARG7, 2) + 0
 system_points = word(ARG7, 3) + 0
 nxruns = word(ARG7, 4) + 0
+glitches_file = ARGC >= 9 ? ARG8 : xruns_file  # without it nothing is drawn (y is NaN)
+nglitches = ARGC >= 9 ? ARG9 + 0 : -1
 nclients = words(clients)
 
 set encoding utf8
@@ -120,4 +124,8 @@ plot for [i=1:nclients] timeseries \
      xruns_file using 1:(108) axes x1y2 with points pt 11 ps 1.3 lc rgb "#e00000" \
        title (nxruns > 0 ? sprintf("xrun (%d in the run)", nxruns) : ""), \
      NaN with points pt 11 ps 1.3 lc rgb "#e00000" \
-       title (nxruns == 0 ? "no xruns in the run" : "")
+       title (nxruns == 0 ? "no xruns in the run" : ""), \
+     glitches_file using 1:(nglitches > 0 ? 100 : NaN) axes x1y2 with points pt 9 ps 1.6 \
+       lc rgb "#3050ff" title (nglitches > 0 ? sprintf("audible glitch (%d in the run)", nglitches) : ""), \
+     NaN with points pt 9 ps 1.6 lc rgb "#3050ff" \
+       title (nglitches == 0 ? "no audible glitches" : "")

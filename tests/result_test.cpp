@@ -110,5 +110,36 @@ TEST(Result, MissingCpuAccountingIsSaidOnceNotHidden) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
+GlitchResult glitch_at(double t_s, uint64_t at_frame) {
+  GlitchResult g;
+  g.t_s = t_s;
+  g.report.at_frame = at_frame;
+  return g;
+}
+
+// Glitches pair with the nearest xrun within 50 ms; a skipped block and the replayed one right
+// after it are one audible event; xruns nobody heard and glitches nobody explained are counted.
+TEST(Result, GlitchesAreMatchedToXrunsAndGroupedIntoEvents) {
+  AudioResult a;
+  a.period_frames = 256;
+  a.glitches = {glitch_at(1.000, 48000), glitch_at(1.005, 48256),  // one event, xrun at 0.99
+                glitch_at(2.500, 120000),                          // no xrun near it
+                glitch_at(3.030, 145440)};                         // xrun at 3.0 (30 ms)
+  const std::vector<XrunEvent> xruns = {{0.990, 0, 1}, {3.000, 0, 1}, {5.0, 0, 1}};
+  match_glitches(xruns, a);
+  EXPECT_EQ(a.events, 3u);
+  EXPECT_TRUE(a.glitches[0].matched);
+  EXPECT_NEAR(*a.glitches[0].xrun_distance_ms, 10.0, 1e-9);
+  EXPECT_TRUE(a.glitches[1].matched);
+  EXPECT_FALSE(a.glitches[2].matched);
+  EXPECT_TRUE(a.glitches[3].matched);
+  EXPECT_EQ(a.glitches_without_xrun, 1u);
+  EXPECT_EQ(a.xruns_without_glitch, 1u);  // the one at 5.0 s
+  // No xruns at all: every glitch is unexplained.
+  match_glitches({}, a);
+  EXPECT_EQ(a.glitches_without_xrun, 4u);
+  EXPECT_FALSE(a.glitches[0].xrun_t_s.has_value());
+}
+
 }  // namespace
 }  // namespace xrunlab

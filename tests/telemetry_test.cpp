@@ -64,5 +64,51 @@ TEST(Telemetry, RejectsGarbageWithAReason) {
   EXPECT_FALSE(decode(R"({"type":"bogus","v":1})", &why));
 }
 
+TEST(Telemetry, GlitchAndAudioTotalsRoundTrip) {
+  GlitchReport g;
+  g.index = 3;
+  g.kind = "dropped";
+  g.t_us = 123456789;
+  g.frame = 4096;
+  g.at_frame = 31744;
+  g.jump = 256;
+  g.length = 0;
+  g.max_deviation = 0.75;
+  g.excerpt = "glitch-001.wav";
+  const auto back = decode(encode(g));
+  ASSERT_TRUE(back);
+  const auto* h = std::get_if<GlitchReport>(&*back);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->kind, "dropped");
+  EXPECT_EQ(h->t_us, 123456789);
+  EXPECT_EQ(h->at_frame, 31744u);
+  EXPECT_EQ(h->jump, 256);
+  EXPECT_EQ(h->max_deviation, 0.75);
+  EXPECT_EQ(h->excerpt, "glitch-001.wav");
+
+  Final f;
+  f.index = 3;
+  AudioTotals a;
+  a.frames = 192000;
+  a.glitches = 2;
+  a.delta_max = 0.5;
+  a.recording = "received.wav";
+  a.recorded_frames = 192000;
+  f.audio = a;
+  const auto fb = decode(encode(f));
+  ASSERT_TRUE(fb);
+  const auto* ff = std::get_if<Final>(&*fb);
+  ASSERT_NE(ff, nullptr);
+  ASSERT_TRUE(ff->audio);
+  EXPECT_EQ(ff->audio->frames, 192000u);
+  EXPECT_EQ(ff->audio->glitches, 2u);
+  EXPECT_EQ(ff->audio->delta_max, 0.5);
+  EXPECT_EQ(ff->audio->recording, "received.wav");
+  // A client that is not the sink sends no audio totals.
+  const auto plain = decode(encode(Final{}));
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(std::get<Final>(*plain).audio);
+}
+
 }  // namespace
 }  // namespace xrunlab::telemetry
