@@ -117,6 +117,7 @@ void JackdXrunCounter::add(std::string_view line, int64_t arrival_us) {
       if (parsed.driver_delay_us > driver_max_delay_us_) {
         driver_max_delay_us_ = parsed.driver_delay_us;
       }
+      if (events_.size() < kMaxEventsKept) events_.push_back({arrival_us, true, {}});
       return;
     case JackdLineKind::kClientNotFinished:
     case JackdLineKind::kClientFinishedLate:
@@ -129,7 +130,13 @@ void JackdXrunCounter::add(std::string_view line, int64_t arrival_us) {
     ++client_events_;
     group_.clear();
     in_group_ = true;
+    current_kept_ = events_.size() < kMaxEventsKept;
+    if (current_kept_) {
+      events_.push_back({arrival_us, false, {}});
+      current_index_ = events_.size() - 1;
+    }
   }
+  if (current_kept_) events_[current_index_].clients.push_back(parsed.client);
   last_client_arrival_us_ = arrival_us;
   group_.insert(parsed.client);
   late_clients_.insert(std::move(parsed.client));

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace xrunlab {
 
@@ -34,6 +35,13 @@ JackdLine parse_jackd_line(std::string_view line);
 // Driver xrun lines are counted separately (each is one event) and do not affect grouping.
 class JackdXrunCounter {
  public:
+  // One xrun event as the log showed it: who was late (client lines), or the driver.
+  struct Event {
+    int64_t arrival_us = 0;
+    bool driver = false;
+    std::vector<std::string> clients;  // in the order jackd named them
+  };
+  static constexpr size_t kMaxEventsKept = 10000;
   explicit JackdXrunCounter(int64_t gap_us);
   void add(std::string_view line, int64_t arrival_us);  // arrival in microseconds, monotonic
   uint64_t client_events() const;  // distinct client-late events (grouped as above)
@@ -42,6 +50,8 @@ class JackdXrunCounter {
   double driver_max_delay_us() const;
   // Unique client names reported late by either kind of line (jack_test's "Timeout Count").
   const std::set<std::string>& late_clients() const;
+  // The first kMaxEventsKept events (driver and client-late), in arrival order.
+  const std::vector<Event>& events() const { return events_; }
 
  private:
   int64_t gap_us_;
@@ -53,6 +63,9 @@ class JackdXrunCounter {
   int64_t last_client_arrival_us_ = 0;
   std::set<std::string> group_;  // names seen in the current event
   std::set<std::string> late_clients_;
+  std::vector<Event> events_;
+  bool current_kept_ = false;  // the current client event is events_[current_index_]
+  size_t current_index_ = 0;
 };
 
 }  // namespace xrunlab

@@ -129,7 +129,9 @@ json to_json(const RunResult& r) {
            {"excerpt", g.report.excerpt.empty() ? json() : json("audio/" + g.report.excerpt)},
            {"nearest_xrun_t_s", opt(g.xrun_t_s)},
            {"xrun_distance_ms", opt(g.xrun_distance_ms)},
-           {"matched_xrun", g.matched}});
+           {"matched_xrun", g.matched},
+           {"late_clients", g.late_clients},
+           {"driver_xrun", g.driver_xrun}});
     }
     audio = {
         {"signal",

@@ -68,7 +68,8 @@ void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) 
   if (c.worst.size() > worst_keep) c.worst.resize(worst_keep);
 }
 
-void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a) {
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
+                    const std::vector<LogXrunEvent>& log_events) {
   a.glitches_without_xrun = 0;
   std::vector<bool> heard(xruns.size(), false);
   for (GlitchResult& g : a.glitches) {
@@ -89,6 +90,19 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a) {
       if (g.matched) heard[best] = true;
     }
     if (!g.matched) ++a.glitches_without_xrun;
+    g.late_clients.clear();
+    g.driver_xrun = false;
+    const LogXrunEvent* near = nullptr;
+    for (const LogXrunEvent& e : log_events) {
+      if (std::abs(e.t_s - g.t_s) * 1000.0 <= AudioResult::kMatchWindowMs &&
+          (near == nullptr || std::abs(e.t_s - g.t_s) < std::abs(near->t_s - g.t_s))) {
+        near = &e;
+      }
+    }
+    if (near != nullptr) {
+      g.late_clients = near->late_clients;
+      g.driver_xrun = near->driver;
+    }
   }
   a.xruns_without_glitch = static_cast<uint64_t>(std::count(heard.begin(), heard.end(), false));
   a.events = 0;
@@ -119,7 +133,7 @@ void finalize(RunResult& r) {
   r.cycle = summarize(cycle);
 
   r.timeout_count = r.xruns.late_clients.size();
-  if (r.audio) match_glitches(r.xruns.events, *r.audio);
+  if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events);
   // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
   // only appear in jackd's log.
   r.xrun_count =

@@ -75,6 +75,13 @@ struct XrunEvent {
   uint64_t callbacks = 0;  // xrun callbacks merged into this event
 };
 
+// An xrun event as jackd's log named it (driver, or which clients were late).
+struct LogXrunEvent {
+  double t_s = 0;  // seconds since the window start (arrival of the line)
+  bool driver = false;
+  std::vector<std::string> late_clients;
+};
+
 struct XrunCounts {
   uint64_t monitor_events = 0;     // distinct events seen by the monitor client
   uint64_t monitor_callbacks = 0;  // raw xrun callbacks (JACK2: one per late client)
@@ -85,6 +92,7 @@ struct XrunCounts {
   double log_driver_max_delay_us = 0;
   std::vector<std::string> late_clients;  // unique clients jackd reported late
   std::vector<XrunEvent> events;          // bounded list of the first events
+  std::vector<LogXrunEvent> log_events;   // bounded list of the log's events (who was late)
 };
 
 // The audible chain: what the tail of the chain received on the checked port.
@@ -94,6 +102,9 @@ struct GlitchResult {
   std::optional<double> xrun_t_s;  // the nearest xrun event, if any
   std::optional<double> xrun_distance_ms;
   bool matched = false;  // an xrun within kMatchWindowMs of it
+  // jackd's log for the nearest logged xrun within kMatchWindowMs: who was late, or the driver.
+  std::vector<std::string> late_clients;
+  bool driver_xrun = false;
 };
 
 struct AudioResult {
@@ -177,6 +188,7 @@ void finalize(RunResult& r);
 
 // Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts
 // glitches nobody explained and xruns nobody heard.
-void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a);
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
+                    const std::vector<LogXrunEvent>& log_events = {});
 
 }  // namespace xrunlab

@@ -1071,6 +1071,11 @@ void Runner::measure() {
   x.log_driver_xruns = log_counter_.driver_xruns();
   x.log_driver_max_delay_us = log_counter_.driver_max_delay_us();
   x.late_clients.assign(log_counter_.late_clients().begin(), log_counter_.late_clients().end());
+  for (const JackdXrunCounter::Event& e : log_counter_.events()) {
+    x.log_events.push_back(
+        {static_cast<double>(e.arrival_us - static_cast<int64_t>(window_start_us_)) / 1e6, e.driver,
+         e.clients});
+  }
   r_.xruns = x;
   window_open_ = false;
 }

@@ -179,4 +179,21 @@ TEST(JackdXrunCounter, DriverXrunsAndMaxDelay) {
 }
 
 }  // namespace
+TEST(JackdXrunCounter, KeepsEachEventWithItsLateClientsOrTheDriver) {
+  JackdXrunCounter c(2000);
+  c.add("JackEngine::XRun: client = xrunlab-c02 was not finished, state = Running", 1000);
+  c.add("JackEngine::XRun: client = xrunlab-c03 was not finished, state = Triggered", 1010);
+  c.add("**** alsa_pcm: xrun of at least 12.000 msecs", 50000);
+  c.add("JackEngine::XRun: client = xrunlab-c02 was not finished, state = Running", 90000);
+  ASSERT_EQ(c.events().size(), 3u);
+  EXPECT_EQ(c.events()[0].arrival_us, 1000);
+  EXPECT_FALSE(c.events()[0].driver);
+  EXPECT_EQ(c.events()[0].clients, (std::vector<std::string>{"xrunlab-c02", "xrunlab-c03"}));
+  EXPECT_TRUE(c.events()[1].driver);
+  EXPECT_TRUE(c.events()[1].clients.empty());
+  EXPECT_EQ(c.events()[2].clients, (std::vector<std::string>{"xrunlab-c02"}));
+  EXPECT_EQ(c.client_events(), 2u);
+  EXPECT_EQ(c.driver_xruns(), 1u);
+}
+
 }  // namespace xrunlab

@@ -135,6 +135,14 @@ TEST(Result, GlitchesAreMatchedToXrunsAndGroupedIntoEvents) {
   EXPECT_TRUE(a.glitches[3].matched);
   EXPECT_EQ(a.glitches_without_xrun, 1u);
   EXPECT_EQ(a.xruns_without_glitch, 1u);  // the one at 5.0 s
+  // jackd's log says who was late for the nearest logged event within 50 ms.
+  const std::vector<LogXrunEvent> log = {{0.995, false, {"xrunlab-c02", "xrunlab-c03"}},
+                                         {3.010, true, {}}};
+  match_glitches(xruns, a, log);
+  EXPECT_EQ(a.glitches[0].late_clients, (std::vector<std::string>{"xrunlab-c02", "xrunlab-c03"}));
+  EXPECT_FALSE(a.glitches[0].driver_xrun);
+  EXPECT_TRUE(a.glitches[2].late_clients.empty());  // nothing logged near 2.5 s
+  EXPECT_TRUE(a.glitches[3].driver_xrun);
   // No xruns at all: every glitch is unexplained.
   match_glitches({}, a);
   EXPECT_EQ(a.glitches_without_xrun, 4u);
