@@ -1,4 +1,4 @@
-// xrunlab-client: one synthetic DSP client. See clients/client_options.cpp for usage.
+// xrunlab-client: one synthetic DSP client. See engine/wire/client_args.cpp for usage.
 //
 // Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
 // (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
@@ -22,16 +22,16 @@
 #include <thread>
 #include <vector>
 
-#include "clients/audio_check.hpp"
-#include "clients/client_options.hpp"
-#include "clients/cycle_stats.hpp"
-#include "clients/dsp.hpp"
-#include "clients/spsc_ring.hpp"
-#include "clients/test_signal.hpp"
-#include "engine/sched_target.hpp"
-#include "engine/telemetry.hpp"
-#include "engine/thread_sched.hpp"
-#include "engine/vcard_shared.hpp"
+#include "clients/drain/audio_check.hpp"
+#include "clients/drain/cycle_stats.hpp"
+#include "clients/rt/dsp.hpp"
+#include "clients/rt/spsc_ring.hpp"
+#include "clients/rt/test_signal.hpp"
+#include "engine/wire/client_args.hpp"
+#include "engine/wire/sched_target.hpp"
+#include "engine/wire/telemetry.hpp"
+#include "engine/wire/thread_sched.hpp"
+#include "engine/wire/vcard_shared.hpp"
 
 namespace xrunlab {
 namespace {

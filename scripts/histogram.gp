@@ -1,7 +1,7 @@
 # Callback delay histogram of one xrunlab run (gnuplot >= 5.4, pngcairo), from the delay rows
-# of its histogram.csv (format in engine/report_csv.hpp), in the style of the OSADL / cyclictest
+# of its histogram.csv (format in engine/report/report_csv.hpp), in the style of the OSADL / cyclictest
 # latency plots: 1 usec bins as recorded, log count axis, the period and spare time marked.
-# xrunlab runs it without a shell, every value as its own argument (engine/plots.cpp):
+# xrunlab runs it without a shell, every value as its own argument (engine/report/plots.cpp):
 #
 #   gnuplot -d -c histogram.gp DATA OUTPUT TITLE PERIOD_US SPARE_US CLIENTS \
 #           CLIENTS_IN_RUN HISTOGRAM_POINTS "LOG_X RESOLUTION_US"
@@ -9,7 +9,7 @@
 #   DATA              the histograms as "value_us count" lines, one block per histogram
 #                     (blocks separated by two blank lines): block 0 all clients together,
 #                     block i the i-th client of CLIENTS; a blank line inside a block where no
-#                     delay was recorded over more than a tick (engine/plot_data.hpp). Absolute
+#                     delay was recorded over more than a tick (engine/report/plot_data.hpp). Absolute
 #                     path: a gnuplot file name starting with '<' or '|' would run a command.
 #   OUTPUT            the PNG to write
 #   TITLE             the title, shown verbatim (no enhanced text); may hold line breaks
@@ -19,7 +19,7 @@
 #   CLIENTS_IN_RUN    how many clients the run had; above 1 the sum of all is drawn too
 #   HISTOGRAM_POINTS  how many delay rows there are; 0 gives a "no data" plot
 #   LOG_X             1: logarithmic delay axis (the worst delay is far beyond the body of the
-#                     distribution; engine/plot_data.hpp says when), 0: linear
+#                     distribution; engine/report/plot_data.hpp says when), 0: linear
 #   RESOLUTION_US     the step of the delay reference (20.8 usecs on the dummy backend), said
 #                     in the axis label when it is coarser than the bins; 0 = unknown
 #                     (LOG_X and RESOLUTION_US are one argument, two words: gnuplot -c takes 9)

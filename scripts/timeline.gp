@@ -1,6 +1,6 @@
 # Timeline of one xrunlab run (gnuplot >= 5.4, pngcairo), from its timeseries.csv (format in
-# engine/report_csv.hpp) and the xrun times taken from run.json. xrunlab runs it without a
-# shell, every value as its own argument (engine/plots.cpp):
+# engine/report/report_csv.hpp) and the xrun times taken from run.json. xrunlab runs it without a
+# shell, every value as its own argument (engine/report/plots.cpp):
 #
 #   gnuplot -d -c timeline.gp TIMESERIES XRUNS OUTPUT TITLE PERIOD_US CLIENTS COUNTS
 #

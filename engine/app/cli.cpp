@@ -1,0 +1,174 @@
+#include "engine/app/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+
+#include "engine/backend/backend.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/loads/load_spec.hpp"
+#include "engine/sched/policy.hpp"
+#include "engine/wire/client_args.hpp"
+#include "engine/wire/version.hpp"
+
+namespace xrunlab {
+
+namespace {
+
+constexpr const char* kPolicyHelp =
+    "Scheduling of jackd's realtime thread and of every client's process thread: "
+    "fifo[:PRIO], rr[:PRIO] (PRIO is the server's; clients run 5 below, as in JACK2), "
+    "other[:NICE], batch[:NICE] (NICE is one signed number, -20..19: other:-20 is 'nice -20'), "
+    "idle, deadline[:RUNTIME_US,PERIOD_US][,reclaim], iso[:ISO_CPU] (the kernel's SCHED_ISO, "
+    "-ck kernels only), iso-emu[:ISO_CPU[,ISO_PERIOD_S]] (a user-space emulation of SCHED_ISO), "
+    "rt-throttle:PCT[,PERIOD_US] (SCHED_FIFO in a cgroup-v1 group with PCT% RT bandwidth).";
+
+constexpr const char* kLoadHelp =
+    "Run a background load during the measurement (repeatable): compile[:JOBS], "
+    "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
+    "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
+
+}  // namespace
+
+Command parse_command_line(int argc, char** argv, int* exit_code) {
+  Command cmd;
+  RunOptions& o = cmd.run;
+  CLI::App app{
+      "xrunlab: realtime audio tester. Launches a private JACK2 server and N synthetic "
+      "DSP clients, measures every process cycle of every client, and writes a "
+      "jack_test-style summary, run.json, CSV files and plots."};
+  app.set_version_flag("--version", std::string("xrunlab ") + kVersion);
+  app.require_subcommand(1);
+  CLI::App* run = app.add_subcommand("run", "Run one measurement.");
+  run->add_option("--clients", o.clients,
+                  "Number of DSP clients in the chain (c1 -> c2 -> ... -> cN).")
+      ->capture_default_str()
+      ->type_name("N");
+  run->add_option("--ports", o.ports, "Input and output ports per client.")
+      ->capture_default_str()
+      ->type_name("P");
+  run->add_option("--period", o.period, "JACK period (buffer size) in FRAMES, a power of two.")
+      ->capture_default_str()
+      ->type_name("FRAMES");
+  run->add_option("--rate", o.rate, "Sample rate in HZ.")->capture_default_str()->type_name("HZ");
+  run->add_option("--duration", o.duration_s, "Measured time in SECONDS.")
+      ->capture_default_str()
+      ->type_name("SECONDS");
+  run->add_option("--dsp-load", o.dsp_load_pct,
+                  "DSP work of all clients together as PERCENT of the period (split evenly).")
+      ->capture_default_str()
+      ->type_name("PERCENT");
+  run->add_option("--label", o.label, "NAME of the test case; results go to DIR/NAME/.")
+      ->capture_default_str()
+      ->type_name("NAME");
+  run->add_option("--output", o.output, "Results go to DIR/NAME/<UTC timestamp>/.")
+      ->capture_default_str()
+      ->type_name("DIR");
+  run->add_option("--priority", o.priority,
+                  "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
+      ->capture_default_str()
+      ->type_name("N");
+  run->add_option("--policy", o.policy, kPolicyHelp)->type_name("SPEC")->capture_default_str();
+  run->add_option("--load", o.loads, kLoadHelp)->type_name("SPEC");
+  run->add_option("--inject", o.inject,
+                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
+      ->type_name("USEC:EVERY_N_CYCLES");
+  run->add_option("--inject-client", o.inject_client, "Which client INDEX gets --inject.")
+      ->capture_default_str()
+      ->type_name("INDEX");
+  run->add_option("--jackd", o.jackd, "The jackd PROGRAM to run.")
+      ->capture_default_str()
+      ->type_name("PROGRAM");
+  run->add_option("--client-binary", o.client_binary,
+                  "The xrunlab-client PROGRAM (default: next to xrunlab).")
+      ->type_name("PROGRAM");
+  run->add_option("--server-timeout", o.server_timeout_s,
+                  "SECONDS to wait for jackd to accept clients.")
+      ->capture_default_str()
+      ->type_name("SECONDS");
+  run->add_option("--backend", o.backend,
+                  "The sound card: vcard (xrunlab's virtual ALSA card with exact interrupt "
+                  "times; the default without a sound card), dummy (JACK's timer driver), "
+                  "alsa[:DEVICE] (a real card, default the first; the default with a card), "
+                  "attach[:SERVER] (measure under an already running JACK or PipeWire-JACK "
+                  "server; nothing is launched).")
+      ->type_name("SPEC");
+  run->add_option("--nperiods", o.nperiods,
+                  "Periods in the card's buffer (vcard and alsa; jackd -n).")
+      ->capture_default_str()
+      ->type_name("N");
+  run->add_flag_callback(
+      "--no-audio-check", [&o] { o.audio_check = false; },
+      "Do not send the test signal through the chain (port 1 is then filtered like the others).");
+  run->add_flag("--record", o.record,
+                "Write what the end of the chain received (audio/received.wav) and a 200 ms "
+                "excerpt around every glitch (audio/glitch-NNN.wav).");
+  run->add_flag_callback(
+      "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
+  run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
+  ReportOptions& ro = cmd.report;
+  CLI::App* plot = app.add_subcommand("plot", "Draw a run folder's plots again (plots/*.png).");
+  plot->add_option("RUN_DIR", ro.paths, "Run folders.")->required()->type_name("RUN_DIR");
+  CLI::App* summary = app.add_subcommand(
+      "summary",
+      "Walk run folders and write SUMMARY: jack_test's .SUMMARY layout (one '# label' block "
+      "per metric) and a table per label.");
+  summary
+      ->add_option("DIR", ro.paths,
+                   "Result folders, label folders, run folders or imported "
+                   "*.records.json files.")
+      ->required()
+      ->type_name("DIR");
+  summary->add_option("--format", ro.format, "text, json or csv.")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  summary->add_option("--write", ro.write, "FILE to write (default: SUMMARY in the first DIR).")
+      ->type_name("FILE");
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Side-by-side columns in jack_test's field names, and compare.png.");
+  compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders or imported files.")
+      ->required()
+      ->type_name("PATH");
+  compare->add_option("--by", ro.by, "One column per label or per run.")
+      ->check(CLI::IsMember({"label", "run"}))
+      ->capture_default_str();
+  compare->add_option("--format", ro.format, "text, json or csv.")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  compare->add_option("--write", ro.write, "FILE for the plot (default: compare.png here).")
+      ->type_name("FILE");
+  CLI::App* import = app.add_subcommand(
+      "import",
+      "Read old jack_test summaries into run records (*.records.json) that summary "
+      "and compare show next to new runs, marked as imported.");
+  import
+      ->add_option("FILE", ro.paths,
+                   "jack_test summary files (blocks, multi-run blocks, "
+                   ".SUMMARY).")
+      ->required()
+      ->type_name("FILE");
+  import->add_option("--write", ro.write, "DIR for the records (default: results/imported).")
+      ->type_name("DIR");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    *exit_code = app.exit(e);
+    return cmd;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    throw Error(ExitCode::kUsage, msg + " (see xrunlab --help)");
+  }
+  if (plot->parsed()) cmd.kind = Command::Kind::kPlot;
+  if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
+  if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
+  if (import->parsed()) cmd.kind = Command::Kind::kImport;
+  if (!run->parsed()) return cmd;
+  cmd.kind = Command::Kind::kRun;
+  o.priority_given = run->count("--priority") > 0;
+  o.period_given = run->count("--period") > 0;
+  o.rate_given = run->count("--rate") > 0;
+  validate(o);
+  return cmd;
+}
+
+}  // namespace xrunlab

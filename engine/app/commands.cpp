@@ -1,0 +1,229 @@
+#include "engine/app/commands.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "engine/base/errors.hpp"
+#include "engine/report/multirun.hpp"
+#include "engine/report/plots.hpp"
+#include "engine/report/run_record.hpp"
+#include "engine/system/atomic_file.hpp"
+#include "engine/system/process.hpp"
+
+namespace xrunlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRecordsSuffix = ".records.json";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ExitCode::kUsage, "cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<RunRecord> read_records_file(const std::string& path) {
+  const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
+  if (j.is_discarded() || !j.contains("records")) {
+    throw Error(ExitCode::kUsage, path + ": not an xrunlab records file (from xrunlab import)");
+  }
+  std::vector<RunRecord> out;
+  for (const auto& r : j["records"]) {
+    std::string why;
+    auto rec = run_record_from_json(r, &why);
+    if (!rec) throw Error(ExitCode::kUsage, path + ": " + why);
+    out.push_back(*rec);
+  }
+  return out;
+}
+
+// Every run below the paths: run folders (run.json) and imported records files.
+std::vector<RunRecord> collect(const std::vector<std::string>& paths) {
+  std::vector<RunRecord> records;
+  std::vector<std::string> roots;
+  for (const std::string& p : paths) {
+    if (!fs::exists(p)) throw Error(ExitCode::kUsage, "'" + p + "' does not exist");
+    if (fs::is_regular_file(p)) {
+      if (!ends_with(p, kRecordsSuffix)) {
+        throw Error(ExitCode::kUsage, "'" + p + "': give run folders or " +
+                                          std::string(kRecordsSuffix) +
+                                          " files (xrunlab import makes those)");
+      }
+      auto r = read_records_file(p);
+      records.insert(records.end(), r.begin(), r.end());
+      continue;
+    }
+    roots.push_back(p);
+    // Imported records files, without descending into run folders (they hold none).
+    for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator();
+         ++it) {
+      if (it->is_directory() && fs::exists(it->path() / "run.json")) {
+        it.disable_recursion_pending();
+      } else if (it->is_regular_file() && ends_with(it->path().string(), kRecordsSuffix)) {
+        auto r = read_records_file(it->path().string());
+        records.insert(records.end(), r.begin(), r.end());
+      }
+    }
+  }
+  for (const std::string& dir : find_run_folders(roots)) {
+    std::string why;
+    auto rec = read_run_folder(dir, &why);
+    if (!rec) {
+      std::cerr << "xrunlab: warning: skipped: " << why << "\n";
+      continue;
+    }
+    records.push_back(*rec);
+  }
+  if (records.empty()) {
+    throw Error(ExitCode::kUsage,
+                "no runs found under " + fmt::format("{}", fmt::join(paths, ", ")) +
+                    " (give result folders, run folders or imported .records.json files)");
+  }
+  return records;
+}
+
+void emit(std::string text, const std::string& write_path) {
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  std::cout << text;
+  if (!write_path.empty()) {
+    write_file_atomic(write_path, text);
+    std::cerr << "xrunlab: wrote " << write_path << "\n";
+  }
+}
+
+int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
+  int rc = 0;
+  for (const std::string& dir : ro.paths) {
+    if (!fs::exists(dir + "/run.json")) {
+      throw Error(ExitCode::kUsage, "'" + dir + "' is not a run folder (no run.json)");
+    }
+    PlotOptions po;
+    const auto j = nlohmann::json::parse(read_text(dir + "/run.json"), nullptr, false);
+    if (!j.is_discarded()) {
+      // Runs from before --backend existed have "backend": "dummy" (a string).
+      const auto backend = j.value("/jack/backend"_json_pointer, nlohmann::json());
+      po.title = fmt::format(
+          "{}: {} clients x {} ports, {} frames @ {} Hz, {}",
+          j.value("/spec/label"_json_pointer, std::string("run")),
+          j.value("/settings/clients"_json_pointer, 0), j.value("/settings/ports"_json_pointer, 0),
+          j.value("/settings/frames"_json_pointer, 0), j.value("/settings/rate_hz"_json_pointer, 0),
+          backend.is_object()   ? backend.value("name", std::string("?"))
+          : backend.is_string() ? backend.get<std::string>()
+                                : "dummy");
+      po.period_us = j.value("/settings/period_us"_json_pointer, 0.0);
+    }
+    const PlotResult p = write_plots(dir, find_script_dir(self_exe), po);
+    for (const std::string& w : p.written) std::cout << w << "\n";
+    if (!p.error.empty()) {
+      std::cerr << "xrunlab: error: " << dir << ": " << p.error << "\n";
+      rc = static_cast<int>(ExitCode::kMissingProgram);
+    }
+  }
+  return rc;
+}
+
+int cmd_summary(const ReportOptions& ro) {
+  const std::vector<RunRecord> runs = collect(ro.paths);
+  if (ro.format == "json") {
+    emit(summary_json(runs).dump(2) + "\n", ro.write);
+  } else if (ro.format == "csv") {
+    emit(format_summary_csv(runs), ro.write);
+  } else {
+    std::string where = ro.write;
+    if (where.empty() && fs::is_directory(ro.paths.front())) where = ro.paths.front() + "/SUMMARY";
+    emit(format_summary_file(runs), where);
+  }
+  return 0;
+}
+
+int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
+  const std::vector<RunRecord> runs = collect(ro.paths);
+  const CompareBy by = ro.by == "run" ? CompareBy::kRun : CompareBy::kLabel;
+  if (ro.format == "json") {
+    std::cout << compare_json(runs, by).dump(2) << "\n";
+  } else if (ro.format == "csv") {
+    std::cout << format_compare_csv(runs, by);
+  } else {
+    std::cout << format_compare(runs, by);
+  }
+  // compare.png, drawn by gnuplot from a data file (scripts/compare.gp).
+  const std::string png = ro.write.empty() ? "compare.png" : ro.write;
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("xrunlab-compare-{}", ::getpid());
+  fs::create_directories(tmp);
+  const std::string data = write_compare_data(runs, tmp.string());
+  const std::string script = find_script_dir(self_exe) + "/compare.gp";
+  int rc = 0;
+  if (!find_program("gnuplot")) {
+    std::cerr << "xrunlab: error: gnuplot not found: install gnuplot-nox (apt-get install "
+                 "--no-install-recommends gnuplot-nox); the text comparison above is complete\n";
+    rc = static_cast<int>(ExitCode::kMissingProgram);
+  } else {
+    SpawnSpec s;
+    s.argv = {"gnuplot", "-d", "-c", script, data, (tmp / "compare.png").string()};
+    s.output_path = (tmp / "gnuplot.log").string();
+    Child g = Child::spawn(s);
+    g.wait_for(std::chrono::seconds(60));
+    if (fs::exists(tmp / "compare.png")) {
+      write_file_atomic(png, read_text((tmp / "compare.png").string()));
+      std::cerr << "xrunlab: wrote " << png << "\n";
+    } else {
+      std::cerr << "xrunlab: error: gnuplot drew no compare.png: "
+                << read_text((tmp / "gnuplot.log").string());
+      rc = static_cast<int>(ExitCode::kRunFailed);
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  return rc;
+}
+
+int cmd_import(const ReportOptions& ro) {
+  const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
+  fs::create_directories(dir);
+  for (const std::string& file : ro.paths) {
+    std::string why;
+    const std::vector<RunRecord> records = import_jack_test(read_text(file), file, &why);
+    if (records.empty())
+      throw Error(ExitCode::kUsage, why.empty() ? file + ": nothing to import" : why);
+    nlohmann::json out = {
+        {"xrunlab_records", 1}, {"source", file}, {"records", nlohmann::json::array()}};
+    for (const RunRecord& r : records) out["records"].push_back(to_json(r));
+    const std::string target = dir + "/" + fs::path(file).filename().string() + kRecordsSuffix;
+    write_file_atomic(target, out.dump(2) + "\n");
+    std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, records.size(), target);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_report_command(const Command& cmd, const std::string& self_exe) {
+  switch (cmd.kind) {
+    case Command::Kind::kPlot:
+      return cmd_plot(cmd.report, self_exe);
+    case Command::Kind::kSummary:
+      return cmd_summary(cmd.report);
+    case Command::Kind::kCompare:
+      return cmd_compare(cmd.report, self_exe);
+    case Command::Kind::kImport:
+      return cmd_import(cmd.report);
+    default:
+      return static_cast<int>(ExitCode::kUsage);
+  }
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,64 @@
+// xrunlab: parse -> typed options -> validate -> run -> report.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/app/cli.hpp"
+#include "engine/app/commands.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/report/report_summary.hpp"
+#include "engine/run/run.hpp"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) {
+  g_stop.store(true);
+}
+
+std::string self_exe(const char* argv0) {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace xrunlab;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  try {
+    int exit_code = 0;
+    const Command cmd = parse_command_line(argc, argv, &exit_code);
+    if (cmd.kind == Command::Kind::kNone) return exit_code;
+    if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
+    const std::vector<std::string> command_line(argv, argv + argc);
+    const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);
+    std::fputs(format_summary(out.result).c_str(), stdout);
+    std::printf("\nResults: %s\n", out.run_dir.c_str());
+    std::fflush(stdout);
+    if (out.code != ExitCode::kOk) {
+      std::fprintf(stderr, "xrunlab: %s: %s\n", out.result.status.c_str(),
+                   out.result.status_detail.c_str());
+    }
+    return static_cast<int>(out.code);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "xrunlab: error: %s\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xrunlab: error: %s\n", e.what());
+    return static_cast<int>(ExitCode::kRunFailed);
+  }
+}

@@ -1,0 +1,16 @@
+#pragma once
+// Reading files, the one copy of each reader. Writing goes through write_file_atomic
+// (engine/system/atomic_file.hpp). Non-realtime.
+#include <optional>
+#include <string>
+
+namespace xrunlab {
+
+// The whole file, bytes as they are. nullopt when it cannot be opened or read; `why` (may be
+// null) then says "cannot read PATH: <errno text>".
+std::optional<std::string> read_file(const std::string& path, std::string* why = nullptr);
+
+// The first line of a small file (/proc, /sys), without its newline; nullopt as read_file.
+std::optional<std::string> read_first_line(const std::string& path, std::string* why = nullptr);
+
+}  // namespace xrunlab

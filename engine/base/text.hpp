@@ -1,0 +1,23 @@
+#pragma once
+// Small text helpers, the one copy of each. Pure functions; views point into the argument.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xrunlab {
+
+// Without leading and trailing spaces, tabs, CR and LF.
+std::string_view trim(std::string_view s);
+
+// The pieces between `sep`, empty ones kept: split("a,,b", ',') -> {"a", "", "b"};
+// split("", ',') -> {""}.
+std::vector<std::string_view> split(std::string_view s, char sep);
+
+// The lines of `text` without their '\n' (and a '\r' before it); no empty last line for a
+// trailing newline.
+std::vector<std::string_view> lines(std::string_view text);
+
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+
+}  // namespace xrunlab

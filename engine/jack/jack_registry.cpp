@@ -1,0 +1,218 @@
+#include "engine/jack/jack_registry.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/sem.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace xrunlab {
+namespace {
+
+// JACK2 common/shm.h and shm.c (1.9.x, POSIX shm, non-Apple).
+constexpr uint32_t kMagic = 0x4a41434b;  // "JACK"
+constexpr size_t kMaxServers = 8;
+constexpr size_t kNameSize = 256 + 1;    // JACK_SERVER_NAME_SIZE + 1
+constexpr size_t kHeaderFields = 6 * 4;  // magic, protocol, type, size, hdr_len, entry_len
+constexpr size_t kEntrySize = (sizeof(int32_t) + kNameSize + 3) / 4 * 4;  // pid_t + name, aligned
+constexpr size_t kHeaderLen = kHeaderFields + kMaxServers * kEntrySize;
+constexpr key_t kSemaphoreKey = 0x282929;  // JACK_SEMAPHORE_KEY
+
+uint32_t read_u32(std::string_view image, size_t off) {
+  uint32_t v = 0;
+  std::memcpy(&v, image.data() + off, sizeof v);
+  return v;
+}
+
+// A zombie (exited, not yet reaped by its new parent) counts as dead: it holds nothing.
+bool process_alive(pid_t pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return true;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');  // "pid (comm) S ..."
+  return paren == nullptr || paren[1] == '\0' || paren[2] != 'Z';
+}
+
+// The server name inside "jack-<uid>:<name>:".
+std::string server_of(std::string_view entry_name) {
+  const auto first = entry_name.find(':');
+  if (first == std::string_view::npos) return "";
+  std::string_view rest = entry_name.substr(first + 1);
+  if (!rest.empty() && rest.back() == ':') rest.remove_suffix(1);
+  return std::string(rest);
+}
+
+// The engine pid in "xrunlab-<pid>-<n>", or 0.
+pid_t engine_pid_of(std::string_view server) {
+  if (server.rfind("xrunlab-", 0) != 0) return 0;
+  server.remove_prefix(8);
+  const auto dash = server.find('-');
+  if (dash == std::string_view::npos || dash == 0) return 0;
+  pid_t pid = 0;
+  for (char c : server.substr(0, dash)) {
+    if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
+}
+
+// "xrunlab-<pid>-<n>" at the start of `s`, or "".
+std::string leading_server_name(std::string_view s) {
+  if (s.rfind("xrunlab-", 0) != 0) return "";
+  size_t i = 8;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (!digits() || i >= s.size() || s[i] != '-') return "";
+  ++i;
+  if (!digits()) return "";
+  return std::string(s.substr(0, i));
+}
+
+class RegistryLock {
+ public:
+  RegistryLock() {
+    semid_ = ::semget(kSemaphoreKey, 0, 0);
+    if (semid_ < 0) return;  // no JACK program ever ran: nothing to lock, nothing to clean
+    sembuf op{0, -1, SEM_UNDO};
+    locked_ = ::semop(semid_, &op, 1) == 0;
+  }
+  ~RegistryLock() {
+    if (locked_) {
+      sembuf op{0, 1, SEM_UNDO};
+      ::semop(semid_, &op, 1);
+    }
+  }
+  bool exists() const { return semid_ >= 0; }
+  bool locked() const { return locked_; }
+
+ private:
+  int semid_ = -1;
+  bool locked_ = false;
+};
+
+}  // namespace
+
+std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t uid) {
+  const std::string u = std::to_string(uid);
+  const std::string sem = "jack_sem." + u + "_";  // jack_sem.<uid>_<server>_<client>
+  if (file.rfind(sem, 0) == 0) {
+    const std::string server = leading_server_name(file.substr(sem.size()));
+    if (!server.empty() && file.size() > sem.size() + server.size() &&
+        file[sem.size() + server.size()] == '_') {
+      return server;
+    }
+    return std::nullopt;
+  }
+  const std::string vcard =
+      "xrunlab-vcard-";  // the virtual card's record (engine/backend/vcard.hpp)
+  if (file.rfind(vcard, 0) == 0) {
+    const std::string server = leading_server_name(file.substr(vcard.size()));
+    if (!server.empty() && file.size() == vcard.size() + server.size()) return server;
+    return std::nullopt;
+  }
+  if (file.rfind("jack_", 0) == 0) {  // jack_<server>_<uid>_<n>: a request socket
+    const std::string server = leading_server_name(file.substr(5));
+    const std::string_view rest = file.substr(std::min(file.size(), 5 + server.size()));
+    if (!server.empty() && rest.rfind("_" + u + "_", 0) == 0 && rest.size() > u.size() + 2 &&
+        rest.find_first_not_of("0123456789", u.size() + 2) == std::string_view::npos) {
+      return server;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<RegistryEntry>> parse_jack_registry(std::string_view image,
+                                                              std::string* why) {
+  auto fail = [&](const char* msg) -> std::optional<std::vector<RegistryEntry>> {
+    if (why != nullptr) *why = msg;
+    return std::nullopt;
+  };
+  if (image.size() < kHeaderLen) return fail("registry too small");
+  if (read_u32(image, 0) != kMagic) return fail("registry magic is not JACK's");
+  if (read_u32(image, 16) != kHeaderLen) return fail("registry header has an unknown layout");
+  std::vector<RegistryEntry> out;
+  for (size_t i = 0; i < kMaxServers; ++i) {
+    const size_t off = kHeaderFields + i * kEntrySize;
+    RegistryEntry e;
+    e.slot = static_cast<int>(i);
+    e.pid = static_cast<pid_t>(read_u32(image, off));
+    const char* name = image.data() + off + sizeof(int32_t);
+    e.name.assign(name, strnlen(name, kNameSize));
+    out.push_back(e);
+  }
+  return out;
+}
+
+bool is_xrunlab_entry(std::string_view name, uid_t uid) {
+  const std::string prefix = "jack-" + std::to_string(uid) + ":xrunlab-";
+  return name.rfind(prefix, 0) == 0;
+}
+
+ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
+                                            const std::string& finished_server) {
+  ReclaimResult result;
+  const uid_t uid = ::getuid();
+  {
+    RegistryLock lock;
+    const std::string path = shm_dir + "/jack-shm-registry";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0 && lock.exists() && !lock.locked()) {
+      result.warning = "cannot take JACK's registry lock; stale entries left alone";
+    } else if (fd >= 0) {
+      struct stat st {};
+      if (::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= kHeaderLen) {
+        void* map = ::mmap(nullptr, kHeaderLen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (map != MAP_FAILED) {
+          auto* bytes = static_cast<char*>(map);
+          std::string why;
+          const auto entries = parse_jack_registry(std::string_view(bytes, kHeaderLen), &why);
+          if (!entries) {
+            result.warning = "JACK registry not understood (" + why + "); left alone";
+          } else {
+            for (const RegistryEntry& e : *entries) {
+              if (e.pid == 0 || !is_xrunlab_entry(e.name, uid) || process_alive(e.pid)) continue;
+              // Exactly what jack_register_server does to a dead server's entry.
+              std::memset(bytes + kHeaderFields + static_cast<size_t>(e.slot) * kEntrySize, 0,
+                          kEntrySize);
+              result.reclaimed.push_back(server_of(e.name));
+            }
+          }
+          ::munmap(map, kHeaderLen);
+        }
+      }
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  // Files jackd leaves in /dev/shm when it dies uncleanly: semaphores and request sockets.
+  if (DIR* dir = ::opendir(shm_dir.c_str())) {
+    while (dirent* d = ::readdir(dir)) {
+      const std::string file = d->d_name;
+      const auto server = xrunlab_server_of_file(file, uid);
+      if (!server) continue;
+      const bool finished = !finished_server.empty() && *server == finished_server;
+      if (!finished && process_alive(engine_pid_of(*server))) continue;  // a live run owns it
+      if (::unlink((shm_dir + "/" + file).c_str()) == 0) result.removed_files.push_back(file);
+    }
+    ::closedir(dir);
+  }
+  return result;
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,157 @@
+#include "engine/jack/monitor.hpp"
+
+#include <cstdio>
+#include <thread>
+
+namespace xrunlab {
+
+Monitor::~Monitor() {
+  close();
+}
+
+namespace {
+// libjack's own messages: silent while we poll for the server (each failed attempt prints
+// several lines), then forwarded to stderr with a prefix.
+void jack_silent(const char*) {}
+void jack_forward(const char* msg) {
+  std::fprintf(stderr, "xrunlab: jack: %s\n", msg);
+}
+}  // namespace
+
+std::string Monitor::connect(const std::string& server, std::chrono::milliseconds timeout,
+                             const std::function<bool()>& alive, const std::string& name) {
+  jack_set_error_function(jack_silent);
+  jack_set_info_function(jack_silent);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  jack_status_t status{};
+  while (true) {
+    client_ = jack_client_open(
+        name.c_str(),
+        static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &status,
+        server.c_str());
+    if (client_ != nullptr) break;
+    if ((status & JackNameNotUnique) != 0) {
+      return "the server already has a client named '" + name + "'";
+    }
+    if (!alive()) return "jackd exited before accepting clients";
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return "jackd did not accept clients within " +
+             std::to_string(static_cast<double>(timeout.count()) / 1000.0).substr(0, 4) + " s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  jack_set_error_function(jack_forward);
+  jack_on_shutdown(client_, on_shutdown, this);
+  return "";
+}
+
+std::string Monitor::activate(double period_us) {
+  // A burst of one cycle's notifications arrives well within half a period.
+  dedup_ = XrunDedup(static_cast<int64_t>(period_us / 2));
+  jack_set_xrun_callback(client_, on_xrun, this);
+  if (jack_activate(client_) != 0) return "cannot activate the monitor client";
+  return "";
+}
+
+void Monitor::close() {
+  if (client_ != nullptr) {
+    if (!server_gone_) jack_deactivate(client_);
+    jack_client_close(client_);
+    client_ = nullptr;
+  }
+}
+
+uint32_t Monitor::rate() const {
+  return jack_get_sample_rate(client_);
+}
+uint32_t Monitor::frames() const {
+  return jack_get_buffer_size(client_);
+}
+float Monitor::cpu_load() const {
+  return jack_cpu_load(client_);
+}
+
+std::string Monitor::connect_ports(const std::string& a, const std::string& b) {
+  const int rc = jack_connect(client_, a.c_str(), b.c_str());
+  if (rc == 0 || rc == EEXIST) return "";
+  return "cannot connect " + a + " -> " + b + " (jack_connect returned " + std::to_string(rc) + ")";
+}
+
+std::vector<std::string> Monitor::connections(const std::string& port) const {
+  std::vector<std::string> out;
+  jack_port_t* p = jack_port_by_name(client_, port.c_str());
+  if (p == nullptr) return out;
+  const char** names = jack_port_get_all_connections(client_, p);
+  if (names == nullptr) return out;
+  for (const char** n = names; *n != nullptr; ++n) out.emplace_back(*n);
+  jack_free(names);
+  return out;
+}
+
+void Monitor::set_window_start(uint64_t t0_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  t0_us_ = t0_us;
+  window_started_ = true;
+}
+
+XrunCounts Monitor::xrun_snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counts_;
+}
+
+uint64_t Monitor::events_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counts_.monitor_events;
+}
+
+// Runs on JACK's notification thread (not the realtime thread): a mutex is fine here.
+int Monitor::on_xrun(void* arg) {
+  auto* self = static_cast<Monitor*>(arg);
+  const uint64_t now = jack_get_time();
+  const uint32_t frame = jack_last_frame_time(self->client_);
+  std::lock_guard<std::mutex> lock(self->mu_);
+  if (!self->window_started_ || now < self->t0_us_) return 0;
+  const bool is_new = self->dedup_.add(frame, static_cast<int64_t>(now));
+  self->counts_.monitor_events = self->dedup_.events();
+  self->counts_.monitor_callbacks = self->dedup_.callbacks();
+  if (is_new && self->counts_.events.size() < kMaxEventsKept) {
+    self->counts_.events.push_back({static_cast<double>(now - self->t0_us_) / 1e6, frame, 1});
+  } else if (!is_new && !self->counts_.events.empty()) {
+    ++self->counts_.events.back().callbacks;
+  }
+  return 0;
+}
+
+void Monitor::on_shutdown(void* arg) {
+  static_cast<Monitor*>(arg)->server_gone_ = true;
+}
+
+}  // namespace xrunlab
+
+namespace xrunlab {
+
+bool Monitor::port_exists(const std::string& port) const {
+  return client_ != nullptr && jack_port_by_name(client_, port.c_str()) != nullptr;
+}
+
+nlohmann::json Monitor::server_settings() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (client_ == nullptr) return j;
+  j["rate_hz"] = jack_get_sample_rate(client_);
+  j["frames"] = jack_get_buffer_size(client_);
+  j["realtime"] = jack_is_realtime(client_) != 0;
+  j["max_delayed_usecs"] = jack_get_max_delayed_usecs(client_);
+  j["max_delayed_usecs_note"] =
+      "as the server reports it; PipeWire's JACK reportedly uses other units";
+  // The libjack this process loaded: JACK2's, or PipeWire's when run under pw-jack.
+  j["jack_library_version"] = jack_get_version_string();
+  std::vector<std::string> system_ports;
+  if (const char** ports = jack_get_ports(client_, nullptr, nullptr, JackPortIsPhysical)) {
+    for (const char** p = ports; *p != nullptr; ++p) system_ports.emplace_back(*p);
+    jack_free(ports);
+  }
+  j["physical_ports"] = system_ports;
+  return j;
+}
+
+}  // namespace xrunlab

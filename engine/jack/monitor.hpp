@@ -1,0 +1,73 @@
+#pragma once
+// The engine's own JACK client: waits for the server, wires the graph, reads JACK's DSP load
+// and counts xrun events. It has no process callback of its own (JACK2 still runs an empty
+// cycle for it once activated, which activation needs for xrun notifications).
+#include <jack/jack.h>
+#include <jack/statistics.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/jack/xrun_dedup.hpp"
+#include "engine/result/result.hpp"
+
+namespace xrunlab {
+
+class Monitor {
+ public:
+  Monitor() = default;
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+  ~Monitor();
+
+  // Retries jack_client_open (never starting a server) until it succeeds, `alive()` turns
+  // false (jackd exited) or the timeout passes. Returns "" on success, else why not.
+  // A name that is taken (JACK status JackNameNotUnique) is reported at once, not retried.
+  std::string connect(const std::string& server, std::chrono::milliseconds timeout,
+                      const std::function<bool()>& alive,
+                      const std::string& name = "xrunlab-monitor");
+  std::string activate(double period_us);
+  void close();
+
+  jack_client_t* client() const { return client_; }
+  uint32_t rate() const;
+  uint32_t frames() const;
+  uint64_t now_us() const { return jack_get_time(); }
+  float cpu_load() const;
+  bool server_gone() const { return server_gone_; }
+
+  // Connects a -> b; "" on success, else the reason.
+  std::string connect_ports(const std::string& a, const std::string& b);
+  // Full names of the ports connected to `port`.
+  std::vector<std::string> connections(const std::string& port) const;
+  bool port_exists(const std::string& port) const;
+  // What the server says about itself (for --backend attach, where it is not ours): rate,
+  // frames, realtime, its JACK library version, the clients and system ports it has.
+  nlohmann::json server_settings() const;
+
+  // Xrun events since `since_us` (window start); thread-safe snapshot.
+  void set_window_start(uint64_t t0_us);
+  XrunCounts xrun_snapshot() const;
+  uint64_t events_total() const;
+
+  static constexpr size_t kMaxEventsKept = 10000;
+
+ private:
+  static int on_xrun(void* arg);
+  static void on_shutdown(void* arg);
+
+  jack_client_t* client_ = nullptr;
+  mutable std::mutex mu_;
+  XrunDedup dedup_{0};
+  uint64_t t0_us_ = 0;
+  bool window_started_ = false;
+  XrunCounts counts_;
+  std::atomic<bool> server_gone_{false};
+};
+
+}  // namespace xrunlab

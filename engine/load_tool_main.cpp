@@ -1,6 +1,0 @@
-// xrunlab-load: one process per background load; see engine/load_tool.hpp.
-#include "engine/load_tool.hpp"
-
-int main(int argc, char** argv) {
-  return xrunlab::load_tool_main(argc, argv);
-}

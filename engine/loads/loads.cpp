@@ -1,0 +1,105 @@
+#include "engine/loads/loads.hpp"
+
+#include <fmt/core.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/base/errors.hpp"
+#include "engine/system/clock.hpp"
+
+namespace xrunlab {
+
+LoadSet::~LoadSet() {
+  stop(std::chrono::milliseconds(1000));
+}
+
+void LoadSet::start(const std::vector<LoadSpec>& specs, const std::string& tool,
+                    const std::string& run_dir) {
+  if (specs.empty()) return;
+  const std::string dir = run_dir + "/loads";
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw Error(ExitCode::kOutput, "cannot create '" + dir + "'");
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    LoadResult r;
+    r.spec = specs[i];
+    const std::string base = fmt::format("{}/{}-{}", dir, i + 1, specs[i].kind);
+    r.log_path = base + ".log";
+    r.report_path = base + ".json";
+    r.scratch_dir = base + ".scratch";
+    SpawnSpec s;
+    s.argv = {tool, "--report", r.report_path, "--scratch", r.scratch_dir};
+    // Only an explicit nice is passed: setting 0 would fail for an unprivileged engine that
+    // itself runs niced.
+    if (specs[i].nice != 0) {
+      s.argv.insert(s.argv.end(), {"--nice", std::to_string(specs[i].nice)});
+    }
+    s.argv.insert(s.argv.end(), specs[i].tool_args.begin(), specs[i].tool_args.end());
+    s.output_path = r.log_path;
+    Child c = Child::spawn(s);
+    r.pid = c.pid();
+    r.started_us = mono_raw_us();
+    children_.push_back(std::move(c));
+    results_.push_back(std::move(r));
+  }
+}
+
+std::string LoadSet::check_running() {
+  for (size_t i = 0; i < children_.size(); ++i) {
+    if (!children_[i].running()) {
+      return fmt::format("load '{}' ended during the run ({}); see {}", results_[i].spec.text,
+                         children_[i].describe_exit(), results_[i].log_path);
+    }
+  }
+  return "";
+}
+
+void LoadSet::stop(std::chrono::milliseconds grace) {
+  if (stopped_) return;
+  stopped_ = true;
+  for (Child& c : children_) {
+    if (c.running()) c.signal(SIGTERM);
+  }
+  for (size_t i = 0; i < children_.size(); ++i) {
+    LoadResult& r = results_[i];
+    if (!children_[i].wait_for(grace)) {
+      r.error = "did not stop within " + std::to_string(grace.count()) + " ms; killed";
+      children_[i].stop(std::chrono::milliseconds(0));
+    }
+    if (r.stopped_us == 0) r.stopped_us = mono_raw_us();
+    std::ifstream in(r.report_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    r.report = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (r.report.is_discarded()) {
+      r.report = nullptr;
+      if (r.error.empty()) r.error = "no report (" + children_[i].describe_exit() + ")";
+    }
+    // Belt and braces: the supervisor removes its scratch folder itself.
+    std::error_code ec;
+    std::filesystem::remove_all(r.scratch_dir, ec);
+  }
+}
+
+nlohmann::json to_json(const LoadResult& r, uint64_t t0_us) {
+  auto rel = [&](uint64_t t) {
+    return t == 0 ? nlohmann::json(nullptr)
+                  : nlohmann::json((static_cast<double>(t) - static_cast<double>(t0_us)) / 1e6);
+  };
+  return {{"spec", r.spec.text},
+          {"kind", r.spec.kind},
+          {"nice", r.spec.nice},
+          {"argv", r.spec.tool_args},
+          {"pid", r.pid},
+          {"start_s", rel(r.started_us)},
+          {"stop_s", rel(r.stopped_us)},
+          {"report", r.report},
+          {"error", r.error},
+          {"log", r.log_path}};
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,528 @@
+#include "engine/report/multirun.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "engine/report/report_summary.hpp"
+#include "engine/system/atomic_file.hpp"
+
+namespace xrunlab {
+namespace {
+
+using Member = std::optional<double> RunRecord::*;
+
+// How a value is printed in jack_test's block ("{:6d}", "({:5d})", "{:6d}   usecs", "{:8.1f} %",
+// "{:8.1f} /sec") and how a label aggregates it.
+enum class Style { kInt, kParen, kUsecs, kPercent, kRate };
+enum class Agg { kTotal, kWorst, kMean, kSame };
+
+struct Metric {
+  Member member;
+  const char* key;     // JSON / CSV key (record_fields)
+  const char* prefix;  // jack_test's line up to and including ':' (leading space, verbatim)
+  Style style;
+  Agg agg;
+  const char* unit;  // for compare's last column
+};
+
+// jack_test 4.1's order and labels with their leaders, verbatim, then xrunlab's p99.
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> m = {
+      {&RunRecord::seconds, "seconds", " Total seconds ran . . . . . . :", Style::kInt, Agg::kTotal,
+       "s"},
+      {&RunRecord::clients, "clients", " Number of clients . . . . . . :", Style::kInt, Agg::kSame,
+       ""},
+      {&RunRecord::ports, "ports", " Ports per client  . . . . . . :", Style::kInt, Agg::kSame, ""},
+      {&RunRecord::frames, "frames", " Frames per buffer . . . . . . :", Style::kInt, Agg::kSame,
+       ""},
+      {&RunRecord::timeout_count, "timeout_count",
+       " Timeout Count . . . . . . . . :", Style::kParen, Agg::kTotal, ""},
+      {&RunRecord::xrun_count, "xrun_count", " XRUN Count  . . . . . . . . . :", Style::kInt,
+       Agg::kTotal, ""},
+      {&RunRecord::delay_over_spare, "delay_over_spare",
+       " Delay Count (>spare time) . . :", Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::delay_over_1000, "delay_over_1000",
+       " Delay Count (>1000 usecs) . . :", Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::delay_max_us, "delay_max_us", " Delay Maximum . . . . . . . . :", Style::kUsecs,
+       Agg::kWorst, "usecs"},
+      {&RunRecord::cycle_max_us, "cycle_max_us", " Cycle Maximum . . . . . . . . :", Style::kUsecs,
+       Agg::kWorst, "usecs"},
+      {&RunRecord::dsp_load_pct, "dsp_load_pct",
+       " Average DSP Load. . . . . . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_system_pct, "cpu_system_pct",
+       " Average CPU System Load . . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_user_pct, "cpu_user_pct",
+       " Average CPU User Load . . . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_nice_pct, "cpu_nice_pct",
+       " Average CPU Nice Load . . . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_iowait_pct, "cpu_iowait_pct",
+       " Average CPU I/O Wait Load . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_irq_pct, "cpu_irq_pct", " Average CPU IRQ Load  . . . . :", Style::kPercent,
+       Agg::kMean, "%"},
+      {&RunRecord::cpu_softirq_pct, "cpu_softirq_pct",
+       " Average CPU Soft-IRQ Load . . :", Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::intr_rate, "intr_rate", " Average Interrupt Rate  . . . :", Style::kRate,
+       Agg::kMean, "/sec"},
+      {&RunRecord::ctxt_rate, "ctxt_rate", " Average Context-Switch Rate . :", Style::kRate,
+       Agg::kMean, "/sec"},
+      {&RunRecord::delay_p99_us, "delay_p99_us", " Delay p99 . . . . . . . . . . :", Style::kUsecs,
+       Agg::kWorst, "usecs"},
+  };
+  return m;
+}
+
+const Metric& metric(Member member) {
+  for (const Metric& m : metrics()) {
+    if (m.member == member) return m;
+  }
+  return metrics().front();  // not reached: every member is listed
+}
+
+// The SUMMARY's metric order (the 2005 file starts with Delay Maximum, then XRUN Count).
+const std::vector<Member>& summary_order() {
+  static const std::vector<Member> order = {
+      &RunRecord::delay_max_us,    &RunRecord::xrun_count,       &RunRecord::cycle_max_us,
+      &RunRecord::timeout_count,   &RunRecord::delay_over_spare, &RunRecord::delay_over_1000,
+      &RunRecord::dsp_load_pct,    &RunRecord::cpu_system_pct,   &RunRecord::cpu_user_pct,
+      &RunRecord::cpu_nice_pct,    &RunRecord::cpu_iowait_pct,   &RunRecord::cpu_irq_pct,
+      &RunRecord::cpu_softirq_pct, &RunRecord::intr_rate,        &RunRecord::ctxt_rate,
+      &RunRecord::delay_p99_us};
+  return order;
+}
+
+long long as_int(double v) {
+  if (!std::isfinite(v)) return 0;
+  return std::llround(std::clamp(v, -9e18, 9e18));
+}
+
+// The value as jack_test printed it after the ':'.
+std::string jack_value(Style style, double v) {
+  switch (style) {
+    case Style::kInt:
+      return fmt::format("{:6d}", as_int(v));
+    case Style::kParen:
+      return fmt::format("({:5d})", as_int(v));
+    case Style::kUsecs:
+      return fmt::format("{:6d}   usecs", as_int(v));
+    case Style::kPercent:
+      return fmt::format("{:8.1f} %", v);
+    case Style::kRate:
+      return fmt::format("{:8.1f} /sec", v);
+  }
+  return {};
+}
+
+// What `tr -s ' '` made of a jack_test line in the 2005 .SUMMARY, without the leading space.
+std::string squeeze(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  return out;
+}
+
+// One .SUMMARY line: jack_test's line squeezed; a value that filled its whole width
+// (":217192") still gets the one space the 2005 file shows (": 217192 usecs").
+std::string summary_line(const Metric& m, double v) {
+  std::string line = squeeze(std::string(m.prefix) + jack_value(m.style, v));
+  const size_t colon = line.find(':');
+  if (colon + 1 < line.size() && line[colon + 1] != ' ' && line[colon + 1] != '(') {
+    line.insert(colon + 1, " ");
+  }
+  return line + "\n";
+}
+
+// A plain cell: integers for counts and microseconds, one decimal for loads and rates.
+std::string cell(Style style, double v) {
+  if (style == Style::kPercent || style == Style::kRate) return fmt::format("{:.1f}", v);
+  return fmt::format("{}", as_int(v));
+}
+
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string raw_number(const std::optional<double>& v) {
+  return v ? fmt::format("{}", *v) : std::string();
+}
+
+struct Group {
+  std::string name;  // label, or "label (imported)"
+  std::string label;
+  bool imported = false;
+  std::vector<const RunRecord*> runs;
+};
+
+std::string group_name(const RunRecord& r) {
+  return r.imported ? r.label + " (imported)" : r.label;
+}
+
+std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
+  std::vector<Group> groups;
+  std::map<std::string, size_t> index;
+  for (const RunRecord& r : runs) {
+    const std::string name = group_name(r);
+    auto it = index.find(name);
+    if (it == index.end()) {
+      it = index.emplace(name, groups.size()).first;
+      groups.push_back(Group{name, r.label, r.imported, {}});
+    }
+    groups[it->second].runs.push_back(&r);
+  }
+  return groups;
+}
+
+std::vector<double> values_of(const std::vector<const RunRecord*>& runs, Member m) {
+  std::vector<double> out;
+  for (const RunRecord* r : runs) {
+    if (r->*m && std::isfinite(*(r->*m))) out.push_back(*(r->*m));
+  }
+  return out;
+}
+
+std::optional<double> mean_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+std::optional<double> max_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return *std::max_element(v.begin(), v.end());
+}
+
+std::optional<double> total_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum;
+}
+
+// A label's aggregate of one field: a number, nullopt (no run has it), or "mixed" (kSame fields
+// whose runs disagree) signalled by *mixed.
+std::optional<double> aggregate(const Group& g, const Metric& m, bool* mixed) {
+  *mixed = false;
+  const std::vector<double> v = values_of(g.runs, m.member);
+  switch (m.agg) {
+    case Agg::kTotal:
+      return total_of(v);
+    case Agg::kWorst:
+      return max_of(v);
+    case Agg::kMean:
+      return mean_of(v);
+    case Agg::kSame:
+      if (v.empty()) return std::nullopt;
+      for (double x : v) {
+        if (x != v.front()) {
+          *mixed = true;
+          return std::nullopt;
+        }
+      }
+      return v.front();
+  }
+  return std::nullopt;
+}
+
+int jack_runs(const std::vector<const RunRecord*>& runs) {
+  int n = 0;
+  for (const RunRecord* r : runs) n += std::max(1, r->runs);
+  return n;
+}
+
+bool has_averaged_block(const Group& g) {
+  for (const RunRecord* r : g.runs) {
+    if (r->runs > 1) return true;
+  }
+  return false;
+}
+
+// One compare column: its two header lines and one cell per metric ("-" when missing), plus
+// the "Number of runs" row.
+struct Column {
+  std::string title, subtitle;
+  bool imported = false;
+  int jack_runs = 1;
+  std::vector<std::optional<double>> values;  // per metrics()
+  std::vector<bool> mixed;                    // per metrics()
+};
+
+std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareBy by) {
+  std::vector<Column> cols;
+  const std::vector<Metric>& ms = metrics();
+  if (by == CompareBy::kRun) {
+    for (const RunRecord& r : runs) {
+      Column c;
+      c.title = one_line(group_name(r));
+      c.subtitle = r.imported ? std::string("imported") : one_line(r.started_utc);
+      c.imported = r.imported;
+      c.jack_runs = std::max(1, r.runs);
+      for (const Metric& m : ms) {
+        c.values.push_back(r.*m.member);
+        c.mixed.push_back(false);
+      }
+      cols.push_back(std::move(c));
+    }
+    return cols;
+  }
+  for (const Group& g : group_runs(runs)) {
+    Column c;
+    c.title = one_line(g.name);
+    c.subtitle = fmt::format("{} run{}", g.runs.size(), g.runs.size() == 1 ? "" : "s");
+    c.imported = g.imported;
+    c.jack_runs = jack_runs(g.runs);
+    for (const Metric& m : ms) {
+      bool mixed = false;
+      c.values.push_back(aggregate(g, m, &mixed));
+      c.mixed.push_back(mixed);
+    }
+    cols.push_back(std::move(c));
+  }
+  return cols;
+}
+
+std::string column_cell(const Column& c, size_t i) {
+  if (c.mixed[i]) return "mixed";
+  return c.values[i] ? cell(metrics()[i].style, *c.values[i]) : std::string("-");
+}
+
+std::string optional_cell(const std::optional<double>& v, const char* spec) {
+  return v ? fmt::format(spec, *v) : std::string("-");
+}
+
+}  // namespace
+
+std::string format_summary_file(const std::vector<RunRecord>& runs) {
+  const std::vector<Group> groups = group_runs(runs);
+  std::string out;
+  for (Member member : summary_order()) {
+    const Metric& m = metric(member);
+    for (const Group& g : groups) {
+      std::string lines;
+      for (const RunRecord* r : g.runs) {
+        if (!(r->*member) || !std::isfinite(*(r->*member))) continue;
+        lines += summary_line(m, *(r->*member));
+      }
+      if (lines.empty()) continue;
+      out += "# " + one_line(g.name) + "\n" + lines;
+    }
+  }
+
+  // The compact table: one row per group.
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"label", "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
+                  "cycle_max_worst", "dsp_load_mean", "delay_p99_worst"});
+  std::vector<std::string> notes;
+  for (const Group& g : groups) {
+    const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
+    const std::vector<double> xruns = values_of(g.runs, &RunRecord::xrun_count);
+    const std::vector<double> cycle = values_of(g.runs, &RunRecord::cycle_max_us);
+    const std::vector<double> dsp = values_of(g.runs, &RunRecord::dsp_load_pct);
+    const std::vector<double> p99 = values_of(g.runs, &RunRecord::delay_p99_us);
+    std::string count = std::to_string(g.runs.size());
+    if (has_averaged_block(g)) {
+      count += "*";
+      notes.push_back(
+          fmt::format("  * {}: has jack_test averages (\"Number of runs\" > 1); {} record{} "
+                      "stand{} for {} runs",
+                      one_line(g.name), g.runs.size(), g.runs.size() == 1 ? "" : "s",
+                      g.runs.size() == 1 ? "s" : "", jack_runs(g.runs)));
+    }
+    rows.push_back({one_line(g.name), count, optional_cell(mean_of(delay), "{:.1f}"),
+                    optional_cell(max_of(delay), "{:.0f}"),
+                    optional_cell(total_of(xruns), "{:.0f}"),
+                    optional_cell(max_of(cycle), "{:.0f}"), optional_cell(mean_of(dsp), "{:.1f}"),
+                    optional_cell(max_of(p99), "{:.0f}")});
+  }
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  if (!out.empty()) out += '\n';
+  out += "Per label (delays and cycles in usecs, DSP load in %)\n";
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += i == 0 ? fmt::format("  {:<{}}", row[i], width[i])
+                     : fmt::format("  {:>{}}", row[i], width[i]);
+    }
+    out += line + "\n";
+  }
+  for (const std::string& n : notes) out += n + "\n";
+  return out;
+}
+
+std::string format_summary_csv(const std::vector<RunRecord>& runs) {
+  std::string out = "label,source,imported,started_utc,status,policy,loads,runs";
+  for (const RecordField& f : record_fields()) out += std::string(",") + f.key;
+  out += '\n';
+  for (const RunRecord& r : runs) {
+    out += csv_field(r.label) + "," + csv_field(r.source) + "," + (r.imported ? "1" : "0") + "," +
+           csv_field(r.started_utc) + "," + csv_field(r.status) + "," + csv_field(r.policy) + "," +
+           csv_field(r.loads) + "," + std::to_string(r.runs);
+    for (const RecordField& f : record_fields()) out += "," + raw_number(r.*f.member);
+    out += '\n';
+  }
+  return out;
+}
+
+nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
+  nlohmann::json j = nlohmann::json::object();
+  j["runs"] = nlohmann::json::array();
+  for (const RunRecord& r : runs) j["runs"].push_back(to_json(r));
+  j["labels"] = nlohmann::json::array();
+  auto opt = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  for (const Group& g : group_runs(runs)) {
+    const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
+    nlohmann::json l = nlohmann::json::object();
+    l["name"] = g.name;
+    l["label"] = g.label;
+    l["imported"] = g.imported;
+    l["runs"] = g.runs.size();
+    l["jack_test_runs"] = jack_runs(g.runs);
+    l["delay_max_mean_us"] = opt(mean_of(delay));
+    l["delay_max_worst_us"] = opt(max_of(delay));
+    l["xrun_total"] = opt(total_of(values_of(g.runs, &RunRecord::xrun_count)));
+    l["cycle_max_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::cycle_max_us)));
+    l["dsp_load_mean_pct"] = opt(mean_of(values_of(g.runs, &RunRecord::dsp_load_pct)));
+    l["delay_p99_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::delay_p99_us)));
+    j["labels"].push_back(std::move(l));
+  }
+  return j;
+}
+
+std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
+  const std::vector<Column> cols = compare_columns(runs, by);
+  const std::vector<Metric>& ms = metrics();
+  const std::string runs_prefix = " Number of runs  . . . . . . . :";
+  // Rows: header lines, then the metrics with "Number of runs" after "Frames per buffer".
+  struct Row {
+    std::string head;
+    std::vector<std::string> cells;
+    std::string unit;
+  };
+  std::vector<Row> rows;
+  Row title{"", {}, ""}, subtitle{"", {}, ""};
+  for (const Column& c : cols) {
+    title.cells.push_back(c.title);
+    subtitle.cells.push_back(c.subtitle);
+  }
+  rows.push_back(std::move(title));
+  rows.push_back(std::move(subtitle));
+  for (size_t i = 0; i < ms.size(); ++i) {
+    Row row{ms[i].prefix, {}, ms[i].unit};
+    for (const Column& c : cols) row.cells.push_back(column_cell(c, i));
+    rows.push_back(std::move(row));
+    if (ms[i].member == &RunRecord::frames) {
+      Row n{runs_prefix, {}, ""};
+      for (const Column& c : cols) n.cells.push_back(fmt::format("({})", c.jack_runs));
+      rows.push_back(std::move(n));
+    }
+  }
+  std::vector<size_t> width(cols.size(), 0);
+  size_t head_width = 0;
+  for (const Row& r : rows) {
+    head_width = std::max(head_width, r.head.size());
+    for (size_t i = 0; i < r.cells.size(); ++i) width[i] = std::max(width[i], r.cells[i].size());
+  }
+  std::string out;
+  for (const Row& r : rows) {
+    std::string line = fmt::format("{:<{}}", r.head, head_width);
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      line += fmt::format("  {:>{}}", r.cells[i], width[i]);
+    }
+    if (!r.unit.empty()) line += "  " + r.unit;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by) {
+  const std::vector<Column> cols = compare_columns(runs, by);
+  const std::vector<Metric>& ms = metrics();
+  std::string out = "field";
+  for (const Column& c : cols) out += "," + csv_field(c.title);
+  out += by == CompareBy::kRun ? "\nstarted_utc" : "\nruns";
+  for (const Column& c : cols) out += "," + csv_field(c.subtitle);
+  out += "\nnumber_of_runs";
+  for (const Column& c : cols) out += "," + std::to_string(c.jack_runs);
+  out += '\n';
+  for (size_t i = 0; i < ms.size(); ++i) {
+    out += ms[i].key;
+    for (const Column& c : cols) out += "," + (c.mixed[i] ? "mixed" : raw_number(c.values[i]));
+    out += '\n';
+  }
+  return out;
+}
+
+nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
+  nlohmann::json j = nlohmann::json::object();
+  j["by"] = by == CompareBy::kRun ? "run" : "label";
+  j["columns"] = nlohmann::json::array();
+  const std::vector<Metric>& ms = metrics();
+  for (const Column& c : compare_columns(runs, by)) {
+    nlohmann::json col = nlohmann::json::object();
+    col["title"] = c.title;
+    col["subtitle"] = c.subtitle;
+    col["imported"] = c.imported;
+    col["number_of_runs"] = c.jack_runs;
+    nlohmann::json fields = nlohmann::json::object();
+    for (size_t i = 0; i < ms.size(); ++i) {
+      fields[ms[i].key] = c.mixed[i]    ? nlohmann::json("mixed")
+                          : c.values[i] ? nlohmann::json(*c.values[i])
+                                        : nlohmann::json(nullptr);
+    }
+    col["fields"] = std::move(fields);
+    j["columns"].push_back(std::move(col));
+  }
+  return j;
+}
+
+std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir) {
+  // x: the label's position, runs spread within +-0.3 of it; tick: the label on its first run.
+  std::string out = "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n";
+  size_t group = 0;
+  for (const Group& g : group_runs(runs)) {
+    size_t index = 0;
+    const double n = static_cast<double>(g.runs.size());
+    for (const RunRecord* r : g.runs) {
+      const double x = static_cast<double>(group) +
+                       (n > 1 ? -0.3 + 0.6 * static_cast<double>(index) / (n - 1) : 0.0);
+      const std::string name = csv_field(one_line(g.name));
+      out +=
+          fmt::format("{},{},{},{},{},{},{:.3f},{}\n", name, index + 1, raw_number(r->delay_max_us),
+                      raw_number(r->delay_p99_us), raw_number(r->xrun_count), r->imported ? 1 : 0,
+                      x, index == 0 ? name : std::string());
+      ++index;
+    }
+    ++group;
+  }
+  const std::string path = (std::filesystem::path(dir) / "compare_runs.csv").string();
+  write_file_atomic(path, out);
+  return path;
+}
+
+}  // namespace xrunlab

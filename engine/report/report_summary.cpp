@@ -1,0 +1,423 @@
+#include "engine/report/report_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+#include "engine/wire/thread_sched.hpp"
+
+namespace xrunlab {
+namespace {
+
+constexpr std::string_view kTitleLine = " ************* SUMMARY RESULT ****************\n";
+constexpr std::string_view kOwnTitleLine = " ************* XRUNLAB RESULT ****************\n";
+constexpr std::string_view kStarLine = " *********************************************\n";
+
+// jack_test 4.1's labels with their leaders, verbatim (they were hand-written format strings:
+// "Average DSP Load. . ." does not follow the rule summary_field_line uses for the others).
+constexpr std::string_view kTotalSeconds = " Total seconds ran . . . . . . :";
+constexpr std::string_view kClients = " Number of clients . . . . . . :";
+constexpr std::string_view kPorts = " Ports per client  . . . . . . :";
+constexpr std::string_view kFrames = " Frames per buffer . . . . . . :";
+constexpr std::string_view kRuns = " Number of runs  . . . . . . . :";
+constexpr std::string_view kTimeouts = " Timeout Count . . . . . . . . :";
+constexpr std::string_view kXruns = " XRUN Count  . . . . . . . . . :";
+constexpr std::string_view kOverSpare = " Delay Count (>spare time) . . :";
+constexpr std::string_view kOver1000 = " Delay Count (>1000 usecs) . . :";
+constexpr std::string_view kDelayMax = " Delay Maximum . . . . . . . . :";
+constexpr std::string_view kCycleMax = " Cycle Maximum . . . . . . . . :";
+constexpr std::string_view kDspLoad = " Average DSP Load. . . . . . . :";
+constexpr std::string_view kSystem = " Average CPU System Load . . . :";
+constexpr std::string_view kUser = " Average CPU User Load . . . . :";
+constexpr std::string_view kNice = " Average CPU Nice Load . . . . :";
+constexpr std::string_view kIowait = " Average CPU I/O Wait Load . . :";
+constexpr std::string_view kIrq = " Average CPU IRQ Load  . . . . :";
+constexpr std::string_view kSoftirq = " Average CPU Soft-IRQ Load . . :";
+constexpr std::string_view kIntr = " Average Interrupt Rate  . . . :";
+constexpr std::string_view kCtxt = " Average Context-Switch Rate . :";
+constexpr std::string_view kDelta = " Delta Maximum . . . . . . . . :";  // jack_test4.1
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Keeps one field or table row on one line whatever a client or the OS reported.
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return out;
+}
+
+// Value texts. Integers end in column 38 like jack_test's "%6d"; "%8.1f" puts the integer part
+// of a real number in the same place; units then start in column 42 either way.
+std::string int6(uint64_t v) {
+  return fmt::format("{:6d}", v);
+}
+std::string paren5(uint64_t v) {
+  return fmt::format("({:5d})", v);
+}
+std::string usecs6(int64_t v) {
+  return fmt::format("{:6d}   usecs", v);
+}
+std::string percent(double v) {
+  return fmt::format("{:8.1f} %", v);
+}
+std::string per_sec(double v) {
+  return fmt::format("{:8.1f} /sec", v);
+}
+std::string usecs_real(double v) {
+  return fmt::format("{:8.1f} usecs", v);
+}
+
+std::string opt_usecs6(const std::optional<int64_t>& v) {
+  return v ? usecs6(*v) : "   n/a";
+}
+
+std::string opt_usecs_real(const std::optional<double>& v) {
+  return v ? usecs_real(*v) : "     n/a";
+}
+
+std::string percentile_text(const Percentile& p) {
+  return p.exact ? std::to_string(p.value_us) : ">=" + std::to_string(p.value_us);
+}
+
+std::string opt_percentile6(const std::optional<Percentile>& p) {
+  return p ? fmt::format("{:>6}   usecs", percentile_text(*p)) : "   n/a";
+}
+
+void jack_line(std::string& out, std::string_view prefix, std::string_view value) {
+  out += prefix;
+  out += value;
+  out += '\n';
+}
+
+std::string status_text(const RunResult& r) {
+  std::string s = " " + one_line(r.status);
+  if (!r.status_detail.empty()) s += " (" + one_line(r.status_detail) + ")";
+  return s;
+}
+
+std::string delay_reference_text(const RunResult& r) {
+  std::string s = " " + (r.delay_reference.empty() ? std::string("unknown") : r.delay_reference);
+  if (r.delay_resolution_us > 0)
+    s += fmt::format(" (resolution {:.1f} usecs)", r.delay_resolution_us);
+  return s;
+}
+
+void jack_test_block(std::string& out, const RunResult& r) {
+  const double seconds = std::isfinite(r.seconds_ran) ? std::max(0.0, r.seconds_ran) : 0.0;
+  out += kTitleLine;
+  jack_line(out, kTotalSeconds, int6(static_cast<uint64_t>(std::floor(seconds))));
+  jack_line(out, kClients, int6(static_cast<uint64_t>(std::max(0, r.clients))));
+  jack_line(out, kPorts, int6(static_cast<uint64_t>(std::max(0, r.ports))));
+  jack_line(out, kFrames, int6(r.frames));
+  jack_line(out, kRuns, paren5(1));
+  out += kStarLine;
+  jack_line(out, kTimeouts, paren5(r.timeout_count));
+  jack_line(out, kXruns, int6(r.xrun_count));
+  jack_line(out, kOverSpare, int6(r.delay_over_spare));
+  jack_line(out, kOver1000, int6(r.delay_over_1000));
+  jack_line(out, kDelayMax, usecs6(r.delay.max_us.value_or(0)));
+  jack_line(out, kCycleMax, usecs6(r.cycle.max_us.value_or(0)));
+  jack_line(out, kDspLoad, r.avg_dsp_load ? percent(*r.avg_dsp_load) : "     n/a");
+  jack_line(out, kSystem, percent(r.avg_system));
+  jack_line(out, kUser, percent(r.avg_user));
+  jack_line(out, kNice, percent(r.avg_nice));
+  jack_line(out, kIowait, percent(r.avg_iowait));
+  jack_line(out, kIrq, percent(r.avg_irq));
+  jack_line(out, kSoftirq, percent(r.avg_softirq));
+  jack_line(out, kIntr, per_sec(r.avg_intr));
+  jack_line(out, kCtxt, per_sec(r.avg_ctxt));
+  out += kStarLine;
+  if (r.audio) {  // jack_test4's audible chain: its own block, as jack_test4.1 printed it
+    jack_line(out, kDelta, fmt::format(" {:.5f}", r.audio->totals.delta_max));
+    out += kStarLine;
+  }
+}
+
+void own_block(std::string& out, const RunResult& r) {
+  const XrunCounts& x = r.xruns;
+  out += kOwnTitleLine;
+  out += summary_field_line("Status", status_text(r));
+  if (!r.scheduling.empty()) out += summary_field_line("Scheduling", " " + r.scheduling);
+  if (r.backend.contains("name")) {
+    out += summary_field_line("Backend", " " + one_line(r.backend.value("name", "")));
+  }
+  out += summary_field_line("Sample rate", fmt::format("{:6d}   Hz", r.rate));
+  out += summary_field_line("Period", usecs_real(r.period_us));
+  out += summary_field_line("Spare time", usecs_real(r.spare_us));
+  out += summary_field_line("Delay reference", delay_reference_text(r));
+  out += summary_field_line("Delay p50", opt_percentile6(r.delay.p50));
+  out += summary_field_line("Delay p99", opt_percentile6(r.delay.p99));
+  out += summary_field_line("Delay p99.9", opt_percentile6(r.delay.p999));
+  out += summary_field_line("Delay mean", opt_usecs_real(r.delay.mean_us));
+  out += summary_field_line("Cycle p50", opt_percentile6(r.cycle.p50));
+  out += summary_field_line("Cycle p99", opt_percentile6(r.cycle.p99));
+  out += summary_field_line("Cycle p99.9", opt_percentile6(r.cycle.p999));
+  out += summary_field_line("Callback duration max", opt_usecs6(r.duration.max_us));
+  out += summary_field_line(
+      "XRUN events (monitor)",
+      fmt::format("{}   ({} callbacks)", int6(x.monitor_events), x.monitor_callbacks));
+  out += summary_field_line(
+      "XRUN events (jackd log)",
+      fmt::format("{}   ({} lines)", int6(x.log_client_events), x.log_client_lines));
+  std::string driver = int6(x.log_driver_xruns);
+  if (x.log_driver_xruns > 0 && x.log_driver_max_delay_us > 0) {
+    driver += fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
+  }
+  out += summary_field_line("Driver XRUNs (jackd log)", driver);
+  if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));
+  if (r.audio) {
+    const AudioResult& a = *r.audio;
+    out += summary_field_line(
+        "Audible glitches",
+        fmt::format("{}   ({} events, {} frames checked{})", int6(a.totals.glitches), a.events,
+                    a.totals.frames, a.final_received ? "" : ", incomplete"));
+    if (a.totals.glitches > 0 || a.xruns_without_glitch > 0) {
+      out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
+      out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));
+    }
+  }
+  if (r.backend.contains("card") && r.backend["card"].contains("wake_latency_us")) {
+    const nlohmann::json& w = r.backend["card"]["wake_latency_us"];
+    auto num = [&](const char* k) -> std::string {
+      if (!w.contains(k)) return "n/a";
+      const nlohmann::json& v = w[k].is_object() ? w[k].value("value_us", nlohmann::json()) : w[k];
+      return v.is_number() ? fmt::format("{}", v.get<int64_t>()) : "n/a";
+    };
+    out += summary_field_line("jackd wake-up (vcard)",
+                              fmt::format(" p50 {} / p99 {} / max {} usecs after the interrupt",
+                                          num("p50"), num("p99"), num("max")));
+  }
+  if (!x.late_clients.empty()) {
+    std::string names;
+    for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);
+    out += summary_field_line("Late clients (jackd log)", " " + names);
+  }
+  out += summary_field_line("Injected overruns", int6(r.injected));
+  if (r.iso_emulation.is_object()) {
+    const auto& iso = r.iso_emulation;
+    out += summary_field_line("ISO emulation", " " + iso.value("label", std::string()));
+    out += summary_field_line(
+        "ISO demotions",
+        fmt::format("{:6d}   (promotions {}, {:.1f} s demoted)", iso.value("demotions", 0),
+                    iso.value("promotions", 0), iso.value("time_demoted_s", 0.0)));
+    out += summary_field_line(
+        "ISO avg share peak",
+        fmt::format("{:8.1f} %   (decayed over ISO_PERIOD)", iso.value("peak_share_pct", 0.0)));
+    out += summary_field_line("ISO CPU share mean",
+                              fmt::format("{:8.1f} %   (all audio threads, whole run)",
+                                          iso.value("mean_share_pct", 0.0)));
+  }
+  out += kStarLine;
+}
+
+std::string opt_cell(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+std::string opt_cell(const std::optional<Percentile>& p) {
+  return p ? percentile_text(*p) : "-";
+}
+
+void client_table(std::string& out, const RunResult& r) {
+  out += " Per client (usecs):\n";
+  if (r.client_results.empty()) {
+    out += "   (no clients)\n";
+    return;
+  }
+  bool any_error = false;
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"idx", "name", "cycles", "delay_max", "delay_p99", "cycle_max", "duration_max",
+                  "over_spare", "late", "error"});
+  for (const ClientResult& c : r.client_results) {
+    const std::optional<Percentile> delay_p99 = c.delay.percentile(99.0);
+    rows.push_back({std::to_string(c.index), one_line(c.name), std::to_string(c.cycles),
+                    opt_cell(c.delay.max()), opt_cell(delay_p99), opt_cell(c.cycle.max()),
+                    opt_cell(c.duration.max()), std::to_string(c.over_spare),
+                    std::to_string(c.late), one_line(c.error)});
+    any_error = any_error || !c.error.empty();
+  }
+  const size_t columns = any_error ? rows.front().size() : rows.front().size() - 1;
+  std::vector<size_t> width(columns, 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < columns; ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (size_t i = 0; i < columns; ++i) {
+      const bool left = i == 1 || i == 9;  // name and error are text
+      line += "  ";
+      line +=
+          left ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+}
+
+// Length of the number at the start of `s` ("18", "-3", "36.3", ">=20001", "1e3"), 0 if none.
+size_t number_prefix(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '>' || s[i] == '<')) {
+    ++i;
+    if (i < s.size() && s[i] == '=') ++i;
+  }
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '-' || s[j] == '+')) ++j;
+    const size_t exp_start = j;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
+    if (j > exp_start) i = j;
+  }
+  return i;
+}
+
+std::string normalize_value(std::string_view v) {
+  v = trim(v);
+  if (!v.empty() && v.front() == '(') {
+    const size_t close = v.find(')');
+    if (close != std::string_view::npos) v = trim(v.substr(1, close - 1));
+  }
+  const size_t n = number_prefix(v);
+  if (n > 0 && (n == v.size() || is_space(v[n]))) return std::string(v.substr(0, n));
+  return std::string(v);
+}
+
+std::optional<std::pair<std::string, std::string>> parse_line(std::string_view line) {
+  line = trim(line);
+  if (line.empty() || line.front() == '*') return std::nullopt;
+  if (line.front() == '#')
+    return std::make_pair(std::string("#"), std::string(trim(line.substr(1))));
+  if (line.substr(0, 3) == "==>") {
+    std::string_view name = line.substr(3);
+    if (name.size() >= 3 && name.substr(name.size() - 3) == "<==") name.remove_suffix(3);
+    return std::make_pair(std::string("==>"), std::string(trim(name)));
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const std::string_view left = line.substr(0, colon);
+  size_t end = left.size();
+  bool dot = false;
+  while (end > 0 && (left[end - 1] == '.' || is_space(left[end - 1]))) {
+    dot = dot || left[end - 1] == '.';
+    --end;
+  }
+  if (!dot || end == 0) return std::nullopt;
+  return std::make_pair(std::string(left.substr(0, end)), normalize_value(line.substr(colon + 1)));
+}
+
+}  // namespace
+
+std::string summary_field_line(std::string_view label, std::string_view value) {
+  std::string s = " ";
+  s += label;
+  s += ' ';
+  // Dots on odd indexes, as jack_test had them, and a space just before the ':'.
+  while (s.size() < kSummaryColonIndex) {
+    s += (s.size() % 2 == 1 && s.size() + 1 < kSummaryColonIndex) ? '.' : ' ';
+  }
+  s += ':';
+  s += value;
+  s += '\n';
+  return s;
+}
+
+// The audio threads as the kernel showed them (chrt -p / schedtool style), at the top: what was
+// measured is only meaningful under the scheduling it actually ran with.
+void thread_block(std::string& out, const char* title, const std::vector<AudioThread>& threads) {
+  if (threads.empty()) return;
+  out += fmt::format(" Audio threads {}:\n", title);
+  for (const AudioThread& a : threads) {
+    out += fmt::format("   {:<12} {}{}\n", a.role, one_line(format_thread_line(a.sched)),
+                       a.mismatch.empty()
+                           ? ""
+                           : "  <-- NOT " + one_line(a.expected) + ": " + one_line(a.mismatch));
+  }
+}
+
+// The background loads and what each did, so two runs "with compile" can be seen to have had
+// the same pressure.
+std::string load_lines(const RunResult& r) {
+  if (!r.loads.is_array() || r.loads.empty()) return " Loads: none (idle machine)\n";
+  std::string out = " Loads:\n";
+  for (const auto& l : r.loads) {
+    const auto& rep = l.value("report", nlohmann::json());
+    std::string did;
+    if (rep.is_object()) {
+      const double cpu = rep.value("cpu_user_s", 0.0) + rep.value("cpu_system_s", 0.0);
+      did = fmt::format("cpu {:.1f} s", cpu);
+      if (rep.value("iterations", 0) > 0)
+        did += fmt::format(", {} iterations", rep.value("iterations", 0));
+      if (rep.value("bytes", 0.0) > 0) {
+        did += fmt::format(", {:.1f} MiB", rep.value("bytes", 0.0) / (1024.0 * 1024.0));
+      }
+    } else {
+      did = "no report: " + l.value("error", std::string());
+    }
+    out += fmt::format("   {:<24} nice {:+d}  {}\n", one_line(l.value("spec", std::string())),
+                       l.value("nice", 0), one_line(did));
+  }
+  return out;
+}
+
+std::string format_summary(const RunResult& r) {
+  std::string out;
+  if (!r.scheduling.empty() || !r.threads_start.empty()) {
+    out += fmt::format(" Policy: {}{}\n", one_line(r.scheduling),
+                       r.policy_spec.empty() ? "" : " (--policy " + one_line(r.policy_spec) + ")");
+    out += load_lines(r);
+    thread_block(out, "at start", r.threads_start);
+    thread_block(out, "at end", r.threads_end);
+    out += "\n";
+  }
+  jack_test_block(out, r);
+  own_block(out, r);
+  client_table(out, r);
+  if (!r.warnings.empty()) {
+    out += '\n';
+    for (const std::string& w : r.warnings) out += "warning: " + one_line(w) + "\n";
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_summary_lines(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    if (auto field = parse_line(text.substr(start, end - start))) out.push_back(std::move(*field));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_summary(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto& [label, value] : parse_summary_lines(text)) {
+    if (label != "#" && label != "==>") out.emplace(std::move(label), std::move(value));
+  }
+  return out;
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,62 @@
+#pragma once
+// summary.txt: the text summary of one run, and a reader of jack_test-style summary blocks.
+//
+// The file starts with jack_test 4.1's block, byte for byte in its layout (a leading space,
+// the same labels and dot leaders, ':' in column 32, integers right-aligned in 6 characters,
+// loads and rates as "%8.1f"), so scripts written for the 2004-2005 results still read it.
+// xrunlab's own block follows in the same style, then a per-client table and the warnings:
+//
+//    ************* SUMMARY RESULT ****************
+//    Total seconds ran . . . . . . :   300
+//    ...
+//    Average Context-Switch Rate . : 14361.3 /sec
+//    *********************************************
+//    ************* XRUNLAB RESULT ****************
+//    Status  . . . . . . . . . . . : completed
+//    ...
+//    *********************************************
+//    Per client (usecs):
+//      idx  name  cycles  delay_max  ...
+//
+//   warning: ...
+//
+// Non-realtime: used by the engine after (or during) a run.
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/result/result.hpp"
+
+namespace xrunlab {
+
+// 0-based position of ':' in a jack_test summary line (column 32 when counting from 1).
+inline constexpr size_t kSummaryColonIndex = 31;
+
+// The whole summary.txt. Inexact percentiles (see Percentile) are printed as ">=N";
+// missing values as "n/a" (the jack_test block prints 0 for a missing maximum, as jack_test did).
+std::string format_summary(const RunResult& r);
+
+// One "label . . . : value" line with a leading space and '\n': the label, one space, then
+// ". " leaders up to the colon column. A label too long for the column gets " :" right after
+// it. `value` is written verbatim after the ':' (jack_test values start with their padding).
+std::string summary_field_line(std::string_view label, std::string_view value);
+
+// Reads every "label . . . : value" line of a jack_test-style text: summary.txt, the blocks
+// posted to linux-kernel (with or without the leading space, CRLF or LF, among `==> file <==`
+// headers of `head`, "****" lines and any other text, which is skipped). A field line is one
+// whose text before the first ':' ends in a run of dots and spaces containing at least one dot.
+// Label: that text without the leader ("Delay Maximum", "Average DSP Load").
+// Value: the number without its unit or parentheses ("18" for ":    18   usecs", "0" for
+// ":(    0)", "36.3", ">=20001" for an inexact percentile); a value that does not start with
+// a number is kept whole, trimmed ("completed", "n/a").
+// A label that occurs more than once keeps its first value; see parse_summary_lines.
+std::map<std::string, std::string> parse_summary(std::string_view text);
+
+// The same fields in file order, repeats included (the .SUMMARY format: one "# case" header,
+// then one metric line per run). A "# case" line becomes {"#", "case"}; a `==> file <==`
+// header of `head` becomes {"==>", "file"}.
+std::vector<std::pair<std::string, std::string>> parse_summary_lines(std::string_view text);
+
+}  // namespace xrunlab

@@ -1,0 +1,136 @@
+#include "engine/result/histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace xrunlab {
+
+Histogram::Histogram(uint32_t bound_us, size_t overflow_keep)
+    : bound_us_(bound_us), overflow_keep_(overflow_keep), bins_(size_t{bound_us} + 1, 0) {
+  overflow_kept_.reserve(overflow_keep_);
+}
+
+void Histogram::keep_overflow(int64_t value_us) {
+  ++overflow_count_;
+  if (overflow_keep_ == 0) return;
+  auto cmp = std::greater<int64_t>();
+  if (overflow_kept_.size() < overflow_keep_) {
+    overflow_kept_.push_back(value_us);
+    std::push_heap(overflow_kept_.begin(), overflow_kept_.end(), cmp);
+  } else if (value_us > overflow_kept_.front()) {
+    std::pop_heap(overflow_kept_.begin(), overflow_kept_.end(), cmp);
+    overflow_kept_.back() = value_us;
+    std::push_heap(overflow_kept_.begin(), overflow_kept_.end(), cmp);
+  }
+}
+
+void Histogram::add(int64_t value_us, uint64_t times) {
+  if (times == 0) return;
+  if (count_ == 0) {
+    min_ = max_ = value_us;
+  } else {
+    min_ = std::min(min_, value_us);
+    max_ = std::max(max_, value_us);
+  }
+  count_ += times;
+  sum_ += static_cast<long double>(value_us) * static_cast<long double>(times);
+  if (value_us < 0) {
+    underflow_count_ += times;
+    underflow_min_ = std::min(underflow_min_, value_us);
+    underflow_sum_ += value_us * static_cast<int64_t>(times);
+  } else if (value_us <= static_cast<int64_t>(bound_us_)) {
+    bins_[static_cast<size_t>(value_us)] += static_cast<uint32_t>(times);
+  } else {
+    for (uint64_t i = 0; i < times; ++i) keep_overflow(value_us);
+  }
+}
+
+void Histogram::merge(const Histogram& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    min_ = other.min_;
+    max_ = other.max_;
+  } else {
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+  }
+  count_ += other.count_;
+  sum_ += other.sum_;
+  underflow_count_ += other.underflow_count_;
+  underflow_min_ = std::min(underflow_min_, other.underflow_min_);
+  underflow_sum_ += other.underflow_sum_;
+  const size_t n = std::min(bins_.size(), other.bins_.size());
+  for (size_t v = 0; v < n; ++v) bins_[v] += other.bins_[v];  // see the bound on bins_
+  // Bins of a wider histogram that this one cannot hold become overflow values.
+  for (size_t v = n; v < other.bins_.size(); ++v) {
+    for (uint64_t i = 0; i < other.bins_[v]; ++i) keep_overflow(static_cast<int64_t>(v));
+  }
+  for (int64_t v : other.overflow_kept_) {
+    if (v <= static_cast<int64_t>(bound_us_)) {
+      ++bins_[static_cast<size_t>(v)];
+    } else {
+      keep_overflow(v);
+    }
+  }
+  // Values the other histogram counted but did not keep: counted, value unknown (> its bound).
+  overflow_count_ += other.overflow_dropped();
+}
+
+std::optional<int64_t> Histogram::min() const {
+  if (count_ == 0) return std::nullopt;
+  return min_;
+}
+
+std::optional<int64_t> Histogram::max() const {
+  if (count_ == 0) return std::nullopt;
+  return max_;
+}
+
+std::optional<double> Histogram::mean() const {
+  if (count_ == 0) return std::nullopt;
+  return static_cast<double>(sum_ / static_cast<long double>(count_));
+}
+
+std::optional<Percentile> Histogram::percentile(double p) const {
+  if (count_ == 0) return std::nullopt;
+  p = std::clamp(p, 0.0, 100.0);
+  // Nearest rank: the smallest value with at least ceil(p/100 * N) values at or below it.
+  // (the epsilon keeps 99.9% of 1000 at rank 999 despite binary floating point)
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_) / 100.0 - 1e-9));
+  rank = std::max<uint64_t>(rank, 1);
+  if (rank <= underflow_count_) {
+    // Negative values are not binned: only the minimum is known exactly.
+    return Percentile{underflow_min_, rank == 1};
+  }
+  uint64_t seen = underflow_count_;
+  for (size_t v = 0; v < bins_.size(); ++v) {
+    seen += bins_[v];
+    if (seen >= rank) return Percentile{static_cast<int64_t>(v), true};
+  }
+  const uint64_t dropped = overflow_count_ - overflow_kept_.size();
+  if (rank <= seen + dropped) return Percentile{static_cast<int64_t>(bound_us_) + 1, false};
+  seen += dropped;
+  std::vector<int64_t> kept(overflow_kept_);
+  std::sort(kept.begin(), kept.end());
+  return Percentile{kept[static_cast<size_t>(rank - seen - 1)], true};
+}
+
+std::vector<std::pair<int64_t, uint64_t>> Histogram::nonzero() const {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  for (size_t v = 0; v < bins_.size(); ++v) {
+    if (bins_[v] != 0) out.emplace_back(static_cast<int64_t>(v), bins_[v]);
+  }
+  std::vector<int64_t> kept(overflow_kept_);
+  std::sort(kept.begin(), kept.end());
+  for (int64_t v : kept) {
+    if (!out.empty() && out.back().first == v) {
+      ++out.back().second;
+    } else {
+      out.emplace_back(v, 1);
+    }
+  }
+  return out;
+}
+
+}  // namespace xrunlab

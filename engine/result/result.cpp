@@ -1,0 +1,190 @@
+#include "engine/result/result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace xrunlab {
+
+MetricSummary summarize(const Histogram& h) {
+  MetricSummary m;
+  m.count = h.count();
+  m.min_us = h.min();
+  m.max_us = h.max();
+  m.mean_us = h.mean();
+  m.p50 = h.percentile(50.0);
+  m.p99 = h.percentile(99.0);
+  m.p999 = h.percentile(99.9);
+  return m;
+}
+
+namespace {
+
+void add_counts(Histogram& h, const telemetry::ValueCounts& counts) {
+  for (const auto& [value, n] : counts) h.add(value, n);
+}
+
+}  // namespace
+
+void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) {
+  add_counts(c.delay, s.delay);
+  add_counts(c.delay_dll, s.delay_dll);
+  add_counts(c.signal, s.signal);
+  c.unreferenced += s.unreferenced;
+  add_counts(c.duration, s.duration);
+  add_counts(c.cycle, s.cycle);
+  c.cycles += s.cycles;
+  c.over_spare += s.over_spare;
+  c.over_1000 += s.over_1000;
+  c.late += s.late;
+  c.injected += s.injected;
+
+  ClientSecond row;
+  row.second = s.second;
+  row.cycles = s.cycles;
+  if (!s.delay.empty()) {
+    row.delay_min_us = s.delay.begin()->first;
+    row.delay_max_us = s.delay.rbegin()->first;
+    long double sum = 0;
+    uint64_t n = 0;
+    for (const auto& [v, k] : s.delay) {
+      sum += static_cast<long double>(v) * k;
+      n += k;
+    }
+    row.delay_mean_us = static_cast<double>(sum / n);
+  }
+  if (!s.duration.empty()) row.duration_max_us = s.duration.rbegin()->first;
+  if (!s.cycle.empty()) row.cycle_max_us = s.cycle.rbegin()->first;
+  row.over_spare = s.over_spare;
+  row.over_1000 = s.over_1000;
+  row.late = s.late;
+  c.seconds.push_back(row);
+
+  auto worse = [](const telemetry::WorstCycle& a, const telemetry::WorstCycle& b) {
+    return a.delay_us != b.delay_us ? a.delay_us > b.delay_us : a.cycle_us > b.cycle_us;
+  };
+  c.worst.insert(c.worst.end(), s.worst.begin(), s.worst.end());
+  std::stable_sort(c.worst.begin(), c.worst.end(), worse);
+  if (c.worst.size() > worst_keep) c.worst.resize(worst_keep);
+}
+
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
+                    const std::vector<LogXrunEvent>& log_events) {
+  a.glitches_without_xrun = 0;
+  std::vector<bool> heard(xruns.size(), false);
+  for (GlitchResult& g : a.glitches) {
+    g.xrun_t_s.reset();
+    g.xrun_distance_ms.reset();
+    g.matched = false;
+    size_t best = xruns.size();
+    for (size_t i = 0; i < xruns.size(); ++i) {
+      if (best == xruns.size() ||
+          std::abs(xruns[i].t_s - g.t_s) < std::abs(xruns[best].t_s - g.t_s)) {
+        best = i;
+      }
+    }
+    if (best < xruns.size()) {
+      g.xrun_t_s = xruns[best].t_s;
+      g.xrun_distance_ms = (g.t_s - xruns[best].t_s) * 1000.0;
+      g.matched = std::abs(*g.xrun_distance_ms) <= AudioResult::kMatchWindowMs;
+      if (g.matched) heard[best] = true;
+    }
+    if (!g.matched) ++a.glitches_without_xrun;
+    g.late_clients.clear();
+    g.driver_xrun = false;
+    const LogXrunEvent* near = nullptr;
+    for (const LogXrunEvent& e : log_events) {
+      if (std::abs(e.t_s - g.t_s) * 1000.0 <= AudioResult::kMatchWindowMs &&
+          (near == nullptr || std::abs(e.t_s - g.t_s) < std::abs(near->t_s - g.t_s))) {
+        near = &e;
+      }
+    }
+    if (near != nullptr) {
+      g.late_clients = near->late_clients;
+      g.driver_xrun = near->driver;
+    }
+  }
+  a.xruns_without_glitch = static_cast<uint64_t>(std::count(heard.begin(), heard.end(), false));
+  a.events = 0;
+  const uint64_t gap = 2ull * std::max<uint32_t>(a.period_frames, 1);
+  for (size_t i = 0; i < a.glitches.size(); ++i) {
+    if (i == 0 || a.glitches[i].report.at_frame >
+                      a.glitches[i - 1].report.at_frame + a.glitches[i - 1].report.length + gap) {
+      ++a.events;
+    }
+  }
+}
+
+void finalize(RunResult& r) {
+  Histogram delay, delay_dll, duration, cycle;
+  r.delay_over_spare = r.delay_over_1000 = r.injected = 0;
+  for (const ClientResult& c : r.client_results) {
+    delay.merge(c.delay);
+    delay_dll.merge(c.delay_dll);
+    duration.merge(c.duration);
+    cycle.merge(c.cycle);
+    r.delay_over_spare += c.over_spare;
+    r.delay_over_1000 += c.over_1000;
+    r.injected += c.injected;
+  }
+  r.delay = summarize(delay);
+  r.delay_dll = summarize(delay_dll);
+  r.duration = summarize(duration);
+  r.cycle = summarize(cycle);
+
+  r.timeout_count = r.xruns.late_clients.size();
+  if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events);
+  // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
+  // only appear in jackd's log.
+  r.xrun_count =
+      r.xruns.monitor_events + (r.driver_xruns_reach_monitor ? 0 : r.xruns.log_driver_xruns);
+
+  r.avg_user = r.avg_nice = r.avg_system = r.avg_iowait = r.avg_irq = r.avg_softirq = 0;
+  r.avg_intr = r.avg_ctxt = 0;
+  r.avg_dsp_load.reset();
+  double dsp_sum = 0;
+  size_t dsp_n = 0;
+  for (const SystemSecond& s : r.system) {
+    r.avg_user += s.user_pct;
+    r.avg_nice += s.nice_pct;
+    r.avg_system += s.system_pct;
+    r.avg_iowait += s.iowait_pct;
+    r.avg_irq += s.irq_pct;
+    r.avg_softirq += s.softirq_pct;
+    r.avg_intr += s.intr_per_s;
+    r.avg_ctxt += s.ctxt_per_s;
+    if (s.dsp_load_pct) {
+      dsp_sum += *s.dsp_load_pct;
+      ++dsp_n;
+    }
+  }
+  if (!r.system.empty()) {
+    const double n = static_cast<double>(r.system.size());
+    for (double* v : {&r.avg_user, &r.avg_nice, &r.avg_system, &r.avg_iowait, &r.avg_irq,
+                      &r.avg_softirq, &r.avg_intr, &r.avg_ctxt}) {
+      *v /= n;
+    }
+  }
+  if (dsp_n > 0) r.avg_dsp_load = dsp_sum / static_cast<double>(dsp_n);
+  size_t short_seconds = 0;
+  double least = 100.0;
+  for (const SystemSecond& s : r.system) {
+    if (s.cpu_accounted_pct && *s.cpu_accounted_pct < 90.0) {
+      ++short_seconds;
+      least = std::min(least, *s.cpu_accounted_pct);
+    }
+  }
+  const std::string prefix = "CPU accounting: ";
+  r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
+                                  [&](const std::string& w) { return w.rfind(prefix, 0) == 0; }),
+                   r.warnings.end());
+  if (short_seconds > 0) {
+    r.warnings.push_back(
+        prefix + "in " + std::to_string(short_seconds) + " of " + std::to_string(r.system.size()) +
+        " seconds /proc/stat accounted less than 90% of the elapsed CPU time (down to " +
+        std::to_string(static_cast<int>(least)) +
+        "%); the Average CPU lines are unreliable on this system (tick-based accounting)");
+  }
+}
+
+}  // namespace xrunlab

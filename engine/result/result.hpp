@@ -1,0 +1,194 @@
+#pragma once
+// The one result model of a run. Every writer (summary.txt, run.json, CSV, plots) reads it.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/result/histogram.hpp"
+#include "engine/wire/telemetry.hpp"
+#include "engine/wire/thread_sched.hpp"
+
+namespace xrunlab {
+
+struct MetricSummary {
+  uint64_t count = 0;
+  std::optional<int64_t> min_us, max_us;
+  std::optional<double> mean_us;
+  std::optional<Percentile> p50, p99, p999;
+};
+MetricSummary summarize(const Histogram& h);
+
+// One client's second (from its telemetry).
+struct ClientSecond {
+  int64_t second = 0;
+  uint64_t cycles = 0;
+  std::optional<int64_t> delay_min_us, delay_max_us;
+  std::optional<double> delay_mean_us;
+  std::optional<int64_t> duration_max_us, cycle_max_us;
+  uint64_t over_spare = 0, over_1000 = 0, late = 0;
+};
+
+struct ClientResult {
+  int index = 0;
+  std::string name;
+  int64_t pid = 0;
+  bool hello = false;       // the client connected and activated
+  bool final = false;       // the client sent its totals (a clean stop)
+  std::string error;        // a client-reported error or its exit status when abnormal
+  int64_t rt_tid = 0;       // the client's JACK process thread
+  std::string sched_error;  // the client could not apply the policy to it
+  int dsp_stages = 0;
+  double dsp_target_us = 0;
+  double dsp_ns_per_stage = 0;
+  uint64_t cycles = 0;        // measured cycles (sum of the seconds)
+  uint64_t cycles_total = 0;  // from Final: every callback since activation
+  uint64_t ring_dropped = 0;
+  uint64_t injected = 0;
+  uint64_t over_spare = 0, over_1000 = 0, late = 0;
+  Histogram delay, delay_dll, duration, cycle;
+  Histogram signal;           // vcard: entry - jackd's wake-up for the same card boundary
+  uint64_t unreferenced = 0;  // cycles with no usable reference (excluded from delay)
+  std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
+  std::vector<ClientSecond> seconds;
+};
+
+// Adds one second of telemetry to a client result (exact merge).
+void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = 10);
+
+// Averages of /proc/stat and of JACK's DSP load over one second of the run.
+struct SystemSecond {
+  double t_s = 0;  // seconds since the window start (end of the sampled interval)
+  double user_pct = 0, nice_pct = 0, system_pct = 0, iowait_pct = 0, irq_pct = 0, softirq_pct = 0;
+  double intr_per_s = 0, ctxt_per_s = 0;
+  std::optional<double> dsp_load_pct;  // jack_cpu_load()
+  uint64_t xruns = 0;                  // xrun events counted by the monitor in this second
+  // Share of the elapsed CPU time (ncpus x wall) that /proc/stat accounted in this interval;
+  // far below 100 means the kernel's tick-based accounting missed time and the % are unreliable.
+  std::optional<double> cpu_accounted_pct;
+};
+
+struct XrunEvent {
+  double t_s = 0;          // seconds since the window start (arrival at the monitor)
+  uint32_t frame = 0;      // jack_last_frame_time() at arrival
+  uint64_t callbacks = 0;  // xrun callbacks merged into this event
+};
+
+// An xrun event as jackd's log named it (driver, or which clients were late).
+struct LogXrunEvent {
+  double t_s = 0;  // seconds since the window start (arrival of the line)
+  bool driver = false;
+  std::vector<std::string> late_clients;
+};
+
+struct XrunCounts {
+  uint64_t monitor_events = 0;     // distinct events seen by the monitor client
+  uint64_t monitor_callbacks = 0;  // raw xrun callbacks (JACK2: one per late client)
+  uint64_t log_client_events = 0;  // distinct "client ... was not finished" groups in jackd's log
+  uint64_t log_client_lines = 0;
+  uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
+  std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
+  double log_driver_max_delay_us = 0;
+  std::vector<std::string> late_clients;  // unique clients jackd reported late
+  std::vector<XrunEvent> events;          // bounded list of the first events
+  std::vector<LogXrunEvent> log_events;   // bounded list of the log's events (who was late)
+};
+
+// The audible chain: what the tail of the chain received on the checked port.
+struct GlitchResult {
+  telemetry::GlitchReport report;
+  double t_s = 0;                  // seconds since the window start
+  std::optional<double> xrun_t_s;  // the nearest xrun event, if any
+  std::optional<double> xrun_distance_ms;
+  bool matched = false;  // an xrun within kMatchWindowMs of it
+  // jackd's log for the nearest logged xrun within kMatchWindowMs: who was late, or the driver.
+  std::vector<std::string> late_clients;
+  bool driver_xrun = false;
+};
+
+struct AudioResult {
+  static constexpr double kMatchWindowMs = 50;  // glitch <-> xrun: within this of each other
+  telemetry::AudioTotals totals;
+  std::vector<GlitchResult> glitches;
+  uint32_t period_frames = 0;  // to group glitches into audible events
+  // Glitches less than two periods apart are one audible event (an xrun typically skips one
+  // block and replays another a moment later).
+  uint64_t events = 0;
+  uint64_t glitches_without_xrun = 0;  // audible without any xrun reported: worth knowing
+  uint64_t xruns_without_glitch = 0;   // reported xruns nobody heard
+  bool final_received = false;
+};
+
+// One audio thread as the kernel reported it, and whether that is what the policy asked for.
+struct AudioThread {
+  std::string role;  // "server" or the client's name
+  ThreadSched sched;
+  std::string expected;  // describe_target() of what the policy asked for
+  std::string mismatch;  // "" when the thread runs as asked, else what differs
+};
+
+struct RunResult {
+  // Context
+  int schema_version = 0;
+  std::string xrunlab_version;
+  std::vector<std::string> command_line;
+  nlohmann::json spec;  // the full run options
+  nlohmann::json host;  // host_context
+  std::string server_name;
+  std::vector<std::string> jackd_argv;
+  nlohmann::json backend =
+      nlohmann::json::object();  // Backend::describe(): the card, its reference, its own record
+  bool driver_xruns_reach_monitor = false;  // see Backend::driver_xruns_reach_monitor
+  std::string started_utc, ended_utc;
+  std::string status =
+      "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
+  std::string status_detail;
+  int exit_code = 0;
+
+  // Settings as measured
+  int clients = 0, ports = 0;
+  uint32_t frames = 0, rate = 0;
+  double period_us = 0;
+  double spare_us = 0;      // "spare time": one period (the dummy driver has no nperiods)
+  double seconds_ran = 0;   // measured window length
+  std::string scheduling;   // what the audio threads run under, in words
+  std::string policy_spec;  // --policy as given
+  std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
+  nlohmann::json iso_emulation;                    // the iso-emu governor's report (null otherwise)
+  nlohmann::json rt_throttle;                      // the rt-throttle group (null otherwise)
+  nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
+  std::string delay_reference;  // which period-start source the delay figures use
+  double delay_resolution_us = 0;
+
+  std::vector<ClientResult> client_results;
+  std::vector<SystemSecond> system;
+  XrunCounts xruns;
+  std::vector<std::string> warnings;
+  double startup_s = 0;  // engine start to the measurement window start
+  long engine_peak_rss_kib = 0;
+  std::optional<double> jackd_cpu_pct;
+  std::optional<AudioResult> audio;  // the audible chain (absent: --no-audio-check, 1 client)  //
+                                     // jackd's CPU time over the window, % of one core
+  std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
+
+  // Derived totals (filled by finalize()).
+  uint64_t timeout_count = 0;
+  uint64_t xrun_count = 0;
+  uint64_t delay_over_spare = 0, delay_over_1000 = 0;
+  uint64_t injected = 0;
+  MetricSummary delay, delay_dll, duration, cycle;
+  std::optional<double> avg_dsp_load;
+  double avg_user = 0, avg_nice = 0, avg_system = 0, avg_iowait = 0, avg_irq = 0, avg_softirq = 0;
+  double avg_intr = 0, avg_ctxt = 0;
+};
+
+// Computes the derived totals from the per-client and per-second data.
+void finalize(RunResult& r);
+
+// Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts
+// glitches nobody explained and xruns nobody heard.
+void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
+                    const std::vector<LogXrunEvent>& log_events = {});
+
+}  // namespace xrunlab

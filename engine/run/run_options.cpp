@@ -1,0 +1,107 @@
+#include "engine/run/run_options.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "engine/backend/backend.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/loads/load_spec.hpp"
+#include "engine/sched/policy.hpp"
+#include "engine/wire/client_args.hpp"
+
+namespace xrunlab {
+
+nlohmann::json to_json(const RunOptions& o) {
+  return {{"clients", o.clients},
+          {"ports", o.ports},
+          {"period_frames", o.period},
+          {"rate_hz", o.rate},
+          {"duration_s", o.duration_s},
+          {"dsp_load_pct", o.dsp_load_pct},
+          {"label", o.label},
+          {"output", o.output},
+          {"priority", o.priority},
+          {"policy", o.policy},
+          {"loads", o.loads},
+          {"inject", o.inject},
+          {"inject_client", o.inject_client},
+          {"jackd", o.jackd},
+          {"client_binary", o.client_binary},
+          {"server_timeout_s", o.server_timeout_s},
+          {"plots", o.plots},
+          {"backend", o.backend},
+          {"nperiods", o.nperiods},
+          {"audio_check", o.audio_check},
+          {"record", o.record}};
+}
+
+void validate(const RunOptions& o) {
+  auto bad = [](const std::string& msg) { throw Error(ExitCode::kUsage, msg); };
+  if (o.clients < 1 || o.clients > 200) {
+    bad("--clients " + std::to_string(o.clients) + ": must be 1..200 (JACK2 allows ~254 clients)");
+  }
+  if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
+  const bool pow2 = o.period != 0 && (o.period & (o.period - 1)) == 0;
+  if (!pow2 || o.period < 16 || o.period > 8192) {
+    bad("--period " + std::to_string(o.period) +
+        ": JACK needs a power of two from 16 to 8192 frames (e.g. 64, 128, 256)");
+  }
+  if (o.rate < 8000 || o.rate > 384000) {
+    bad("--rate " + std::to_string(o.rate) + ": must be 8000..384000 Hz (e.g. 44100, 48000)");
+  }
+  if (!(o.duration_s > 0) || o.duration_s > 7 * 86400) {
+    bad("--duration: must be more than 0 and at most a week, in seconds");
+  }
+  if (!(o.dsp_load_pct >= 0) || o.dsp_load_pct > 95) {
+    bad("--dsp-load: must be 0..95 (percent of the period, all clients together)");
+  }
+  if (o.label.empty() || o.label.size() > 64 ||
+      !std::all_of(o.label.begin(), o.label.end(),
+                   [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                            c == '.';
+                   }) ||
+      o.label[0] == '.') {
+    bad("--label '" + o.label + "': use 1-64 letters, digits, '-', '_' or '.' (it names a folder)");
+  }
+  if (o.output.empty()) bad("--output: must not be empty");
+  if (o.priority != 0 && (o.priority < 6 || o.priority > 95)) {
+    bad("--priority " + std::to_string(o.priority) +
+        ": must be 6..95 (clients run 5 below it), or 0 for a non-realtime server");
+  }
+  {
+    std::string why;
+    const auto policy = parse_policy(o.policy, &why);
+    if (!policy) bad("--policy '" + o.policy + "': " + why);
+    // fifo:PRIO and rr:PRIO carry the server priority; every other spec takes --priority.
+    const bool rt_kind = policy->kind == PolicyKind::kFifo || policy->kind == PolicyKind::kRr;
+    if (rt_kind && o.priority_given && o.policy.find(':') != std::string::npos &&
+        policy->priority != o.priority) {
+      bad("--priority " + std::to_string(o.priority) + " and --policy '" + o.policy +
+          "' disagree: give the priority once");
+    }
+    if (o.priority == 0 && policy->kind != PolicyKind::kFifo) {
+      bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" + o.policy +
+          "': the policies act on jackd's realtime thread");
+    }
+  }
+  for (const std::string& load : o.loads) {
+    std::string why;
+    if (!parse_load(load, 1, &why)) bad("--load '" + load + "': " + why);
+  }
+  if (!o.inject.empty()) {
+    std::string why;
+    if (!parse_inject_spec(o.inject, &why)) bad("--inject '" + o.inject + "': " + why);
+  }
+  if (o.inject_client < 1 || o.inject_client > o.clients) {
+    bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");
+  }
+  if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
+  if (!o.backend.empty()) parse_backend(o.backend);  // throws kUsage naming the value
+  if (o.record && !o.audio_check) bad("--record needs the audio check (drop --no-audio-check)");
+  if (o.nperiods < 2 || o.nperiods > 32) {
+    bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");
+  }
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,127 @@
+#include "engine/app/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+namespace {
+
+Command parse(std::vector<std::string> args, int* code = nullptr) {
+  args.insert(args.begin(), "xrunlab");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int ignored = 0;
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), code ? code : &ignored);
+}
+
+// The one-line message of the usage error raised by `args`, or "" if none.
+std::string usage_error(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Options, DefaultsAreJackTestsSettings) {
+  const Command c = parse({"run"});
+  ASSERT_EQ(c.kind, Command::Kind::kRun);
+  EXPECT_EQ(c.run.clients, 14);
+  EXPECT_EQ(c.run.ports, 4);
+  EXPECT_EQ(c.run.period, 64u);
+  EXPECT_EQ(c.run.rate, 48000u);
+  EXPECT_EQ(c.run.duration_s, 300);
+  EXPECT_EQ(c.run.priority, 70);
+  EXPECT_EQ(c.run.output, "results");
+}
+
+TEST(Options, ParsesEveryOption) {
+  const Command c =
+      parse({"run", "--clients", "4",        "--ports",         "2",      "--period",
+             "256", "--rate",    "44100",    "--duration",      "3.5",    "--dsp-load",
+             "12",  "--label",   "fifo-1",   "--output",        "/tmp/x", "--priority",
+             "80",  "--inject",  "8000:100", "--inject-client", "2",      "--no-plots"});
+  EXPECT_EQ(c.run.clients, 4);
+  EXPECT_EQ(c.run.period, 256u);
+  EXPECT_EQ(c.run.rate, 44100u);
+  EXPECT_DOUBLE_EQ(c.run.duration_s, 3.5);
+  EXPECT_EQ(c.run.label, "fifo-1");
+  EXPECT_EQ(c.run.inject, "8000:100");
+  EXPECT_EQ(c.run.inject_client, 2);
+  EXPECT_FALSE(c.run.plots);
+}
+
+TEST(Options, BadValuesNameTheFlag) {
+  EXPECT_NE(usage_error({"run", "--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--clients", "0"}).find("--clients"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--clients", "-3"}).find("--clients"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--period", "100"}).find("--period"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--period", "0"}).find("--period"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--period", "16384"}).find("--period"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--rate", "100"}).find("--rate"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--duration", "0"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--duration", "-1"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--dsp-load", "120"}).find("--dsp-load"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--label", "../etc"}).find("--label"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--priority", "3"}).find("--priority"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--inject", "abc"}).find("--inject"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--clients", "2", "--inject-client", "3"}).find("--inject-client"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"run", "--clients", "many"}).find("--clients"), std::string::npos);
+  EXPECT_NE(usage_error({}).find("run"), std::string::npos);  // a subcommand is required
+}
+
+TEST(Options, MessagesAreOneLine) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"run", "--bogus"}, {"run", "--period", "100"}, {"run", "--clients", "x"}}) {
+    EXPECT_EQ(usage_error(args).find('\n'), std::string::npos);
+  }
+}
+
+TEST(Options, HelpAndVersionExitZero) {
+  int code = -1;
+  EXPECT_EQ(parse({"--version"}, &code).kind, Command::Kind::kNone);
+  EXPECT_EQ(code, 0);
+  code = -1;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse({"run", "--help"}, &code).kind, Command::Kind::kNone);
+  const std::string help = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(help.find("--dsp-load"), std::string::npos);
+  EXPECT_NE(help.find("FRAMES"), std::string::npos);
+}
+
+TEST(Options, SpecJsonHasEverySetting) {
+  const auto j = to_json(parse({"run", "--clients", "3"}).run);
+  EXPECT_EQ(j.at("clients"), 3);
+  EXPECT_EQ(j.at("period_frames"), 64);
+  EXPECT_EQ(j.at("backend"), "");  // chosen when the run starts (vcard without a sound card)
+  EXPECT_EQ(j.at("nperiods"), 2);
+  const auto k = to_json(parse({"run", "--backend", "alsa:hw:1", "--nperiods", "3"}).run);
+  EXPECT_EQ(k.at("backend"), "alsa:hw:1");
+  EXPECT_EQ(k.at("nperiods"), 3);
+}
+
+TEST(Options, BackendAndNperiodsAreValidated) {
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"run", "--backend", "sb16"},
+        std::vector<std::string>{"run", "--nperiods", "1"},
+        std::vector<std::string>{"run", "--nperiods", "33"}}) {
+    try {
+      parse(bad);
+      ADD_FAILURE() << bad[2] << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find(bad[1]), std::string::npos) << e.what();
+    }
+  }
+  const RunOptions o = parse({"run", "--period", "128"}).run;
+  EXPECT_TRUE(o.period_given);
+  EXPECT_FALSE(o.rate_given);
+}
+
+}  // namespace
+}  // namespace xrunlab

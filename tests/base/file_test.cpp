@@ -1,0 +1,51 @@
+#include "engine/base/file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace xrunlab {
+namespace {
+
+using testing_support::TempDir;
+
+TEST(ReadFile, ReturnsTheBytesAsTheyAre) {
+  TempDir dir("file");
+  const std::string text("a\r\nb\0c\n", 7);
+  const std::string path = dir.write("f.bin", text);
+  const auto got = read_file(path);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, text);
+}
+
+TEST(ReadFile, ReadsProcFilesWhoseSizeIsZeroOnDisk) {
+  const auto got = read_file("/proc/self/stat");
+  ASSERT_TRUE(got);
+  EXPECT_NE(got->find(')'), std::string::npos);
+}
+
+TEST(ReadFile, MissingFileSaysWhichAndWhy) {
+  std::string why;
+  EXPECT_FALSE(read_file("/nonexistent/xrunlab-file", &why));
+  EXPECT_EQ(why, "cannot read /nonexistent/xrunlab-file: No such file or directory");
+}
+
+TEST(ReadFile, AFolderIsNotAFile) {
+  TempDir dir("file");
+  std::string why;
+  EXPECT_FALSE(read_file(dir.str(), &why));
+  EXPECT_NE(why.find("Is a directory"), std::string::npos) << why;
+}
+
+TEST(ReadFirstLine, StopsAtTheFirstNewline) {
+  TempDir dir("file");
+  EXPECT_EQ(read_first_line(dir.write("a", "one\ntwo\n")).value_or("?"), "one");
+  EXPECT_EQ(read_first_line(dir.write("b", "no newline")).value_or("?"), "no newline");
+  EXPECT_EQ(read_first_line(dir.write("c", "")).value_or("?"), "");
+  EXPECT_FALSE(read_first_line(dir.file("missing")));
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,107 @@
+// The audible chain with the real jackd, clients and virtual card: a known signal through every
+// client, checked at the tail, recorded, and matched to the xruns that broke it.
+#include <gtest/gtest.h>
+#include <sndfile.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab {
+namespace {
+
+using namespace testing_support;
+
+int64_t wav_frames(const std::string& path) {
+  SF_INFO info{};
+  SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
+  if (f == nullptr) return -1;
+  sf_close(f);
+  return info.frames;
+}
+
+// A clean run (1024 frames: no xruns expected even on these noisy VMs): nothing heard, nothing
+// lost, and the recording holds exactly the frames of the window.
+TEST(AudioChain, CleanRunHasNoGlitchesAndRecordsEveryFrame) {
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "3", "--ports", "2", "--period", "1024", "--duration",
+                        "3", "--record", "--label", "it-audio-clean", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  const json& a = j["audio"];
+  ASSERT_TRUE(a.is_object()) << j.dump();
+  EXPECT_TRUE(a["complete"].get<bool>());
+  EXPECT_EQ(a["ring_dropped_chunks"].get<uint64_t>(), 0u);
+  // Every glitch is explained by an xrun; with no xrun (the normal case here) there is none.
+  EXPECT_EQ(a["glitches_without_xrun"].get<uint64_t>(), 0u) << a.dump();
+  if (j["totals"]["xrun_count"].get<uint64_t>() == 0) {
+    EXPECT_EQ(a["glitches"].get<uint64_t>(), 0u) << a.dump();
+    EXPECT_EQ(a["delta_max"].get<double>(), 0.0);
+  }
+  // What was checked and recorded is exactly the tail's measured cycles.
+  const json& tail = j["clients"][2];
+  const uint64_t frames = tail["cycles"].get<uint64_t>() * 1024;
+  EXPECT_EQ(a["frames_checked"].get<uint64_t>(), frames);
+  EXPECT_EQ(a["recorded_frames"].get<uint64_t>(), frames);
+  EXPECT_EQ(wav_frames(r.run_dir() + "/audio/received.wav"), static_cast<int64_t>(frames));
+  // jack_test4's line, in its block.
+  const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
+  EXPECT_NE(summary.find(" Delta Maximum . . . . . . . . : 0.00000"), std::string::npos) << summary;
+  expect_nothing_left(r);
+}
+
+// Injected overruns of the middle client: each one drops audio at the tail; every glitch is
+// found near an xrun, none is invented, and each has its excerpt.
+TEST(AudioChain, InjectedOverrunsAreHeardAndMatched) {
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "3", "--ports", "1", "--period", "256", "--duration",
+                        "4", "--inject", "8000:100", "--inject-client", "2", "--record", "--label",
+                        "it-audio-inject", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  const json& a = j["audio"];
+  const auto injected = j["totals"]["injected_overruns"].get<uint64_t>();
+  ASSERT_GE(injected, 4u);
+  // None invented: every glitch lies within 50 ms of an xrun.
+  EXPECT_EQ(a["glitches_without_xrun"].get<uint64_t>(), 0u) << a.dump();
+  // Every xrun was either heard (one audible event: a skipped block and a replayed one) or is
+  // flagged as unheard; here JACK2 drops audio at most injected overruns (not always the first).
+  EXPECT_GE(a["audible_events"].get<uint64_t>(), injected / 2) << a.dump();
+  EXPECT_EQ(a["audible_events"].get<uint64_t>() + a["xruns_without_glitch"].get<uint64_t>(),
+            j["xruns"]["monitor_events"].get<uint64_t>())
+      << a.dump();
+  EXPECT_GT(a["delta_max"].get<double>(), 0.0);
+  uint64_t excerpts = 0;
+  for (const json& g : a["glitch_list"]) {
+    EXPECT_TRUE(g["matched_xrun"].get<bool>()) << g.dump();
+    EXPECT_LE(std::abs(g["xrun_distance_ms"].get<double>()), 50.0) << g.dump();
+    // jackd's log names the client that was late; the injected one is c02.
+    EXPECT_NE(g["late_clients"].dump().find("xrunlab-c02"), std::string::npos) << g.dump();
+    const int64_t n = wav_frames(r.run_dir() + "/" + g["excerpt"].get<std::string>());
+    EXPECT_GT(n, 0) << g.dump();
+    EXPECT_LE(n, 9600) << g.dump();  // 200 ms at 48 kHz
+    ++excerpts;
+  }
+  EXPECT_EQ(excerpts, a["glitches"].get<uint64_t>());
+  expect_nothing_left(r);
+}
+
+TEST(AudioChain, OneClientHasNoCheckAndSaysSo) {
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "1", "--ports", "1", "--period", "1024", "--duration",
+                        "1", "--label", "it-audio-one", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  EXPECT_TRUE(j["audio"].is_null());
+  EXPECT_NE(j["warnings"].dump().find("at least 2 clients"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,207 @@
+// Integration tests of --load with the real jackd, clients and load programs (make + cc,
+// hackbench, stress-ng): each load runs through the whole measurement, did real work, and
+// leaves no process and no scratch file behind - also after SIGINT and SIGKILL of the engine.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "engine/loads/load_tool.hpp"
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab {
+namespace {
+
+using namespace testing_support;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+struct LoadCase {
+  const char* spec;
+  // Report field that must be > 0, or "" for CPU time only (one compile takes ~6.5 s here, so a
+  // 3 s run may finish none: its CPU time shows the pressure).
+  const char* throughput;
+};
+
+class LoadRun : public ::testing::TestWithParam<LoadCase> {};
+
+// A process identity that survives pid reuse: (pid, start time in /proc/PID/stat).
+using ProcessId = std::pair<pid_t, std::string>;
+
+std::string start_time_of(pid_t pid) {
+  const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos) return "";
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && (fields >> field); ++i) {  // field 22: starttime
+  }
+  return field;
+}
+
+// Every process of the load trees of a run, as seen now.
+std::vector<ProcessId> load_trees(const std::vector<pid_t>& supervisors) {
+  std::vector<ProcessId> out;
+  for (pid_t s : supervisors) {
+    out.emplace_back(s, start_time_of(s));
+    for (pid_t d : descendant_pids(s)) out.emplace_back(d, start_time_of(d));
+  }
+  return out;
+}
+
+std::vector<std::string> still_alive(const std::vector<ProcessId>& seen) {
+  std::vector<std::string> alive;
+  for (const auto& [pid, start] : seen) {
+    const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
+    if (!start.empty() && start_time_of(pid) == start && stat.find(") Z ") == std::string::npos) {
+      alive.push_back(stat.substr(0, stat.find(')') + 1));
+    }
+  }
+  return alive;
+}
+
+// The xrunlab-load supervisors of a run: the engine's children that run xrunlab-load (their
+// forked workers share the command line, but not the parent).
+std::vector<pid_t> load_pids(const XrunlabRun& r) {
+  std::vector<pid_t> out;
+  for (const std::string& p : processes_mentioning(r.out_dir)) {
+    if (p.find("xrunlab-load") == std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(p));
+    const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 2));
+    std::string state;
+    long ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == r.child.pid()) out.push_back(pid);
+  }
+  return out;
+}
+
+TEST_P(LoadRun, RunsThroughTheWholeMeasurementAndLeavesNothing) {
+  const LoadCase& c = GetParam();
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "3", "--load", c.spec, "--label", "it-load", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1500ms);
+  const std::vector<ProcessId> tree = load_trees(load_pids(r));
+  EXPECT_GE(tree.size(), 2u) << "a supervisor and at least one worker";
+  finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  ASSERT_EQ(j["loads"].size(), 1u);
+  const json& l = j["loads"][0];
+  EXPECT_EQ(l["spec"], c.spec);
+  // Running during the whole window: started before it, stopped after it, and busy.
+  EXPECT_LT(l["start_s"].get<double>(), 0.0) << l;
+  EXPECT_GE(l["stop_s"].get<double>(), j["measurement"]["seconds_ran"].get<double>()) << l;
+  const json& rep = l["report"];
+  ASSERT_TRUE(rep.is_object()) << l;
+  EXPECT_GT(rep["cpu_user_s"].get<double>() + rep["cpu_system_s"].get<double>(), 0.0) << rep;
+  if (std::string(c.throughput) != "") {
+    EXPECT_GT(rep[c.throughput].get<double>(), 0.0) << rep;
+  }
+  EXPECT_TRUE(rep["scratch_removed"].get<bool>()) << rep;
+  EXPECT_EQ(l["error"], "") << l;
+  // Nothing left: no process of the load's tree (as seen mid-run), no scratch folder.
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  for (const auto& f : std::filesystem::directory_iterator(r.run_dir() + "/loads")) {
+    EXPECT_EQ(f.path().string().find(".scratch"), std::string::npos) << f.path();
+  }
+  if (std::string(c.spec) == "cpu:2") {
+    // Two busy loops on this 2-CPU machine: the per-second CPU breakdown must show them.
+    EXPECT_GT(j["totals"]["avg_cpu_user_pct"].get<double>(), 50.0) << j["totals"];
+  }
+  // summary.txt names it.
+  EXPECT_NE(read_text_or_empty(r.run_dir() + "/summary.txt").find(c.spec), std::string::npos);
+  expect_nothing_left(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Loads, LoadRun,
+                         ::testing::Values(LoadCase{"compile:2", ""},
+                                           LoadCase{"hackbench:1", "iterations"},
+                                           LoadCase{"cpu:2", ""}, LoadCase{"io-write:8", "bytes"},
+                                           LoadCase{"io-read:8", "bytes"},
+                                           LoadCase{"io-copy:8", "bytes"}, LoadCase{"net", "bytes"},
+                                           LoadCase{"stress-ng:\"--cpu 1\"", ""},
+                                           LoadCase{"cmd:\"stress-ng --cpu 1\"", ""}),
+                         [](const ::testing::TestParamInfo<LoadCase>& param) {
+                           std::string name = param.param.spec;
+                           for (char& ch : name)
+                             ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
+
+std::vector<std::string> scratch_left(const std::string& out_dir) {
+  std::vector<std::string> left;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(out_dir)) {
+    if (f.path().string().find(".scratch") != std::string::npos) left.push_back(f.path());
+  }
+  return left;
+}
+
+TEST(LoadIntegration, SigintStopsTheLoadsToo) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--load", "compile:2", "--label", "it-load-int", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(500ms);
+  const std::vector<pid_t> pids = load_pids(r);
+  ASSERT_EQ(pids.size(), 1u);
+  const std::vector<ProcessId> tree = load_trees(pids);
+  kill(r.child.pid(), SIGINT);
+  finish(r, 20s);
+  EXPECT_EQ(r.exit_code, 130) << r.log();
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
+  EXPECT_EQ(r.run_json()["loads"].size(), 1u);
+  expect_nothing_left(r);
+}
+
+TEST(LoadIntegration, SigkillOfTheEngineStillStopsTheLoads) {
+  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--load", "compile:2", "--load", "io-write:8", "--label",
+                        "it-load-kill", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(500ms);
+  const std::vector<pid_t> loads = load_pids(r);
+  ASSERT_EQ(loads.size(), 2u);
+  const std::vector<ProcessId> tree = load_trees(loads);
+  kill(r.child.pid(), SIGKILL);
+  finish(r, 10s);
+  const auto gone_by = std::chrono::steady_clock::now() + 5s;
+  while (!still_alive(tree).empty() && std::chrono::steady_clock::now() < gone_by) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!scratch_left(r.out_dir).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
+}
+
+TEST(LoadIntegration, MissingProgramsAreFoundBeforeTheRun) {
+  const std::string empty = make_temp_dir();
+  struct Case {
+    const char* spec;
+    const char* package;
+  };
+  for (const Case& c : {Case{"hackbench", "rt-tests"}, Case{"stress-ng:\"--cpu 1\"", "stress-ng"},
+                        Case{"compile", "make"}}) {
+    XrunlabRun r = start({"run", "--jackd", "/usr/bin/jackd", "--duration", "1", "--load", c.spec},
+                         {{"PATH", empty}});
+    finish(r);
+    EXPECT_EQ(r.exit_code, 3) << r.log();
+    const std::string out = r.log();
+    EXPECT_NE(out.find(c.package), std::string::npos) << out;
+    EXPECT_EQ(out.find("started jackd"), std::string::npos) << out;
+  }
+  XrunlabRun r;
+  EXPECT_EQ(run_to_end({"run", "--duration", "1", "--load", "cmd:/nonexistent/prog"}, &r), 3)
+      << r.log();
+  EXPECT_NE(r.log().find("/nonexistent/prog"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,598 @@
+// Integration tests of the built xrunlab-load binary: every kind runs, is stopped by a signal,
+// reports its throughput, and leaves no process and no scratch file behind -- also when the
+// process that started it is killed with SIGKILL.
+#include "engine/loads/load_tool.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/system/process.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#ifndef XRUNLAB_LOAD_BIN
+#error "XRUNLAB_LOAD_BIN must be defined as the path of the built xrunlab-load binary"
+#endif
+
+namespace xrunlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using testing_support::read_text_or_empty;
+using testing_support::TempDir;
+using namespace std::chrono_literals;
+
+#define EXPECT_HAS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// Fields 4 (ppid) and 22 (start time) of /proc/PID/stat; nullopt when the process is gone.
+struct ProcStat {
+  pid_t ppid = 0;
+  unsigned long long start = 0;
+  char state = '?';
+};
+std::optional<ProcStat> proc_stat(pid_t pid) {
+  const std::string text = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = text.rfind(')');
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream in(text.substr(paren + 1));
+  ProcStat s;
+  in >> s.state >> s.ppid;
+  std::string skip;
+  for (int field = 5; field < 22; ++field) in >> skip;
+  in >> s.start;
+  if (!in) return std::nullopt;
+  return s;
+}
+
+// Every process seen below a root, identified by pid and start time (pids can be reused).
+struct Tracker {
+  std::map<pid_t, unsigned long long> seen;
+  std::set<pid_t> direct_children;  // distinct children of the root seen over time
+
+  void scan(pid_t root) {
+    for (pid_t p : descendant_pids(root)) {
+      const auto st = proc_stat(p);
+      if (!st) continue;
+      seen.emplace(p, st->start);
+      if (st->ppid == root) direct_children.insert(p);
+    }
+  }
+  // Processes seen before that still exist (zombies included).
+  std::vector<pid_t> survivors() const {
+    std::vector<pid_t> out;
+    for (const auto& [pid, start] : seen) {
+      const auto st = proc_stat(pid);
+      if (st && st->start == start) out.push_back(pid);
+    }
+    return out;
+  }
+  void kill_survivors() const {
+    for (pid_t p : survivors()) ::kill(p, SIGKILL);
+  }
+};
+
+std::string describe(const std::vector<pid_t>& pids) {
+  std::string s;
+  for (pid_t p : pids) {
+    s += std::to_string(p) + " " + read_text_or_empty("/proc/" + std::to_string(p) + "/comm");
+  }
+  return s;
+}
+
+struct RunResult {
+  int status = -1;  // raw wait status
+  nlohmann::json report;
+  std::string log;
+  bool scratch_seen = false;
+  bool scratch_left = true;
+  Clock::duration stop_time{};
+  std::vector<pid_t> survivors;
+  size_t descendants_seen = 0;
+};
+
+struct RunPlan {
+  std::vector<std::string> kind_args;
+  int signal = SIGTERM;
+  Clock::duration min_run = 1500ms;
+  Clock::duration max_run = 1500ms;  // stop then, even if min_children was not reached
+  size_t min_children = 0;           // distinct direct children to see before stopping
+};
+
+RunResult run_load(const RunPlan& plan) {
+  RunResult r;
+  TempDir tmp;
+  EXPECT_FALSE(tmp.str().empty());
+  const std::string scratch = tmp.str() + "/scratch", report = tmp.str() + "/report.json";
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_LOAD_BIN, "--report", report, "--scratch", scratch};
+  spec.argv.insert(spec.argv.end(), plan.kind_args.begin(), plan.kind_args.end());
+  spec.output_path = tmp.str() + "/load.log";
+  Child child = Child::spawn(spec);
+  Tracker tracker;
+  const auto t0 = Clock::now();
+  for (;;) {
+    tracker.scan(child.pid());
+    r.scratch_seen = r.scratch_seen || exists(scratch);
+    const auto elapsed = Clock::now() - t0;
+    if (!child.running()) break;  // ended by itself: a failure, reported below
+    if (elapsed >= plan.max_run) break;
+    if (elapsed >= plan.min_run && tracker.direct_children.size() >= plan.min_children) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  tracker.scan(child.pid());
+  const auto t_stop = Clock::now();
+  child.signal(plan.signal);
+  const bool ended = child.wait_for(5s);
+  r.stop_time = Clock::now() - t_stop;
+  EXPECT_TRUE(ended) << "xrunlab-load did not end within 5 s of the signal";
+  child.stop(0ms);
+  if (child.wait_status()) r.status = *child.wait_status();
+  r.log = read_text_or_empty(spec.output_path);
+  const std::string text = read_text_or_empty(report);
+  r.report = nlohmann::json::parse(text, nullptr, false);
+  r.scratch_left = exists(scratch);
+  r.survivors = tracker.survivors();
+  r.descendants_seen = tracker.seen.size();
+  tracker.kill_survivors();  // never leave anything behind, even when the test fails
+  return r;
+}
+
+// What every stopped load must show, whatever its kind.
+void expect_clean_stop(const RunResult& r, const char* stopped_by = "SIGTERM") {
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0)
+      << "wait status " << r.status << "\n"
+      << r.log;
+  ASSERT_TRUE(r.report.is_object()) << r.log;
+  EXPECT_EQ(r.report.value("stopped_by", ""), stopped_by);
+  EXPECT_TRUE(r.report.value("scratch_removed", false));
+  EXPECT_TRUE(r.report.at("errors").empty()) << r.report.dump();
+  EXPECT_TRUE(r.scratch_seen);
+  EXPECT_FALSE(r.scratch_left);
+  EXPECT_GE(r.report.value("workers_started", 0), 1);
+  EXPECT_TRUE(r.survivors.empty()) << "left behind: " << describe(r.survivors);
+  EXPECT_LT(r.stop_time, 3s);
+}
+
+double cpu_seconds(const nlohmann::json& report) {
+  return report.value("cpu_user_s", 0.0) + report.value("cpu_system_s", 0.0);
+}
+
+// --- every kind ---------------------------------------------------------------------------
+
+TEST(LoadTool, CompileBuildsInALoopAndCleansUp) {
+  // One build is finished when the third make has started: clean, build, clean.
+  const RunResult r = run_load({{"compile", "2"}, SIGTERM, 1500ms, 30s, 3});
+  expect_clean_stop(r);
+  EXPECT_GE(r.report.value("iterations", 0), 1) << r.report.dump();
+  EXPECT_GT(cpu_seconds(r.report), 0.0);
+  EXPECT_EQ(r.report.at("args"), nlohmann::json::array({"2"}));
+  EXPECT_GE(r.descendants_seen, 3u);  // make and its compilers
+  for (const auto& s : r.report.at("exit_statuses")) EXPECT_EQ(s, 0);
+}
+
+TEST(LoadTool, HackbenchRunsInALoop) {
+  const RunResult r = run_load({{"hackbench", "1"}, SIGTERM, 1500ms, 20s, 2});
+  expect_clean_stop(r);
+  EXPECT_GE(r.report.value("iterations", 0), 1) << r.report.dump();
+  EXPECT_GT(cpu_seconds(r.report), 0.0);
+}
+
+TEST(LoadTool, CpuHogsUseCpu) {
+  const RunResult r = run_load({{"cpu", "2"}});
+  expect_clean_stop(r);
+  EXPECT_EQ(r.report.value("iterations", -1), 0);
+  EXPECT_EQ(r.report.value("workers_started", 0), 2);
+  EXPECT_GT(cpu_seconds(r.report), 0.0);
+}
+
+TEST(LoadTool, IoWriteWritesBytes) {
+  const RunResult r = run_load({{"io-write", "8"}});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("bytes", 0ull), 0ull);
+}
+
+TEST(LoadTool, IoReadReadsBytes) {
+  const RunResult r = run_load({{"io-read", "8"}});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("bytes", 0ull), 0ull);
+}
+
+TEST(LoadTool, IoCopyCopiesBytes) {
+  const RunResult r = run_load({{"io-copy", "8"}});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("bytes", 0ull), 0ull);
+}
+
+TEST(LoadTool, NetStreamsOverLoopback) {
+  const RunResult r = run_load({{"net"}});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("bytes", 0ull), 0ull);
+  EXPECT_EQ(r.report.value("workers_started", 0), 2);
+}
+
+TEST(LoadTool, ExecRunsTheCommandAndStopsIt) {
+  const RunResult r = run_load({{"exec", "--", "sleep", "100"}});
+  expect_clean_stop(r);
+  EXPECT_EQ(r.report.value("iterations", 0), 1);
+  EXPECT_EQ(r.report.at("args"), nlohmann::json::array({"sleep", "100"}));
+  EXPECT_TRUE(r.report.at("exit_statuses").empty());  // the stop's own kill is not a result
+}
+
+TEST(LoadTool, ExecRestartsACommandThatEnds) {
+  const RunResult r = run_load({{"exec", "--", "sleep", "0.2"}});
+  expect_clean_stop(r);
+  EXPECT_GE(r.report.value("iterations", 0), 3);
+  ASSERT_FALSE(r.report.at("exit_statuses").empty());
+  EXPECT_LE(r.report.at("exit_statuses").size(), 10u);
+  EXPECT_EQ(r.report.at("exit_statuses").front(), 0);
+}
+
+// Processes anywhere on the machine whose command line is exactly `argv`.
+std::vector<pid_t> processes_running(const std::vector<std::string>& argv) {
+  std::string wanted;
+  for (const auto& a : argv) wanted += a + '\0';
+  std::vector<pid_t> out;
+  if (DIR* d = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(d)) {
+      const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (pid <= 0) continue;
+      if (read_text_or_empty("/proc/" + std::to_string(pid) + "/cmdline") == wanted) {
+        out.push_back(pid);
+      }
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+// A sleep command line no other process has: this test process's pid in the fraction.
+std::vector<std::string> unique_sleep() {
+  return {"sleep", "1000." + std::to_string(::getpid())};
+}
+
+TEST(LoadTool, OrphansInTheirOwnSessionAreStoppedToo) {
+  // setsid -f forks, the child leaves the process group and session, the parent exits at once:
+  // the sleeps are orphans that only the subreaper and the /proc scan keep track of.
+  const auto sleep_argv = unique_sleep();
+  std::vector<std::string> args = {"exec", "--", "setsid", "-f"};
+  args.insert(args.end(), sleep_argv.begin(), sleep_argv.end());
+  const RunResult r = run_load({args});
+  const auto left = processes_running(sleep_argv);
+  for (pid_t p : left) ::kill(p, SIGKILL);
+  expect_clean_stop(r);
+  EXPECT_GE(r.report.value("iterations", 0), 2);
+  EXPECT_GE(r.descendants_seen, 2u);
+  EXPECT_TRUE(left.empty()) << left.size() << " orphaned sleeps left behind";
+}
+
+TEST(LoadTool, WhatIgnoresSigtermIsKilled) {
+  // The 1 s grace, then SIGKILL: still no survivor, still within the stop budget.
+  const auto sleep_argv = unique_sleep();
+  std::vector<std::string> args = {"exec", "--", "setsid", "-f", "env", "--ignore-signal=TERM"};
+  args.insert(args.end(), sleep_argv.begin(), sleep_argv.end());
+  const RunResult r = run_load({args});
+  const auto left = processes_running(sleep_argv);
+  for (pid_t p : left) ::kill(p, SIGKILL);
+  expect_clean_stop(r);
+  EXPECT_GE(r.descendants_seen, 1u);
+  EXPECT_TRUE(left.empty()) << left.size() << " sleeps that ignore SIGTERM left behind";
+}
+
+TEST(LoadTool, SigintStopsLikeSigterm) {
+  const RunResult r = run_load({{"cpu", "1"}, SIGINT, 500ms, 500ms, 0});
+  expect_clean_stop(r, "SIGINT");
+}
+
+// --- the engine killed with SIGKILL ----------------------------------------------------------
+
+TEST(LoadTool, DiesWithItsParentAndCleansUp) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.str().empty());
+  const std::string scratch = tmp.str() + "/scratch", report = tmp.str() + "/report.json";
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_LOAD_BIN, "--report", report, "--scratch", scratch, "compile", "2"};
+  spec.output_path = tmp.str() + "/load.log";
+
+  // This test process adopts xrunlab-load when its parent dies, so it can see its exit status.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  const pid_t engine = ::fork();
+  ASSERT_GE(engine, 0);
+  if (engine == 0) {
+    // The stand-in engine: starts xrunlab-load like the real one (own process group,
+    // PR_SET_PDEATHSIG SIGTERM), then waits to be killed.
+    ::close(fds[0]);
+    try {
+      Child load = Child::spawn(spec);
+      const pid_t pid = load.pid();
+      if (::write(fds[1], &pid, sizeof pid) != sizeof pid) ::_exit(1);
+      for (;;) ::pause();
+    } catch (...) {
+      ::_exit(1);
+    }
+  }
+  ::close(fds[1]);
+  pid_t load = -1;
+  ASSERT_EQ(::read(fds[0], &load, sizeof load), static_cast<ssize_t>(sizeof load));
+  ::close(fds[0]);
+
+  // Kill the engine while compilers run (make and at least one cc below it).
+  Tracker tracker;
+  const auto t0 = Clock::now();
+  while (Clock::now() - t0 < 10s) {
+    tracker.scan(load);
+    if (Clock::now() - t0 >= 1s && tracker.seen.size() >= 3) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  tracker.scan(load);
+  EXPECT_GE(tracker.seen.size(), 3u);
+  EXPECT_TRUE(exists(scratch));
+  ASSERT_EQ(::kill(engine, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(engine, &status, 0), engine);
+  const auto killed = Clock::now();
+
+  bool load_ended = false;
+  while (Clock::now() - killed < 3s) {
+    if (::waitpid(load, &status, WNOHANG) == load) {
+      load_ended = true;
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  const auto survivors = tracker.survivors();
+  const bool scratch_left = exists(scratch);
+  if (!load_ended) {
+    ::kill(load, SIGKILL);
+    ::waitpid(load, &status, 0);
+  }
+  tracker.kill_survivors();
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+
+  ASSERT_TRUE(load_ended) << "xrunlab-load still running 3 s after its parent was killed";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << read_text_or_empty(spec.output_path);
+  EXPECT_FALSE(scratch_left);
+  EXPECT_TRUE(survivors.empty()) << "left behind: " << describe(survivors);
+  const auto j = nlohmann::json::parse(read_text_or_empty(report), nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.value("stopped_by", ""), "SIGTERM");  // PR_SET_PDEATHSIG
+  EXPECT_TRUE(j.value("scratch_removed", false));
+}
+
+// --- refusals ---------------------------------------------------------------------------------
+
+struct Refusal {
+  int status = -1;
+  std::string output;
+};
+
+Refusal run_refused(const std::vector<std::string>& args, const std::string& scratch) {
+  TempDir tmp;
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_LOAD_BIN};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.output_path = tmp.str() + "/out.log";
+  Child c = Child::spawn(spec);
+  EXPECT_TRUE(c.wait_for(5s));
+  c.stop(0ms);
+  Refusal r;
+  if (c.wait_status() && WIFEXITED(*c.wait_status())) r.status = WEXITSTATUS(*c.wait_status());
+  r.output = read_text_or_empty(spec.output_path);
+  if (!scratch.empty()) {
+    EXPECT_FALSE(exists(scratch)) << "scratch created for a refused load";
+  }
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(LoadTool, MissingProgramIsOneLineAndExit3) {
+  TempDir tmp;
+  const std::string scratch = tmp.str() + "/scratch";
+  const Refusal r = run_refused({"--report", tmp.str() + "/r.json", "--scratch", scratch, "exec",
+                                 "--", "/nonexistent/prog", "x"},
+                                scratch);
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_HAS(r.output, "/nonexistent/prog");
+  EXPECT_FALSE(exists(tmp.str() + "/r.json"));
+}
+
+TEST(LoadTool, BadUsageIsOneLineAndExit2) {
+  TempDir tmp;
+  const std::string scratch = tmp.str() + "/scratch", report = tmp.str() + "/r.json";
+  const std::vector<std::vector<std::string>> cases = {
+      {"bogus"},         {"cpu"},           {"cpu", "0"},
+      {"cpu", "257"},    {"io-write", "0"}, {"io-read", "4097"},
+      {"io-copy", "1x"}, {"compile", "65"}, {"hackbench", "-1"},
+      {"net", "1"},      {"exec"},          {"exec", "--"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--report", report, "--scratch", scratch};
+    args.insert(args.end(), c.begin(), c.end());
+    const Refusal r = run_refused(args, scratch);
+    EXPECT_EQ(r.status, 2) << c.front() << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << r.output;
+  }
+  EXPECT_EQ(run_refused({"--scratch", scratch, "cpu", "1"}, scratch).status, 2);  // no --report
+  EXPECT_EQ(run_refused({"--report", report, "cpu", "1"}, scratch).status, 2);    // no --scratch
+  EXPECT_EQ(
+      run_refused({"--report", report, "--scratch", scratch, "--nice", "20", "cpu", "1"}, scratch)
+          .status,
+      2);
+  EXPECT_FALSE(exists(report));
+}
+
+TEST(LoadTool, RefusesAScratchFolderThatIsNotEmpty) {
+  TempDir tmp;
+  const std::string scratch = tmp.str() + "/scratch";
+  ASSERT_EQ(::mkdir(scratch.c_str(), 0755), 0);
+  write_text(scratch + "/precious.txt", "keep me");
+  TempDir out;
+  SpawnSpec spec;
+  spec.argv = {
+      XRUNLAB_LOAD_BIN, "--report", tmp.str() + "/r.json", "--scratch", scratch, "cpu", "1"};
+  spec.output_path = out.str() + "/out.log";
+  Child c = Child::spawn(spec);
+  ASSERT_TRUE(c.wait_for(5s));
+  ASSERT_TRUE(c.wait_status());
+  EXPECT_EQ(WEXITSTATUS(*c.wait_status()), 2) << read_text_or_empty(spec.output_path);
+  EXPECT_EQ(read_text_or_empty(scratch + "/precious.txt"), "keep me");
+}
+
+TEST(LoadTool, RefusesAReportInsideTheScratchFolder) {
+  TempDir tmp;
+  const std::string scratch = tmp.str() + "/scratch";
+  ASSERT_EQ(::mkdir(scratch.c_str(), 0755), 0);
+  TempDir out;
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_LOAD_BIN, "--report", scratch + "/r.json", "--scratch", scratch, "cpu", "1"};
+  spec.output_path = out.str() + "/out.log";
+  Child c = Child::spawn(spec);
+  ASSERT_TRUE(c.wait_for(5s));
+  ASSERT_TRUE(c.wait_status());
+  EXPECT_EQ(WEXITSTATUS(*c.wait_status()), 2) << read_text_or_empty(spec.output_path);
+}
+
+// --- the library functions ----------------------------------------------------------------
+
+TEST(LoadToolApi, MissingProgramNamesTheDebianPackage) {
+  EXPECT_EQ(missing_program_for("hackbench", {"1"}), "");
+  EXPECT_EQ(missing_program_for("compile", {"2"}), "");
+  EXPECT_EQ(missing_program_for("cpu", {"2"}), "");
+  EXPECT_EQ(missing_program_for("exec", {"--", "sleep", "1"}), "");
+
+  TempDir empty;
+  const char* old = std::getenv("PATH");
+  const std::string saved = old != nullptr ? old : "";
+  ASSERT_EQ(::setenv("PATH", empty.str().c_str(), 1), 0);
+  const std::string hackbench = missing_program_for("hackbench", {"1"});
+  const std::string compile = missing_program_for("compile", {"2"});
+  const std::string stress = missing_program_for("exec", {"--", "stress-ng", "--cpu", "2"});
+  const std::string cpu = missing_program_for("cpu", {"2"});
+  if (old != nullptr) {
+    ::setenv("PATH", saved.c_str(), 1);
+  } else {
+    ::unsetenv("PATH");
+  }
+  EXPECT_HAS(hackbench, "hackbench");
+  EXPECT_HAS(hackbench, "rt-tests");
+  EXPECT_HAS(compile, "'make'");
+  EXPECT_HAS(compile, "package make");
+  EXPECT_HAS(stress, "package stress-ng");
+  EXPECT_EQ(cpu, "");
+  EXPECT_EQ(hackbench.find('\n'), std::string::npos);
+}
+
+TEST(LoadToolApi, ChecksKindsAndBounds) {
+  EXPECT_EQ(check_load_args("compile", {"1"}), "");
+  EXPECT_EQ(check_load_args("compile", {"64"}), "");
+  EXPECT_NE(check_load_args("compile", {"65"}), "");
+  EXPECT_NE(check_load_args("compile", {}), "");
+  EXPECT_EQ(check_load_args("io-write", {"4096"}), "");
+  EXPECT_NE(check_load_args("io-write", {"4097"}), "");
+  EXPECT_NE(check_load_args("io-write", {"+8"}), "");
+  EXPECT_EQ(check_load_args("cpu", {"256"}), "");
+  EXPECT_NE(check_load_args("cpu", {"1", "2"}), "");
+  EXPECT_EQ(check_load_args("net", {}), "");
+  EXPECT_EQ(check_load_args("exec", {"--", "stress-ng", "--cpu", "2"}), "");
+  EXPECT_NE(check_load_args("exec", {"--"}), "");
+  EXPECT_HAS(check_load_args("disk", {}), "unknown load kind");
+}
+
+TEST(LoadToolApi, RemoveTreeNeverFollowsSymlinks) {
+  TempDir tmp;
+  const std::string outside = tmp.str() + "/outside", dir = tmp.str() + "/scratch";
+  ASSERT_EQ(::mkdir(outside.c_str(), 0755), 0);
+  write_text(outside + "/keep.txt", "keep");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/a").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/a/b").c_str(), 0755), 0);
+  write_text(dir + "/a/b/file", "x");
+  write_text(dir + "/top", "y");
+  ASSERT_EQ(::symlink(outside.c_str(), (dir + "/link-to-dir").c_str()), 0);
+  ASSERT_EQ(::symlink((outside + "/keep.txt").c_str(), (dir + "/a/link-to-file").c_str()), 0);
+
+  EXPECT_EQ(remove_tree(dir), "");
+  EXPECT_FALSE(exists(dir));
+  EXPECT_EQ(read_text_or_empty(outside + "/keep.txt"), "keep");
+  EXPECT_EQ(remove_tree(dir), "");  // already gone: fine
+
+  // The folder itself given as a symlink is refused, and its target is kept.
+  const std::string link = tmp.str() + "/link";
+  ASSERT_EQ(::symlink(outside.c_str(), link.c_str()), 0);
+  EXPECT_NE(remove_tree(link), "");
+  EXPECT_TRUE(exists(outside + "/keep.txt"));
+}
+
+TEST(LoadToolApi, DescendantsIncludeGrandchildren) {
+  // A child that forks a grandchild; both are found, the caller itself is not. This process
+  // adopts the grandchild when the child dies, so it can reap it.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      for (;;) ::pause();
+    }
+    if (::write(fds[1], &grandchild, sizeof grandchild) != sizeof grandchild) ::_exit(1);
+    for (;;) ::pause();
+  }
+  ::close(fds[1]);
+  pid_t grandchild = -1;
+  ASSERT_EQ(::read(fds[0], &grandchild, sizeof grandchild),
+            static_cast<ssize_t>(sizeof grandchild));
+  ::close(fds[0]);
+  const auto pids = descendant_pids(::getpid());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::kill(grandchild, SIGKILL);
+  ::waitpid(grandchild, nullptr, 0);  // reparented to this process
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  EXPECT_NE(std::find(pids.begin(), pids.end(), child), pids.end());
+  EXPECT_NE(std::find(pids.begin(), pids.end(), grandchild), pids.end());
+  EXPECT_EQ(std::find(pids.begin(), pids.end(), ::getpid()), pids.end());
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,47 @@
+#include "engine/jack/jack_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace xrunlab {
+namespace {
+
+TEST(JackServer, ArgvIsPrivateRealtimeAndSizedWithTheBackendsDriver) {
+  ServerSpec s;
+  s.name = "xrunlab-1-0";
+  s.priority = 70;
+  s.clients = 14;
+  s.ports = 4;
+  s.driver = {"-d", "dummy", "-r", "48000"};
+  const std::vector<std::string> expected = {"jackd", "-n",  "xrunlab-1-0", "-R",    "-P", "70",
+                                             "-p",    "256", "-d",          "dummy", "-r", "48000"};
+  EXPECT_EQ(jackd_argv(s), expected);
+  s.verbose = true;
+  const auto v = jackd_argv(s);
+  EXPECT_EQ(v[6], "-v");  // a server option: before -p and the driver
+}
+
+TEST(JackServer, NoRealtimeWithPriorityZero) {
+  ServerSpec s;
+  s.name = "n";
+  s.priority = 0;
+  const auto argv = jackd_argv(s);
+  EXPECT_EQ(argv[3], "-r");
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "-R"), 0);
+}
+
+TEST(JackServer, PortMaxCoversTheRun) {
+  EXPECT_GE(port_max_for(40, 4), 40 * 4 * 2 + 8);
+  EXPECT_EQ(port_max_for(1, 1), 64);
+  EXPECT_LT(port_max_for(14, 4), 2048);  // far below JACK's default, which costs ~107 MB
+}
+
+TEST(JackServer, NamesArePrivateAndDistinct) {
+  const std::string a = private_server_name(), b = private_server_name();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.rfind("xrunlab-", 0), 0u);
+}
+
+}  // namespace
+}  // namespace xrunlab

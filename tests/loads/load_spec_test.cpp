@@ -1,0 +1,57 @@
+#include "engine/loads/load_spec.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab {
+namespace {
+
+using Args = std::vector<std::string>;
+
+TEST(LoadSpec, BuiltInLoadsAndDefaults) {
+  EXPECT_EQ(parse_load("compile", 2, nullptr)->tool_args, (Args{"compile", "2"}));
+  EXPECT_EQ(parse_load("compile:8", 2, nullptr)->tool_args, (Args{"compile", "8"}));
+  EXPECT_EQ(parse_load("hackbench", 2, nullptr)->tool_args, (Args{"hackbench", "4"}));
+  EXPECT_EQ(parse_load("cpu:3", 2, nullptr)->tool_args, (Args{"cpu", "3"}));
+  EXPECT_EQ(parse_load("io-write", 2, nullptr)->tool_args, (Args{"io-write", "256"}));
+  EXPECT_EQ(parse_load("io-read:16", 2, nullptr)->tool_args, (Args{"io-read", "16"}));
+  EXPECT_EQ(parse_load("io-copy:1", 2, nullptr)->tool_args, (Args{"io-copy", "1"}));
+  EXPECT_EQ(parse_load("net", 2, nullptr)->tool_args, (Args{"net"}));
+  EXPECT_EQ(parse_load("cpu:2", 2, nullptr)->nice, 0);
+}
+
+TEST(LoadSpec, PassThroughLoadsAreSplitIntoArgvNeverAShell) {
+  EXPECT_EQ(parse_load("stress-ng:\"--cpu 2 --timeout 10\"", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "stress-ng", "--cpu", "2", "--timeout", "10"}));
+  EXPECT_EQ(parse_load("cmd:\"sh -c 'echo $HOME; rm -rf /'\"", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "sh", "-c", "echo $HOME; rm -rf /"}))
+      << "quotes group words; nothing is expanded or interpreted by xrunlab";
+  EXPECT_EQ(parse_load("cmd:dd if=/dev/zero of=x", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "dd", "if=/dev/zero", "of=x"}));
+  EXPECT_EQ(parse_load("cmd:a\\ b \"c\\\"d\"", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "a b", "c\"d"}));
+}
+
+TEST(LoadSpec, NiceSuffix) {
+  const auto s = parse_load("compile:2@nice=10", 2, nullptr);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->nice, 10);
+  EXPECT_EQ(s->tool_args, (Args{"compile", "2"}));
+  EXPECT_EQ(parse_load("cmd:\"echo @nice=5\"@nice=-5", 2, nullptr)->nice, -5);
+  EXPECT_EQ(parse_load("cmd:\"echo @nice=5\"", 2, nullptr)->nice, 0);
+}
+
+TEST(LoadSpec, RejectionsNameThePart) {
+  std::string why;
+  for (const char* bad :
+       {"compile:0", "compile:x", "cpu", "cpu:0", "io-write:5000", "net:1", "cmd:", "stress-ng:\"",
+        "bogus", "compile@nice=--5", "cpu:2@nice=30", "hackbench:+3"}) {
+    EXPECT_FALSE(parse_load(bad, 2, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+    EXPECT_EQ(why.find('\n'), std::string::npos);
+  }
+  parse_load("bogus", 2, &why);
+  EXPECT_NE(why.find("compile[:JOBS]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,314 @@
+#include "engine/report/report_summary.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/system/atomic_file.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/sample_result.hpp"
+
+namespace xrunlab {
+namespace {
+
+using testing_support::sample_result;
+using testing_support::second_of;
+
+using testing_support::expect_golden;
+using testing_support::fixture_path;
+using testing_support::fixture_text;
+using testing_support::read_text;
+
+const std::string k14Clients = "jack_test/rt-2.6.12-V0.7.51-jack_test4.1-14clients.txt";
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(FormatSummary, MatchesGoldenFile) {
+  expect_golden("summary_basic.txt", format_summary(sample_result()));
+}
+
+// Every line of the jack_test block has the fixture's label, leader, colon column and value
+// end column, so column-based scripts of 2005 read it unchanged.
+TEST(FormatSummary, JackTestBlockAlignsWithFixture) {
+  const std::vector<std::string> fixture = split_lines(fixture_text(k14Clients));
+  const std::vector<std::string> ours = split_lines(format_summary(sample_result()));
+  size_t compared = 0;
+  for (const std::string& f : fixture) {
+    if (f.find(':') == std::string::npos) continue;
+    if (f.rfind(" Delta Maximum", 0) == 0) continue;  // jack_test4's signal check: not measured
+    const std::string prefix = f.substr(0, f.find(':') + 1);
+    const auto it = std::find_if(ours.begin(), ours.end(),
+                                 [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+    ASSERT_NE(it, ours.end()) << "missing line: " << prefix;
+    EXPECT_EQ(it->find(':'), kSummaryColonIndex) << *it;
+    EXPECT_EQ(it->size(), f.size()) << "value end column differs:\n" << *it << "\n" << f;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 20u);
+  // The block itself (after the policy and thread lines at the top) is framed exactly like the
+  // fixture's, line for line.
+  const auto start = std::find(ours.begin(), ours.end(), fixture[0]);
+  ASSERT_NE(start, ours.end());
+  const std::vector<std::string> block(start, ours.end());
+  ASSERT_GE(block.size(), 23u);
+  EXPECT_EQ(block[6], fixture[6]);
+  EXPECT_EQ(block[22], fixture[22]);
+  for (size_t i = 0; i < 22; ++i) {
+    if (i == 0 || i == 6) continue;
+    EXPECT_EQ(block[i].substr(0, kSummaryColonIndex + 1),
+              fixture[i].substr(0, kSummaryColonIndex + 1))
+        << "line " << i;
+  }
+}
+
+// The generic leader rule reproduces jack_test's hand-written leaders (except its one oddity,
+// "Average DSP Load. . .") and keeps long labels readable.
+TEST(SummaryFieldLine, ReproducesJackTestLeaders) {
+  for (const std::string& f : split_lines(fixture_text(k14Clients))) {
+    const size_t colon = f.find(':');
+    if (colon == std::string::npos || f.rfind(" Average DSP Load", 0) == 0) continue;
+    const auto parsed = parse_summary_lines(f);
+    ASSERT_EQ(parsed.size(), 1u) << f;
+    EXPECT_EQ(summary_field_line(parsed[0].first, f.substr(colon + 1)), f + "\n");
+  }
+  EXPECT_EQ(summary_field_line("A label longer than the colon column", " x"),
+            " A label longer than the colon column : x\n");
+  EXPECT_EQ(summary_field_line("Twenty-seven chars of label", "1"),
+            " Twenty-seven chars of label . :1\n");
+}
+
+// Every field label xrunlab writes is short enough to keep a dot leader (parse_summary needs one).
+TEST(FormatSummary, EveryFieldLineParsesBack) {
+  const std::string text = format_summary(sample_result());
+  size_t fields = 0;
+  for (const std::string& line : split_lines(text)) {
+    if (line.find(" . ") == std::string::npos && line.find(". :") == std::string::npos) continue;
+    ++fields;
+    EXPECT_EQ(line.find(':'), kSummaryColonIndex) << line;
+    EXPECT_EQ(parse_summary_lines(line).size(), 1u) << line;
+  }
+  EXPECT_EQ(fields, parse_summary_lines(text).size());
+  EXPECT_EQ(fields, parse_summary(text).size());
+}
+
+TEST(FormatSummary, RoundTripGivesTheNumbers) {
+  const RunResult r = sample_result();
+  const auto f = parse_summary(format_summary(r));
+  auto num = [](auto v) { return std::to_string(v); };
+  auto one = [](double v) { return fmt::format("{:.1f}", v); };
+  EXPECT_EQ(f.at("Total seconds ran"), "3");
+  EXPECT_EQ(f.at("Number of clients"), "2");
+  EXPECT_EQ(f.at("Ports per client"), "4");
+  EXPECT_EQ(f.at("Frames per buffer"), "256");
+  EXPECT_EQ(f.at("Number of runs"), "1");
+  EXPECT_EQ(f.at("Timeout Count"), num(r.timeout_count));
+  EXPECT_EQ(f.at("XRUN Count"), num(r.xrun_count));
+  EXPECT_EQ(f.at("Delay Count (>spare time)"), num(r.delay_over_spare));
+  EXPECT_EQ(f.at("Delay Count (>1000 usecs)"), num(r.delay_over_1000));
+  EXPECT_EQ(f.at("Delay Maximum"), num(*r.delay.max_us));
+  EXPECT_EQ(f.at("Cycle Maximum"), num(*r.cycle.max_us));
+  EXPECT_EQ(f.at("Average DSP Load"), one(*r.avg_dsp_load));
+  EXPECT_EQ(f.at("Average CPU System Load"), one(r.avg_system));
+  EXPECT_EQ(f.at("Average CPU User Load"), one(r.avg_user));
+  EXPECT_EQ(f.at("Average CPU Nice Load"), one(r.avg_nice));
+  EXPECT_EQ(f.at("Average CPU I/O Wait Load"), one(r.avg_iowait));
+  EXPECT_EQ(f.at("Average CPU IRQ Load"), one(r.avg_irq));
+  EXPECT_EQ(f.at("Average CPU Soft-IRQ Load"), one(r.avg_softirq));
+  EXPECT_EQ(f.at("Average Interrupt Rate"), one(r.avg_intr));
+  EXPECT_EQ(f.at("Average Context-Switch Rate"), one(r.avg_ctxt));
+  // The derived numbers themselves, by construction of sample_result().
+  EXPECT_EQ(f.at("Timeout Count"), "1");
+  EXPECT_EQ(f.at("XRUN Count"), "2");
+  EXPECT_EQ(f.at("Delay Count (>spare time)"), "2");
+  EXPECT_EQ(f.at("Delay Count (>1000 usecs)"), "3");
+  EXPECT_EQ(f.at("Delay Maximum"), "6000");
+  EXPECT_EQ(f.at("Cycle Maximum"), "6200");
+  EXPECT_EQ(f.at("Average DSP Load"), "35.3");
+
+  EXPECT_EQ(f.at("Status"), "failed (client 2 exited with status 1)");
+  EXPECT_EQ(f.at("Sample rate"), "48000");
+  EXPECT_EQ(f.at("Period"), "5333.3");
+  EXPECT_EQ(f.at("Spare time"), "5333.3");
+  EXPECT_EQ(f.at("Delay reference"), "jack_frames_since_cycle_start (resolution 20.8 usecs)");
+  EXPECT_EQ(f.at("Delay p50"), num(r.delay.p50->value_us));
+  EXPECT_EQ(f.at("Delay p99"), num(r.delay.p99->value_us));
+  EXPECT_EQ(f.at("Delay p99.9"), num(r.delay.p999->value_us));
+  EXPECT_EQ(f.at("Delay mean"), one(*r.delay.mean_us));
+  EXPECT_EQ(f.at("Cycle p50"), num(r.cycle.p50->value_us));
+  EXPECT_EQ(f.at("Cycle p99"), num(r.cycle.p99->value_us));
+  EXPECT_EQ(f.at("Cycle p99.9"), num(r.cycle.p999->value_us));
+  EXPECT_EQ(f.at("Callback duration max"), num(*r.duration.max_us));
+  EXPECT_EQ(f.at("XRUN events (monitor)"), "2");
+  EXPECT_EQ(f.at("XRUN events (jackd log)"), "2");
+  EXPECT_EQ(f.at("Driver XRUNs (jackd log)"), "0");
+  EXPECT_EQ(f.at("Late clients (jackd log)"), "xrunlab-c2");
+  EXPECT_EQ(f.at("Injected overruns"), "0");
+}
+
+TEST(FormatSummary, MissingValuesAndEmptyRun) {
+  RunResult r;
+  r.status = "interrupted";
+  finalize(r);
+  const std::string text = format_summary(r);
+  const auto f = parse_summary(text);
+  EXPECT_EQ(f.at("Delay Maximum"), "0");
+  EXPECT_EQ(f.at("Cycle Maximum"), "0");
+  EXPECT_EQ(f.at("Average DSP Load"), "n/a");
+  EXPECT_NE(text.find(" Average DSP Load. . . . . . . :     n/a\n"), std::string::npos);
+  EXPECT_EQ(f.at("Delay p99"), "n/a");
+  EXPECT_EQ(f.at("Delay mean"), "n/a");
+  EXPECT_EQ(f.at("Status"), "interrupted");
+  EXPECT_EQ(f.at("Delay reference"), "unknown");
+  EXPECT_NE(text.find("   (no clients)\n"), std::string::npos);
+  EXPECT_EQ(text.find("warning:"), std::string::npos);
+  EXPECT_EQ(f.count("Late clients (jackd log)"), 0u);
+}
+
+TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
+  RunResult r = sample_result();
+  // 200000 values above the histogram bound: the largest 1024 are kept, the others only
+  // counted, so the median and p99 fall among values known only to exceed the bound.
+  ClientResult c;
+  c.index = 3;
+  c.name = "slow";
+  add_second(
+      c, second_of(3, 0, 201000, {{100, 1000}, {25000, 200000}}, {{50, 201000}}, {{150, 201000}}));
+  ASSERT_FALSE(c.delay.percentile(50)->exact);
+  ASSERT_FALSE(c.delay.percentile(99)->exact);
+  ASSERT_TRUE(c.delay.percentile(99.9)->exact);
+  r.client_results = {std::move(c)};
+  finalize(r);
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find(" Delay p50 . . . . . . . . . . :>=20001   usecs\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(parse_summary(text).at("Delay p50"), ">=20001");
+  EXPECT_EQ(parse_summary(text).at("Delay p99.9"), "25000");
+  EXPECT_NE(text.find(" >=20001 "), std::string::npos) << "per-client delay_p99 column";
+}
+
+TEST(FormatSummary, TextFieldsStayOnOneLine) {
+  RunResult r = sample_result();
+  r.status_detail = "line one\nline two";
+  r.client_results[1].error = "first\r\nsecond";
+  r.warnings = {"a\nb"};
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find("failed (line one line two)\n"), std::string::npos);
+  EXPECT_NE(text.find("first  second\n"), std::string::npos);
+  EXPECT_NE(text.find("\nwarning: a b\n"), std::string::npos);
+}
+
+TEST(ParseSummary, EveryFixtureFile) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fixture_path("jack_test"))) {
+    if (entry.path().extension() != ".txt") continue;
+    ++files;
+    const std::string text = read_text(entry.path().string());
+    const auto fields = parse_summary(text);
+    EXPECT_FALSE(fields.empty()) << entry.path();
+    for (const auto& [label, value] : fields) {
+      EXPECT_FALSE(label.empty()) << entry.path();
+      EXPECT_EQ(label.find_first_of(".:"), std::string::npos) << label;
+      EXPECT_FALSE(value.empty()) << entry.path() << ": " << label;
+      EXPECT_EQ(value.find_first_of(" ()%"), std::string::npos) << label << " = " << value;
+    }
+  }
+  EXPECT_EQ(files, 5u);
+}
+
+TEST(ParseSummary, FourteenClients) {
+  const auto f = parse_summary(fixture_text(k14Clients));
+  EXPECT_EQ(f.size(), 21u);
+  EXPECT_EQ(f.at("Total seconds ran"), "300");
+  EXPECT_EQ(f.at("Number of clients"), "14");
+  EXPECT_EQ(f.at("Ports per client"), "4");
+  EXPECT_EQ(f.at("Frames per buffer"), "64");
+  EXPECT_EQ(f.at("Number of runs"), "1");
+  EXPECT_EQ(f.at("Timeout Count"), "0");
+  EXPECT_EQ(f.at("Delay Maximum"), "18");
+  EXPECT_EQ(f.at("Cycle Maximum"), "637");
+  EXPECT_EQ(f.at("Average DSP Load"), "36.3");
+  EXPECT_EQ(f.at("Average CPU I/O Wait Load"), "0.0");
+  EXPECT_EQ(f.at("Average Context-Switch Rate"), "14361.3");
+  EXPECT_EQ(f.at("Delta Maximum"), "0.00000");
+}
+
+TEST(ParseSummary, SchedFifoWithHeadHeaderAndNoLeadingSpace) {
+  const std::string text = fixture_text("jack_test/sched-fifo-2.6.11-rc1-mm2-jack_test4.1.txt");
+  const auto f = parse_summary(text);
+  EXPECT_EQ(f.at("XRUN Count"), "41");
+  EXPECT_EQ(f.at("Cycle Maximum"), "10968");
+  EXPECT_EQ(f.at("Delay Maximum"), "0");
+  EXPECT_EQ(f.at("Average Interrupt Rate"), "1689.9");
+  const auto lines = parse_summary_lines(text);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(),
+            std::make_pair(std::string("==>"), std::string("jack_test4-2.6.11-rc1-mm2-fifo.log")));
+}
+
+TEST(ParseSummary, IdleAndThreeRuns) {
+  const auto idle = parse_summary(fixture_text("jack_test/idle-2.6.10-rt-jack_test3.txt"));
+  EXPECT_EQ(idle.size(), 15u);
+  EXPECT_EQ(idle.at("Cycle Maximum"), "582");
+  EXPECT_EQ(idle.at("Average Interrupt Rate"), "1676.5");
+  const auto iso = parse_summary(fixture_text("jack_test/sched-iso-2.6.11-rc2-mm1-3runs.txt"));
+  EXPECT_EQ(iso.at("Number of runs"), "3");
+  EXPECT_EQ(iso.at("Number of clients"), "10");
+  EXPECT_EQ(iso.at("Delay Maximum"), "150");
+  EXPECT_EQ(iso.at("Average CPU IRQ Load"), "0.1");
+}
+
+TEST(ParseSummary, DotSummaryKeepsOrderAndCases) {
+  const std::string text = fixture_text("jack_test/dot-SUMMARY-2005.txt");
+  const auto lines = parse_summary_lines(text);
+  ASSERT_GE(lines.size(), 4u);
+  using P = std::pair<std::string, std::string>;
+  EXPECT_EQ(lines[0], P("#", "sched-iso-fix"));
+  EXPECT_EQ(lines[1], P("Delay Maximum", "33894"));
+  EXPECT_EQ(lines[2], P("Delay Maximum", "745"));
+  EXPECT_EQ(lines[3], P("Delay Maximum", "341"));
+  size_t cases = 0, delay = 0, xrun = 0;
+  for (const auto& [label, value] : lines) {
+    cases += label == "#";
+    delay += label == "Delay Maximum";
+    xrun += label == "XRUN Count";
+  }
+  EXPECT_EQ(cases, 12u);
+  EXPECT_EQ(delay, 28u);
+  EXPECT_EQ(xrun, 28u);
+  EXPECT_EQ(lines.back(), P("XRUN Count", "0"));
+  // The map keeps the first value of a repeated label.
+  EXPECT_EQ(parse_summary(text).at("Delay Maximum"), "33894");
+  EXPECT_EQ(parse_summary(text).count("#"), 0u);
+}
+
+TEST(ParseSummary, ToleratesCrlfTabsAndOtherText) {
+  const auto f = parse_summary(
+      "Some mail text: not a field\r\n"
+      "\t XRUN Count  . . . . . . . . . :    7\r\n"
+      "warning: also not a field\n"
+      "Average DSP Load. . . . . . . :    n/a\n"
+      "Delay p99 . . . :>=20001   usecs\n"
+      "Exp . . . : 1e3 x\n"
+      "Odd . . . : 12abc\n"
+      "Empty . . . :\n"
+      ". . . : no label\n");
+  EXPECT_EQ(f.size(), 6u);
+  EXPECT_EQ(f.at("XRUN Count"), "7");
+  EXPECT_EQ(f.at("Average DSP Load"), "n/a");
+  EXPECT_EQ(f.at("Delay p99"), ">=20001");
+  EXPECT_EQ(f.at("Exp"), "1e3");
+  EXPECT_EQ(f.at("Odd"), "12abc");
+  EXPECT_EQ(f.at("Empty"), "");
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -1,0 +1,112 @@
+#include "engine/result/histogram.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab {
+namespace {
+
+TEST(Histogram, EmptyHasNoStatistics) {
+  Histogram h;
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_FALSE(h.min());
+  EXPECT_FALSE(h.max());
+  EXPECT_FALSE(h.mean());
+  EXPECT_FALSE(h.percentile(50));
+  EXPECT_TRUE(h.nonzero().empty());
+}
+
+TEST(Histogram, OneSampleIsEveryStatistic) {
+  Histogram h;
+  h.add(42);
+  EXPECT_EQ(*h.min(), 42);
+  EXPECT_EQ(*h.max(), 42);
+  EXPECT_DOUBLE_EQ(*h.mean(), 42.0);
+  for (double p : {0.0, 50.0, 99.9, 100.0}) {
+    EXPECT_EQ(h.percentile(p)->value_us, 42) << p;
+    EXPECT_TRUE(h.percentile(p)->exact);
+  }
+}
+
+TEST(Histogram, NearestRankPercentiles) {
+  Histogram h;
+  for (int v = 1; v <= 1000; ++v) h.add(v);
+  EXPECT_EQ(h.percentile(50)->value_us, 500);
+  EXPECT_EQ(h.percentile(99)->value_us, 990);
+  EXPECT_EQ(h.percentile(99.9)->value_us, 999);
+  EXPECT_EQ(h.percentile(100)->value_us, 1000);
+  EXPECT_DOUBLE_EQ(*h.mean(), 500.5);
+}
+
+TEST(Histogram, OverflowValuesStayExact) {
+  Histogram h(100, 4);
+  for (int i = 0; i < 10; ++i) h.add(10);
+  h.add(150);
+  h.add(5000);
+  EXPECT_EQ(h.overflow_count(), 2u);
+  EXPECT_EQ(h.overflow_dropped(), 0u);
+  EXPECT_EQ(*h.max(), 5000);
+  EXPECT_EQ(h.percentile(100)->value_us, 5000);
+  const auto nz = h.nonzero();
+  ASSERT_EQ(nz.size(), 3u);
+  EXPECT_EQ(nz[1], (std::pair<int64_t, uint64_t>{150, 1}));
+  EXPECT_EQ(nz[2], (std::pair<int64_t, uint64_t>{5000, 1}));
+}
+
+TEST(Histogram, FullOverflowListKeepsTheLargestAndSaysWhatIsInexact) {
+  Histogram h(100, 2);
+  for (int v : {200, 300, 400, 500}) h.add(v);  // only 400 and 500 are kept
+  EXPECT_EQ(h.overflow_count(), 4u);
+  EXPECT_EQ(h.overflow_dropped(), 2u);
+  EXPECT_EQ(h.percentile(100)->value_us, 500);
+  EXPECT_TRUE(h.percentile(100)->exact);
+  EXPECT_EQ(h.percentile(75)->value_us, 400);
+  const auto p25 = h.percentile(25);
+  EXPECT_FALSE(p25->exact);  // 200 was counted but not kept: only "above the bound" is known
+  EXPECT_EQ(p25->value_us, 101);
+  EXPECT_EQ(*h.min(), 200);  // min and max are tracked exactly regardless
+}
+
+TEST(Histogram, NegativeValuesAreCountedAndMinIsExact) {
+  Histogram h;
+  h.add(-30);
+  h.add(-10);
+  h.add(5);
+  EXPECT_EQ(h.underflow_count(), 2u);
+  EXPECT_EQ(*h.min(), -30);
+  EXPECT_EQ(h.percentile(0)->value_us, -30);
+  EXPECT_TRUE(h.percentile(0)->exact);
+  EXPECT_FALSE(h.percentile(60)->exact);  // the second negative value is not binned
+  EXPECT_EQ(h.percentile(100)->value_us, 5);
+}
+
+TEST(Histogram, MergeEqualsAddingEverythingToOne) {
+  Histogram a(100, 8), b(100, 8), all(100, 8);
+  for (int v : {1, 5, 5, 99, 150}) {
+    a.add(v);
+    all.add(v);
+  }
+  for (int v : {3, 5, 700, -2}) {
+    b.add(v);
+    all.add(v);
+  }
+  a.merge(b);
+  EXPECT_EQ(a.count(), all.count());
+  EXPECT_EQ(a.nonzero(), all.nonzero());
+  EXPECT_EQ(*a.min(), *all.min());
+  EXPECT_EQ(*a.max(), *all.max());
+  EXPECT_DOUBLE_EQ(*a.mean(), *all.mean());
+  for (double p : {10.0, 50.0, 90.0, 100.0}) {
+    EXPECT_EQ(a.percentile(p)->value_us, all.percentile(p)->value_us) << p;
+  }
+}
+
+TEST(Histogram, AddWithMultiplicity) {
+  Histogram h;
+  h.add(7, 3);
+  h.add(9, 0);
+  EXPECT_EQ(h.count(), 3u);
+  EXPECT_EQ(h.nonzero().size(), 1u);
+}
+
+}  // namespace
+}  // namespace xrunlab

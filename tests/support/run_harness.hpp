@@ -1,0 +1,146 @@
+#pragma once
+// Test harness for the integration tests: runs the real xrunlab binary and inspects what it
+// leaves (run folder, processes, JACK files).
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <jack/jack.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "engine/jack/jack_registry.hpp"
+#include "engine/report/report_summary.hpp"
+#include "engine/system/process.hpp"
+#include "tests/support/files.hpp"
+
+namespace xrunlab::testing_support {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+using testing_support::read_text_or_empty;
+
+inline std::string make_temp_dir() {
+  char tmpl[] = "/tmp/xrunlab-test-XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  return d != nullptr ? d : "/tmp";
+}
+
+// Every process whose command line mentions `needle` (e.g. a run's private server name).
+inline std::vector<std::string> processes_mentioning(const std::string& needle) {
+  std::vector<std::string> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::string cmd = read_text_or_empty(std::string("/proc/") + e->d_name + "/cmdline");
+    for (char& c : cmd) c = c == '\0' ? ' ' : c;
+    if (cmd.find(needle) != std::string::npos) found.push_back(std::string(e->d_name) + ": " + cmd);
+  }
+  closedir(proc);
+  return found;
+}
+
+struct XrunlabRun {
+  Child child;
+  std::string out_dir;
+  std::string log_path;
+  int exit_code = -1;
+  std::string server_name() const { return "xrunlab-" + std::to_string(child.pid()) + "-0"; }
+  std::string log() const { return read_text_or_empty(log_path); }
+  std::string run_dir() const {
+    const std::string text = log();
+    const auto at = text.find("Results: ");
+    if (at == std::string::npos) return "";
+    return text.substr(at + 9, text.find('\n', at) - at - 9);
+  }
+  json run_json() const { return json::parse(read_text_or_empty(run_dir() + "/run.json")); }
+};
+
+inline XrunlabRun start(std::vector<std::string> args,
+                        std::vector<std::pair<std::string, std::string>> env = {}) {
+  XrunlabRun r;
+  r.out_dir = make_temp_dir();
+  r.log_path = r.out_dir + "/xrunlab.out";
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_BIN};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  if (args.size() > 0 && args[0] == "run" &&
+      std::find(args.begin(), args.end(), "--output") == args.end()) {
+    spec.argv.insert(spec.argv.end(), {"--output", r.out_dir});
+  }
+  spec.output_path = r.log_path;
+  spec.env = std::move(env);
+  r.child = Child::spawn(spec);
+  return r;
+}
+
+inline void finish(XrunlabRun& r, std::chrono::seconds timeout = 60s) {
+  ASSERT_TRUE(r.child.wait_for(timeout)) << "xrunlab did not exit; output:\n" << r.log();
+  const int status = *r.child.wait_status();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// /dev/shm files and JACK registry slots that still name the run's server.
+inline std::vector<std::string> shm_leftovers(const std::string& server) {
+  std::vector<std::string> found;
+  if (DIR* dir = opendir("/dev/shm")) {
+    while (dirent* e = readdir(dir)) {
+      const std::string name = e->d_name;
+      if (name.find(server + "_") != std::string::npos || name == "xrunlab-vcard-" + server) {
+        found.push_back(name);
+      }
+    }
+    closedir(dir);
+  }
+  if (auto entries =
+          parse_jack_registry(read_text_or_empty("/dev/shm/jack-shm-registry"), nullptr)) {
+    for (const RegistryEntry& e : *entries) {
+      if (e.name.find(":" + server + ":") != std::string::npos) found.push_back("slot " + e.name);
+    }
+  }
+  return found;
+}
+
+inline void expect_nothing_left(const XrunlabRun& r) {
+  EXPECT_EQ(processes_mentioning(r.server_name()), std::vector<std::string>{})
+      << "processes of the run are still alive";
+  EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{})
+      << "JACK files or registry slots of the run are left";
+}
+
+inline int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
+  *out = start(args);
+  finish(*out);
+  return out->exit_code;
+}
+
+inline void silent(const char*) {}
+
+// Waits until the engine says its measurement window has begun.
+inline void wait_until_measuring(const XrunlabRun& r) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (r.log().find("measuring") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_NE(r.log().find("measuring"), std::string::npos) << r.log();
+}
+
+// The pid of the run's process whose command line has `needle` (e.g. a client name), or -1.
+inline pid_t pid_of(const XrunlabRun& r, const std::string& needle) {
+  for (const std::string& p : processes_mentioning(r.server_name())) {
+    if (p.find(needle) != std::string::npos) return static_cast<pid_t>(std::stol(p));
+  }
+  return -1;
+}
+
+}  // namespace xrunlab::testing_support

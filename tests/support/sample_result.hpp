@@ -1,0 +1,114 @@
+#pragma once
+// A hand-built RunResult shared by the writer tests (summary, JSON): every number is chosen by
+// hand; finalize() derives the totals.
+#include <fmt/core.h>
+
+#include "engine/result/result.hpp"
+
+namespace xrunlab::testing_support {
+
+inline telemetry::Second second_of(int index, int64_t second, uint64_t cycles,
+                                   telemetry::ValueCounts delay, telemetry::ValueCounts duration,
+                                   telemetry::ValueCounts cycle) {
+  telemetry::Second s;
+  s.index = index;
+  s.second = second;
+  s.cycles = cycles;
+  s.delay = std::move(delay);
+  s.delay_dll = s.delay;
+  s.duration = std::move(duration);
+  s.cycle = std::move(cycle);
+  return s;
+}
+
+// Two clients, three seconds, 256 frames at 48 kHz; client 2 is late once in second 1 and then
+// dies, so the run failed. Every number is chosen by hand; finalize() derives the totals.
+inline RunResult sample_result() {
+  RunResult r;
+  r.status = "failed";
+  r.status_detail = "client 2 exited with status 1";
+  r.clients = 2;
+  r.ports = 4;
+  r.frames = 256;
+  r.rate = 48000;
+  r.period_us = 256.0 * 1e6 / 48000.0;
+  r.spare_us = r.period_us;
+  r.seconds_ran = 3.02;
+  r.delay_reference = "jack_frames_since_cycle_start";
+  r.scheduling = "requested SCHED_FIFO 70 (jackd), 65 (clients: JACK2 server - 5)";
+  r.delay_resolution_us = 1e6 / 48000.0;
+  for (int index = 1; index <= 2; ++index) {
+    ClientResult c;
+    c.index = index;
+    c.name = fmt::format("xrunlab-c{}", index);
+    for (int64_t s = 0; s < 3; ++s) {
+      telemetry::Second sec =
+          second_of(index, s, 188, {{8, 100}, {11, 80}, {35 + s, 8}}, {{50, 180}, {70 + index, 8}},
+                    {{120, 180}, {300 + 10 * s, 8}});
+      if (index == 2 && s == 1) {
+        sec.delay = {{8, 100}, {11, 85}, {1500, 1}, {6000, 2}};
+        sec.cycle = {{120, 185}, {6200, 3}};
+        sec.over_spare = 2;
+        sec.over_1000 = 3;
+        sec.late = 3;
+      }
+      add_second(c, sec);
+    }
+    if (index == 2) c.error = "exited with status 1";
+    r.client_results.push_back(std::move(c));
+  }
+  for (int s = 0; s < 3; ++s) {
+    SystemSecond sys;
+    sys.t_s = s + 1.0;
+    sys.user_pct = 20.5 + s;
+    sys.system_pct = 5.25;
+    sys.iowait_pct = 0.1;
+    sys.softirq_pct = 0.05;
+    sys.intr_per_s = 1680.1;
+    sys.ctxt_per_s = 14361.3 + s;
+    sys.dsp_load_pct = 36.3 - s;
+    sys.xruns = s == 1 ? 2 : 0;
+    r.system.push_back(sys);
+  }
+  r.xruns.monitor_events = 2;
+  r.xruns.monitor_callbacks = 3;
+  r.xruns.log_client_events = 2;
+  r.xruns.log_client_lines = 3;
+  r.xruns.late_clients = {"xrunlab-c2"};
+  r.policy_spec = "fifo";
+  r.loads = nlohmann::json::array(
+      {{{"spec", "compile:2"},
+        {"kind", "compile"},
+        {"nice", 0},
+        {"report", {{"cpu_user_s", 30.5}, {"cpu_system_s", 5.0}, {"iterations", 3}, {"bytes", 0}}}},
+       {{"spec", "io-write:8@nice=5"},
+        {"kind", "io-write"},
+        {"nice", 5},
+        {"report",
+         {{"cpu_user_s", 0.1},
+          {"cpu_system_s", 1.5},
+          {"iterations", 0},
+          {"bytes", 8.0 * 1024 * 1024 * 100}}}}});
+  for (int k = 0; k < 2; ++k) {
+    AudioThread a;
+    a.role = k == 0 ? "server" : "xrunlab-c1";
+    a.sched.pid = 100 + k;
+    a.sched.tid = 200 + k;
+    a.sched.process = k == 0 ? "jackd" : "xrunlab-client";
+    a.sched.thread = a.sched.process;
+    a.sched.policy = 1;  // SCHED_FIFO
+    a.sched.rt_priority = k == 0 ? 70 : 65;
+    a.sched.cpus = {0, 1};
+    a.expected = k == 0 ? "SCHED_FIFO 70" : "SCHED_FIFO 65";
+    r.threads_start.push_back(a);
+  }
+  r.threads_end = r.threads_start;
+  r.threads_end[1].sched.policy = 0;  // demoted behind our back: the summary must flag it
+  r.threads_end[1].sched.rt_priority = 0;
+  r.threads_end[1].mismatch = "SCHED_OTHER nice 0, expected SCHED_FIFO 65";
+  r.warnings.push_back("2 xruns in 3 seconds: try a larger period (--period 512)");
+  finalize(r);
+  return r;
+}
+
+}  // namespace xrunlab::testing_support
