@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <thread>
 
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
@@ -27,6 +28,30 @@ constexpr const char* kLoadHelp =
     "Run a background load during the measurement (repeatable): compile[:JOBS], "
     "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
     "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
+
+// The specs given as text become typed once, here; a bad one is a usage error naming the flag.
+void make_specs(const std::string& policy_text, const std::vector<std::string>& load_texts,
+                const std::string& inject_text, const std::string& backend_text, RunOptions& o) {
+  auto bad = [](const std::string& flag, const std::string& text, const std::string& why) {
+    throw Error(ExitCode::kUsage, flag + " '" + text + "': " + why);
+  };
+  std::string why;
+  const std::optional<PolicySpec> policy = parse_policy(policy_text, &why);
+  if (!policy) bad("--policy", policy_text, why);
+  o.policy = *policy;
+  const int ncpus = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  for (const std::string& text : load_texts) {
+    const std::optional<LoadSpec> load = parse_load(text, ncpus, &why);
+    if (!load) bad("--load", text, why);
+    o.loads.push_back(*load);
+  }
+  if (!inject_text.empty()) {
+    const std::optional<InjectSpec> inject = parse_inject_spec(inject_text, &why);
+    if (!inject) bad("--inject", inject_text, why);
+    o.inject = *inject;
+  }
+  if (!backend_text.empty()) o.backend = parse_backend(backend_text);  // kUsage naming the value
+}
 
 }  // namespace
 
@@ -68,9 +93,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
       ->capture_default_str()
       ->type_name("N");
-  run->add_option("--policy", o.policy, kPolicyHelp)->type_name("SPEC")->capture_default_str();
-  run->add_option("--load", o.loads, kLoadHelp)->type_name("SPEC");
-  run->add_option("--inject", o.inject,
+  // The four specs arrive as text and become types once, after parsing (make_specs below).
+  std::string policy_text = "fifo", inject_text, backend_text;
+  std::vector<std::string> load_texts;
+  run->add_option("--policy", policy_text, kPolicyHelp)->type_name("SPEC")->capture_default_str();
+  run->add_option("--load", load_texts, kLoadHelp)->type_name("SPEC");
+  run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");
   run->add_option("--inject-client", o.inject_client, "Which client INDEX gets --inject.")
@@ -86,7 +114,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "SECONDS to wait for jackd to accept clients.")
       ->capture_default_str()
       ->type_name("SECONDS");
-  run->add_option("--backend", o.backend,
+  run->add_option("--backend", backend_text,
                   "The sound card: vcard (xrunlab's virtual ALSA card with exact interrupt "
                   "times; the default without a sound card), dummy (JACK's timer driver), "
                   "alsa[:DEVICE] (a real card, default the first; the default with a card), "
@@ -167,6 +195,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   o.priority_given = run->count("--priority") > 0;
   o.period_given = run->count("--period") > 0;
   o.rate_given = run->count("--rate") > 0;
+  make_specs(policy_text, load_texts, inject_text, backend_text, o);
   validate(o);
   return cmd;
 }

@@ -1,5 +1,7 @@
 #include "engine/run/run_options.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -11,7 +13,16 @@
 
 namespace xrunlab {
 
+int RunOptions::server_priority() const {
+  const bool carries_priority = (policy.kind == PolicyKind::kFifo ||
+                                 policy.kind == PolicyKind::kRr) &&
+                                policy.text.find(':') != std::string::npos;
+  return carries_priority ? policy.priority : priority;
+}
+
 nlohmann::json to_json(const RunOptions& o) {
+  std::vector<std::string> load_texts;
+  for (const LoadSpec& l : o.loads) load_texts.push_back(l.text);
   return {{"clients", o.clients},
           {"ports", o.ports},
           {"period_frames", o.period},
@@ -21,15 +32,15 @@ nlohmann::json to_json(const RunOptions& o) {
           {"label", o.label},
           {"output", o.output},
           {"priority", o.priority},
-          {"policy", o.policy},
-          {"loads", o.loads},
-          {"inject", o.inject},
+          {"policy", o.policy.text},
+          {"loads", load_texts},
+          {"inject", o.inject ? fmt::format("{}:{}", o.inject->usec, o.inject->every) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},
           {"client_binary", o.client_binary},
           {"server_timeout_s", o.server_timeout_s},
           {"plots", o.plots},
-          {"backend", o.backend},
+          {"backend", o.backend ? o.backend->text : std::string()},
           {"nperiods", o.nperiods},
           {"audio_check", o.audio_check},
           {"record", o.record}};
@@ -69,35 +80,21 @@ void validate(const RunOptions& o) {
     bad("--priority " + std::to_string(o.priority) +
         ": must be 6..95 (clients run 5 below it), or 0 for a non-realtime server");
   }
-  {
-    std::string why;
-    const auto policy = parse_policy(o.policy, &why);
-    if (!policy) bad("--policy '" + o.policy + "': " + why);
-    // fifo:PRIO and rr:PRIO carry the server priority; every other spec takes --priority.
-    const bool rt_kind = policy->kind == PolicyKind::kFifo || policy->kind == PolicyKind::kRr;
-    if (rt_kind && o.priority_given && o.policy.find(':') != std::string::npos &&
-        policy->priority != o.priority) {
-      bad("--priority " + std::to_string(o.priority) + " and --policy '" + o.policy +
-          "' disagree: give the priority once");
-    }
-    if (o.priority == 0 && policy->kind != PolicyKind::kFifo) {
-      bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" + o.policy +
-          "': the policies act on jackd's realtime thread");
-    }
+  // fifo:PRIO and rr:PRIO carry the server priority; every other spec takes --priority.
+  const bool rt_kind = o.policy.kind == PolicyKind::kFifo || o.policy.kind == PolicyKind::kRr;
+  if (rt_kind && o.priority_given && o.policy.text.find(':') != std::string::npos &&
+      o.policy.priority != o.priority) {
+    bad("--priority " + std::to_string(o.priority) + " and --policy '" + o.policy.text +
+        "' disagree: give the priority once");
   }
-  for (const std::string& load : o.loads) {
-    std::string why;
-    if (!parse_load(load, 1, &why)) bad("--load '" + load + "': " + why);
-  }
-  if (!o.inject.empty()) {
-    std::string why;
-    if (!parse_inject_spec(o.inject, &why)) bad("--inject '" + o.inject + "': " + why);
+  if (o.priority == 0 && o.policy.kind != PolicyKind::kFifo) {
+    bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" +
+        o.policy.text + "': the policies act on jackd's realtime thread");
   }
   if (o.inject_client < 1 || o.inject_client > o.clients) {
     bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");
   }
   if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
-  if (!o.backend.empty()) parse_backend(o.backend);  // throws kUsage naming the value
   if (o.record && !o.audio_check) bad("--record needs the audio check (drop --no-audio-check)");
   if (o.nperiods < 2 || o.nperiods > 32) {
     bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");

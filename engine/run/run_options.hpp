@@ -1,12 +1,25 @@
 #pragma once
-// The options of `xrunlab run`: typed, with defaults, validated before anything starts.
+// The options of `xrunlab run`, typed: the command line (engine/app/cli.cpp) turns every flag
+// into these types once, and everything after takes the types, so nothing is parsed twice.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/backend/backend.hpp"
+#include "engine/loads/load_spec.hpp"
+#include "engine/sched/policy.hpp"
+#include "engine/wire/client_args.hpp"
+
 namespace xrunlab {
+
+// --policy fifo, as parse_policy("fifo") gives it.
+inline PolicySpec default_policy() {
+  PolicySpec p;
+  p.text = "fifo";
+  return p;
+}
 
 struct RunOptions {
   int clients = 14;
@@ -17,28 +30,34 @@ struct RunOptions {
   double dsp_load_pct = 30;  // total over all clients, percent of the period
   std::string label = "default";
   std::string output = "results";
-  int priority = 70;               // jackd -P; clients run 5 below (JACK2)
-  bool priority_given = false;     // --priority was on the command line
-  std::string policy = "fifo";     // --policy SPEC (policy.hpp)
-  std::vector<std::string> loads;  // --load SPEC, repeatable (load_spec.hpp)
-  std::string inject;              // USEC:EVERY_N_CYCLES, "" = none
+  int priority = 70;            // jackd -P; clients run 5 below (JACK2)
+  bool priority_given = false;  // --priority was on the command line
+  PolicySpec policy = default_policy();  // --policy SPEC
+  std::vector<LoadSpec> loads;           // --load SPEC, repeatable
+  std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary
   double server_timeout_s = 10;
-  std::string backend;  // --backend SPEC (backend.hpp); "" = vcard without a card, alsa with one
-  int nperiods = 2;     // periods in the card's buffer (vcard, alsa)
+  std::optional<BackendSpec> backend;  // --backend; none: vcard without a card, alsa with one
+  int nperiods = 2;                    // periods in the card's buffer (vcard, alsa)
   bool period_given = false;  // --period / --rate were on the command line (attach checks them)
   bool rate_given = false;
   bool plots = true;
   bool audio_check = true;  // the audible chain: a test signal through port 1 of every client
   bool record = false;      // write the received signal and glitch excerpts (audio/*.wav)
   bool quiet = false;
+
+  // The server's realtime priority: fifo:PRIO / rr:PRIO carry it, every other policy takes
+  // --priority.
+  int server_priority() const;
 };
 
+// run.json's "spec": every option as the user would write it (specs by their text).
 nlohmann::json to_json(const RunOptions& o);
 
-// Throws xrunlab::Error(kUsage) naming the option at fault.
+// The checks that involve more than one flag, and the ranges. Throws xrunlab::Error(kUsage)
+// naming the option at fault.
 void validate(const RunOptions& o);
 
 }  // namespace xrunlab

@@ -49,7 +49,9 @@ TEST(Options, ParsesEveryOption) {
   EXPECT_EQ(c.run.rate, 44100u);
   EXPECT_DOUBLE_EQ(c.run.duration_s, 3.5);
   EXPECT_EQ(c.run.label, "fifo-1");
-  EXPECT_EQ(c.run.inject, "8000:100");
+  ASSERT_TRUE(c.run.inject.has_value());
+  EXPECT_EQ(c.run.inject->usec, 8000u);
+  EXPECT_EQ(c.run.inject->every, 100u);
   EXPECT_EQ(c.run.inject_client, 2);
   EXPECT_FALSE(c.run.plots);
 }
@@ -92,6 +94,40 @@ TEST(Options, HelpAndVersionExitZero) {
   EXPECT_EQ(code, 0);
   EXPECT_NE(help.find("--dsp-load"), std::string::npos);
   EXPECT_NE(help.find("FRAMES"), std::string::npos);
+}
+
+// Parse, don't validate: the specs arrive typed, and run.json's spec gives them back as text.
+TEST(Options, SpecsArriveTyped) {
+  const RunOptions o = parse({"run", "--policy", "other:-20", "--load", "cpu:2", "--load",
+                              "io-write:64@nice=5", "--backend", "dummy"})
+                           .run;
+  EXPECT_EQ(o.policy.kind, PolicyKind::kOther);
+  EXPECT_EQ(o.policy.nice, -20);
+  ASSERT_EQ(o.loads.size(), 2u);
+  EXPECT_EQ(o.loads[0].kind, "cpu");
+  EXPECT_EQ(o.loads[1].nice, 5);
+  ASSERT_TRUE(o.backend.has_value());
+  EXPECT_EQ(o.backend->kind, BackendSpec::Kind::kDummy);
+  const auto j = to_json(o);
+  EXPECT_EQ(j.at("policy"), "other:-20");
+  EXPECT_EQ(j.at("loads"), nlohmann::json({"cpu:2", "io-write:64@nice=5"}));
+  EXPECT_EQ(j.at("backend"), "dummy");
+  // The defaults are typed too: fifo, no loads, no inject, the backend chosen at run time.
+  const RunOptions d = parse({"run"}).run;
+  EXPECT_EQ(d.policy.kind, PolicyKind::kFifo);
+  EXPECT_EQ(d.policy.text, "fifo");
+  EXPECT_TRUE(d.loads.empty());
+  EXPECT_FALSE(d.inject.has_value());
+  EXPECT_FALSE(d.backend.has_value());
+}
+
+TEST(Options, BadSpecsNameTheFlagAndTheValue) {
+  EXPECT_NE(usage_error({"run", "--policy", "fifo:200"}).find("--policy 'fifo:200'"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"run", "--load", "bogus"}).find("--load 'bogus'"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--inject", "8000"}).find("--inject '8000'"), std::string::npos);
+  EXPECT_NE(usage_error({"run", "--policy", "rr:60", "--priority", "70"}).find("disagree"),
+            std::string::npos);
 }
 
 TEST(Options, SpecJsonHasEverySetting) {

@@ -1,0 +1,202 @@
+#include "engine/run/audio_threads.hpp"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "engine/base/errors.hpp"
+#include "engine/sched/preflight.hpp"
+#include "engine/wire/thread_sched.hpp"
+
+namespace xrunlab {
+namespace {
+
+// Where the iso-emu governor puts the audio threads while they are over their share.
+ThreadTarget iso_demoted() {
+  return ThreadTarget{};  // SCHED_OTHER nice 0
+}
+
+// Is SCHED_FIFO at `priority` permitted here? Tried on a short-lived thread.
+std::string check_realtime_permission(int priority) {
+  std::string why;
+  std::thread probe([&] {
+    sched_param sp{};
+    sp.sched_priority = priority;
+    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (rc != 0) why = std::strerror(rc);
+  });
+  probe.join();
+  if (why.empty()) return "";
+  rlimit rl{};
+  getrlimit(RLIMIT_RTPRIO, &rl);
+  return fmt::format(
+      "SCHED_FIFO priority {} is not permitted ({}; RLIMIT_RTPRIO is {}): add your user to the "
+      "'audio' group with '@audio - rtprio 95' in /etc/security/limits.d/, log in again, or "
+      "run with --priority 0 (no realtime)",
+      priority, why, rl.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(rl.rlim_cur));
+}
+
+// Is process `pid` in the cgroup-v1 group at `group_path` (…/cpu/<group>)?
+bool in_cgroup(pid_t pid, const std::string& group_path) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  const auto cpu = group_path.find("/cpu/");
+  const std::string group = cpu == std::string::npos ? group_path : group_path.substr(cpu + 4);
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1) == group;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string first_mismatch(const std::vector<AudioThread>& threads) {
+  for (const AudioThread& a : threads) {
+    if (!a.mismatch.empty()) {
+      return fmt::format("{} thread {} is not in the requested class: {}", a.role, a.sched.tid,
+                         a.mismatch);
+    }
+  }
+  return "";
+}
+
+AudioThreadPolicy::AudioThreadPolicy(const RunOptions& o) : policy_(o.policy) {
+  realtime_ = o.priority > 0;
+  server_priority_ = o.server_priority();
+  policy_.priority = server_priority_;
+  const double period_ns = static_cast<double>(o.period) * 1e9 / o.rate;
+  const auto client_dsp_ns =
+      static_cast<uint64_t>(period_ns * o.dsp_load_pct / 100.0 / o.clients);
+  targets_ = targets_for(policy_, o.period, o.rate, client_dsp_ns);
+  if (policy_.kind == PolicyKind::kIsoEmu) {
+    // The governor switches every audio thread between one promoted and one demoted class,
+    // as SCHED_ISO has no priorities among ISO tasks: the server shares the clients' class.
+    targets_.server = targets_.client;
+  }
+  if (!realtime_) {
+    // jackd without -R: JACK makes nothing realtime; the threads stay SCHED_OTHER nice 0.
+    targets_.server = ThreadTarget{};
+    targets_.client = ThreadTarget{};
+    label_ = "SCHED_OTHER nice 0 (--priority 0: jackd without -R, nothing realtime)";
+  } else {
+    label_ = describe(policy_);
+  }
+}
+
+AudioThreadPolicy::~AudioThreadPolicy() {
+  if (governor_) governor_->stop();
+}
+
+void AudioThreadPolicy::check_permitted(int clients) const {
+  if (!realtime_) return;
+  // jackd always starts in realtime mode (-R -P) so that JACK behaves alike under every policy;
+  // the iso-emu governor runs at FIFO 90. Both need the permission, whatever the policy.
+  const int highest_rt = policy_.kind == PolicyKind::kIsoEmu ? 90 : server_priority_;
+  if (const std::string denied = check_realtime_permission(highest_rt); !denied.empty()) {
+    throw Error(ExitCode::kPermission, denied);
+  }
+  const std::string problem = check_policy(policy_, targets_, clients, collect_sched_facts());
+  if (!problem.empty()) {
+    const bool unsupported =
+        policy_.kind == PolicyKind::kIso || policy_.kind == PolicyKind::kRtThrottle;
+    throw Error(unsupported ? ExitCode::kUnsupported : ExitCode::kPermission,
+                "--policy " + policy_.text + ": " + problem);
+  }
+}
+
+std::string AudioThreadPolicy::create_group(SysJournal& journal) {
+  if (policy_.kind != PolicyKind::kRtThrottle || !realtime_) return "";
+  const RtThrottleSupport support = detect_rt_throttle();
+  if (!support.available) {
+    throw Error(ExitCode::kUnsupported, "--policy " + policy_.text + ": " + support.why);
+  }
+  std::string said;
+  try {
+    said = group_.create(journal, support, policy_.throttle_pct, policy_.throttle_period_us);
+  } catch (const Error& e) {
+    throw Error(e.code(), "--policy " + policy_.text + ": " + e.what());
+  }
+  throttled_ = true;
+  return said;
+}
+
+std::string AudioThreadPolicy::cgroup_procs() const {
+  return throttled_ ? group_.path() + "/cgroup.procs" : std::string();
+}
+
+nlohmann::json AudioThreadPolicy::group_json() const {
+  if (!throttled_) return nullptr;
+  return {{"cgroup", group_.path()},
+          {"rt_runtime_pct", policy_.throttle_pct},
+          {"rt_period_us", policy_.throttle_period_us}};
+}
+
+void AudioThreadPolicy::apply_to_server(pid_t jackd_pid) {
+  if (!realtime_) return;
+  std::string why;
+  const auto tid = find_rt_thread(jackd_pid, server_priority_, &why);
+  if (!tid) {
+    throw Error(ExitCode::kServerFailed, "cannot find jackd's realtime thread (SCHED_FIFO " +
+                                             std::to_string(server_priority_) + "): " + why);
+  }
+  server_tid_ = *tid;
+  const std::string err = apply_thread_sched(server_tid_, targets_.server);
+  if (!err.empty()) throw Error(ExitCode::kPermission, "jackd's realtime thread: " + err);
+}
+
+void AudioThreadPolicy::start_governor(pid_t jackd_pid, const std::vector<ClientThread>& clients) {
+  if (policy_.kind != PolicyKind::kIsoEmu || !realtime_) return;
+  std::vector<std::pair<pid_t, pid_t>> threads = {{jackd_pid, server_tid_}};
+  for (const ClientThread& c : clients) threads.emplace_back(c.pid, c.tid);
+  governor_ = std::make_unique<IsoGovernor>(policy_.iso_cpu_pct, policy_.iso_period_s,
+                                            static_cast<int>(std::thread::hardware_concurrency()));
+  // Above every audio thread and above jackd's own priority, so it is never starved.
+  const std::string err = governor_->start(threads, targets_.client, iso_demoted(), 90);
+  if (!err.empty()) throw Error(ExitCode::kPermission, "iso-emu governor: " + err);
+}
+
+nlohmann::json AudioThreadPolicy::stop_governor() {
+  if (!governor_) return nullptr;
+  const IsoReport report = governor_->stop();
+  governor_.reset();
+  return to_json(report);
+}
+
+std::vector<AudioThread> AudioThreadPolicy::read(pid_t jackd_pid,
+                                                 const std::vector<ClientThread>& clients) const {
+  std::vector<AudioThread> out;
+  auto add = [&](const std::string& role, pid_t pid, pid_t tid, const ThreadTarget& want) {
+    AudioThread a;
+    a.role = role;
+    a.expected = describe_target(want);
+    std::string why;
+    if (auto s = read_thread_sched(pid, tid, &why)) {
+      a.sched = *s;
+      a.mismatch = check_thread_sched(*s, want);
+      if (a.mismatch.empty() && throttled_ && !in_cgroup(pid, group_.path())) {
+        a.mismatch = "not in the rt-throttle group " + group_.path();
+      }
+      // Under iso-emu a demoted thread is where the governor put it: that is the policy too.
+      if (!a.mismatch.empty() && governor_ && check_thread_sched(*s, iso_demoted()).empty()) {
+        a.mismatch.clear();
+      }
+    } else {
+      a.sched.pid = pid;
+      a.sched.tid = tid;
+      a.mismatch = "cannot read: " + why;
+    }
+    out.push_back(a);
+  };
+  if (server_tid_ != 0) add("server", jackd_pid, server_tid_, targets_.server);
+  for (const ClientThread& c : clients) add(c.name, c.pid, c.tid, targets_.client);
+  return out;
+}
+
+}  // namespace xrunlab

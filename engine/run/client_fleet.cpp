@@ -1,0 +1,174 @@
+#include "engine/run/client_fleet.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+#include "engine/base/errors.hpp"
+#include "engine/run/client_telemetry.hpp"
+
+namespace xrunlab {
+namespace {
+
+using std::chrono::milliseconds;
+
+void write_all(int fd, const std::string& s) {
+  if (fd < 0) return;
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string client_name(const std::string& prefix, int index) {
+  return fmt::format("{}c{:02d}", prefix, index);
+}
+
+std::vector<std::string> client_argv(const FleetSpec& f, int i) {
+  std::vector<std::string> argv = {f.binary,
+                                   "--server",
+                                   f.server,
+                                   "--name",
+                                   client_name(f.name_prefix, i),
+                                   "--index",
+                                   std::to_string(i),
+                                   "--ports",
+                                   std::to_string(f.ports),
+                                   "--dsp-load",
+                                   fmt::format("{:.6f}", f.dsp_load_pct / f.clients),
+                                   "--telemetry-fd",
+                                   "3",
+                                   "--wait-start"};
+  if (f.sched_target) argv.insert(argv.end(), {"--sched-target", format_target(*f.sched_target)});
+  argv.insert(argv.end(), {"--reference", reference_flag(f.reference)});
+  if (f.audio_check) {
+    // The audible chain: port 1 carries the test signal from the head to the tail.
+    argv.push_back("--check-port");
+    if (i == 1) argv.push_back("--source");
+    if (i == f.clients) {
+      argv.push_back("--sink");
+      if (!f.record_dir.empty()) argv.insert(argv.end(), {"--record-dir", f.record_dir});
+    }
+  }
+  argv.insert(argv.end(), f.backend_args.begin(), f.backend_args.end());
+  if (f.inject && i == f.inject_client) {
+    argv.insert(argv.end(), {"--inject-overrun", fmt::format("{}:{}", f.inject->usec,
+                                                             f.inject->every)});
+  }
+  return argv;
+}
+
+void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
+                        const std::atomic<uint64_t>& window_start_us) {
+  run_dir_ = f.run_dir;
+  live.with([&](RunResult& r) {
+    r.client_results.resize(static_cast<size_t>(f.clients));
+    for (int i = 1; i <= f.clients; ++i) {
+      r.client_results[static_cast<size_t>(i - 1)].index = i;
+      r.client_results[static_cast<size_t>(i - 1)].name = client_name(f.name_prefix, i);
+    }
+  });
+  children_.reserve(static_cast<size_t>(f.clients));
+  for (int i = 1; i <= f.clients; ++i) {
+    SpawnSpec spec;
+    spec.argv = client_argv(f, i);
+    spec.cgroup_procs = f.cgroup_procs;
+    spec.output_path = fmt::format("{}/clients/c{:02d}.log", f.run_dir, i);
+    spec.stdin_pipe = true;
+    spec.fd3_pipe = true;
+    Child child = Child::spawn(spec);
+    const size_t k = static_cast<size_t>(i - 1);
+    live.with([&](RunResult& r) { r.client_results[k].pid = child.pid(); });
+    hub.add(child.fd3_fd(), [&live, k, &window_start_us](std::string_view line) {
+      live.with([&](RunResult& r) { apply_client_line(r, k, line, window_start_us.load()); });
+    });
+    names_.push_back(client_name(f.name_prefix, i));
+    children_.push_back(std::move(child));
+  }
+}
+
+void ClientFleet::wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
+                              const std::atomic<bool>& stop) {
+  const size_t n = children_.size();
+  const auto deadline =
+      std::chrono::steady_clock::now() + milliseconds(15000 + 500 * static_cast<int64_t>(n));
+  while (true) {
+    size_t ready = 0;
+    std::string failed;
+    live.with([&](const RunResult& r) {
+      for (const ClientResult& c : r.client_results) {
+        if (c.hello) ++ready;
+        if (!c.error.empty()) failed = c.name + ": " + c.error;
+      }
+    });
+    for (size_t i = 0; i < n && failed.empty(); ++i) {
+      if (!children_[i].running()) failed = names_[i] + " " + children_[i].describe_exit();
+    }
+    if (!failed.empty()) {
+      throw Error(ExitCode::kClientsFailed,
+                  "client failed to start: " + failed + "; see " + run_dir_ + "/clients/");
+    }
+    if (const std::string gone = server_ended(); !gone.empty()) {
+      throw Error(ExitCode::kServerFailed, gone);
+    }
+    if (ready == n) break;
+    if (std::chrono::steady_clock::now() >= deadline || stop.load()) {
+      throw Error(stop.load() ? ExitCode::kInterrupted : ExitCode::kClientsFailed,
+                  fmt::format("only {} of {} clients activated{}", ready, n,
+                              stop.load() ? " before the interrupt" : " in time"));
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  live.with([&](const RunResult& r) {
+    for (const ClientResult& c : r.client_results) {
+      if (!c.sched_error.empty()) throw Error(ExitCode::kPermission, c.name + ": " + c.sched_error);
+    }
+  });
+}
+
+void ClientFleet::send(const std::string& line) {
+  for (Child& c : children_) write_all(c.stdin_fd(), line);
+}
+
+std::string ClientFleet::first_ended() {
+  for (size_t i = 0; i < children_.size(); ++i) {
+    if (!children_[i].running()) return names_[i] + " " + children_[i].describe_exit();
+  }
+  return "";
+}
+
+bool ClientFleet::all_done(LiveResult& live) {
+  bool all = true;
+  live.with([&](const RunResult& r) {
+    for (size_t i = 0; i < children_.size(); ++i) {
+      all = all && (r.client_results[i].final || !children_[i].running());
+    }
+  });
+  return all;
+}
+
+void ClientFleet::name_abnormal_ends(RunResult& r) const {
+  for (size_t i = 0; i < children_.size() && i < r.client_results.size(); ++i) {
+    ClientResult& c = r.client_results[i];
+    if (!c.final && c.error.empty()) {
+      c.error = "no final report (" + children_[i].describe_exit() + ")";
+    }
+  }
+}
+
+void ClientFleet::stop() noexcept {
+  for (Child& c : children_) c.close_stdin();
+  for (Child& c : children_) c.wait_for(milliseconds(300));
+  for (Child& c : children_) c.signal(SIGTERM);
+  for (Child& c : children_) c.stop(milliseconds(400));
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,80 @@
+#pragma once
+// The run's N xrunlab-client processes: their command lines, starting them, waiting until each
+// is active in the graph, the start/stop commands, and stopping them. Each client's telemetry
+// pipe goes to the hub, which applies its lines to the run's result (client_telemetry.hpp).
+// Non-realtime: the run's thread.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.hpp"
+#include "engine/run/line_hub.hpp"
+#include "engine/run/live_result.hpp"
+#include "engine/system/process.hpp"
+#include "engine/wire/client_args.hpp"
+#include "engine/wire/sched_target.hpp"
+
+namespace xrunlab {
+
+struct FleetSpec {
+  std::string binary;       // xrunlab-client
+  std::string server;       // the JACK server name
+  std::string name_prefix;  // "xrunlab-" (own server) or "xrunlab-<pid>-" (attached server)
+  std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
+  int clients = 0;
+  int ports = 0;
+  double dsp_load_pct = 0;                  // all clients together; split evenly
+  std::optional<ThreadTarget> sched_target;  // what each client sets on its process thread
+  DelayReference reference = DelayReference::kFramesSinceCycleStart;
+  bool audio_check = false;  // port 1 carries the test signal from client 1 to client N
+  std::string record_dir;    // the tail records what it received here ("" = no recording)
+  std::vector<std::string> backend_args;  // the backend's extra client arguments
+  std::optional<InjectSpec> inject;       // one client overruns on purpose
+  int inject_client = 1;
+  std::string cgroup_procs;  // start every client inside this cgroup ("" = where we are)
+};
+
+// "xrunlab-c07" for prefix "xrunlab-" and index 7.
+std::string client_name(const std::string& prefix, int index);
+
+// The full argv of client `index` (1-based). Pure.
+std::vector<std::string> client_argv(const FleetSpec& f, int index);
+
+class ClientFleet {
+ public:
+  // Spawns every client (its log in RUN_DIR/clients/cNN.log) and registers its telemetry pipe
+  // with the hub. The result gets one ClientResult per client (index, name, pid); glitch times
+  // are taken relative to `window_start_us` (0 until the window opens).
+  void spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
+             const std::atomic<uint64_t>& window_start_us);
+
+  // Waits until every client has said hello (it is active in the graph and has set its
+  // thread's scheduling), for at most 15 s + 0.5 s per client (JACK2 activates about one
+  // client per graph cycle). Throws Error: kClientsFailed naming the client that failed or
+  // ended, kServerFailed when `server_ended()` says why the server is gone, kInterrupted when
+  // `stop` is set, kPermission for a client that could not set its scheduling.
+  void wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
+                   const std::atomic<bool>& stop);
+
+  // One command line to every client's stdin ("start <usecs>\n", "stop <usecs>\n").
+  void send(const std::string& line);
+  // "" while every client runs; else "<name> exited with status 1" for the first one that ended.
+  std::string first_ended();
+  // Every client either sent its totals or ended.
+  bool all_done(LiveResult& live);
+  // Clients that ended without their totals are named in the result: "no final report (...)".
+  void name_abnormal_ends(RunResult& r) const;
+  // Closes their stdin (a clean stop), waits a moment, then SIGTERM and SIGKILL. Never throws.
+  void stop() noexcept;
+
+ private:
+  std::vector<Child> children_;
+  std::vector<std::string> names_;
+  std::string run_dir_;
+};
+
+}  // namespace xrunlab

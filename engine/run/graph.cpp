@@ -1,0 +1,59 @@
+#include "engine/run/graph.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/base/errors.hpp"
+#include "engine/jack/monitor.hpp"
+
+namespace xrunlab {
+namespace {
+
+std::string port(const std::string& client, const char* kind, int p) {
+  return fmt::format("{}:{}_{}", client, kind, p);
+}
+
+}  // namespace
+
+std::vector<Connection> chain_connections(const GraphSpec& g,
+                                          const std::function<bool(const std::string&)>& exists) {
+  std::vector<Connection> out;
+  for (int p = 1; p <= g.ports; ++p) {
+    std::string from = fmt::format("system:capture_{}", p);
+    if (!g.system_ports || !exists(from)) from.clear();
+    for (const std::string& c : g.clients) {
+      if (!from.empty()) out.emplace_back(from, port(c, "in", p));
+      from = port(c, "out", p);
+    }
+    const std::string to = fmt::format("system:playback_{}", p);
+    if (g.system_ports && exists(to)) out.emplace_back(from, to);
+  }
+  if (!g.clock_port.empty()) {
+    for (const std::string& c : g.clients) out.emplace_back(g.clock_port, c + ":clock");
+  }
+  return out;
+}
+
+std::vector<std::string> graph_inputs(const GraphSpec& g) {
+  std::vector<std::string> inputs;
+  for (const std::string& c : g.clients) {
+    for (int p = 1; p <= g.ports; ++p) inputs.push_back(port(c, "in", p));
+    if (!g.clock_port.empty()) inputs.push_back(c + ":clock");
+  }
+  for (int p = 1; p <= g.ports; ++p) inputs.push_back(fmt::format("system:playback_{}", p));
+  return inputs;
+}
+
+std::vector<Connection> wire_graph(Monitor& monitor, const GraphSpec& g) {
+  const auto exists = [&](const std::string& name) { return monitor.port_exists(name); };
+  for (const auto& [from, to] : chain_connections(g, exists)) {
+    const std::string err = monitor.connect_ports(from, to);
+    if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
+  }
+  std::vector<Connection> graph;
+  for (const std::string& in : graph_inputs(g)) {
+    for (const std::string& from : monitor.connections(in)) graph.emplace_back(from, in);
+  }
+  return graph;
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,81 @@
+#include "engine/run/jackd_log_tap.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "engine/base/errors.hpp"
+#include "engine/system/clock.hpp"
+
+namespace xrunlab {
+namespace {
+
+void write_all(int fd, std::string_view s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+JackdLogTap::~JackdLogTap() {
+  close();
+}
+
+void JackdLogTap::open(const std::string& path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
+}
+
+void JackdLogTap::set_event_gap(int64_t gap_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  counter_ = JackdXrunCounter(gap_us);
+}
+
+void JackdLogTap::open_window(uint64_t t0_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  start_us_ = t0_us;
+  window_open_ = true;
+}
+
+void JackdLogTap::close_window(uint64_t end_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  end_us_ = end_us;
+}
+
+void JackdLogTap::on_line(std::string_view line) {
+  if (fd_ >= 0) write_all(fd_, std::string(line) + "\n");
+  const uint64_t now = mono_raw_us();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (window_open_ && now >= start_us_ && now < end_us_) {
+    counter_.add(line, static_cast<int64_t>(now));
+  }
+}
+
+void JackdLogTap::fill(XrunCounts& x) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  x.log_client_events = counter_.client_events();
+  x.log_client_lines = counter_.client_lines();
+  x.log_driver_xruns = counter_.driver_xruns();
+  x.log_driver_max_delay_us = counter_.driver_max_delay_us();
+  x.late_clients.assign(counter_.late_clients().begin(), counter_.late_clients().end());
+  x.log_events.clear();
+  for (const JackdXrunCounter::Event& e : counter_.events()) {
+    x.log_events.push_back(
+        {static_cast<double>(e.arrival_us - static_cast<int64_t>(start_us_)) / 1e6, e.driver,
+         e.clients});
+  }
+}
+
+void JackdLogTap::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,46 @@
+#pragma once
+// jackd's output, as the hub delivers it: every line goes to RUN_DIR/jackd.log, and the lines
+// that arrive inside the measurement window are counted as xrun events (JackdXrunCounter).
+//
+// Threads: on_line() runs on the hub's thread; open_window()/close_window() and fill() on the
+// run's thread. A mutex of its own guards the counter and the window.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "engine/jack/jackd_log.hpp"
+#include "engine/result/result.hpp"
+
+namespace xrunlab {
+
+class JackdLogTap {
+ public:
+  JackdLogTap() = default;
+  JackdLogTap(const JackdLogTap&) = delete;
+  JackdLogTap& operator=(const JackdLogTap&) = delete;
+  ~JackdLogTap();
+
+  // Creates (truncates) the log file. Throws Error(kOutput) naming it.
+  void open(const std::string& path);
+  // Late-client lines closer than gap_us belong to one event (half a period).
+  void set_event_gap(int64_t gap_us);
+  // Lines arriving (engine clock, CLOCK_MONOTONIC_RAW µs) at or after t0_us are counted ...
+  void open_window(uint64_t t0_us);
+  // ... and before end_us.
+  void close_window(uint64_t end_us);
+  // Hub thread: one line of jackd's stdout/stderr.
+  void on_line(std::string_view line);
+  // The log's counts into `x`, event times relative to the window start.
+  void fill(XrunCounts& x) const;
+  void close();
+
+ private:
+  mutable std::mutex mu_;  // guards counter_ and the window
+  int fd_ = -1;
+  JackdXrunCounter counter_{0};
+  uint64_t start_us_ = 0, end_us_ = UINT64_MAX;
+  bool window_open_ = false;
+};
+
+}  // namespace xrunlab

@@ -1,0 +1,53 @@
+#pragma once
+// One thread that reads text lines from many descriptors (jackd's output, every client's
+// telemetry pipe) and hands each line to the sink registered with its descriptor. Sources may
+// be added while it runs. Nothing else in the engine reads those pipes.
+//
+// Threads: add(), start() and stop() from the run's thread; the sinks run on the hub's thread,
+// one line at a time, and must not block for long (a slow sink backs the pipes up, then the
+// clients' drain threads, then their realtime rings).
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace xrunlab {
+
+class LineHub {
+ public:
+  using Sink = std::function<void(std::string_view line)>;
+
+  LineHub() = default;
+  LineHub(const LineHub&) = delete;
+  LineHub& operator=(const LineHub&) = delete;
+  ~LineHub();  // stop()
+
+  // Reads `fd` (not owned; it must stay open until stop() returns) line by line into `sink`.
+  // A last line without a newline is delivered at end of file. Thread-safe.
+  void add(int fd, Sink sink);
+  void start();
+  // Lets the thread finish: it returns once every source reached end of file, or once nothing
+  // arrived for 20 ms after stop() was called. Then joins it. Idempotent.
+  void stop();
+
+ private:
+  struct Source {
+    int fd = -1;
+    Sink sink;
+    std::string buffer;
+    bool eof = false;
+  };
+  void loop();
+  static void pump(Source& s);
+
+  std::mutex mu_;                // guards pending_
+  std::vector<Source> pending_;  // added, not yet picked up by the thread
+  std::vector<Source> sources_;  // the thread's own
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace xrunlab

@@ -1,0 +1,55 @@
+#include "engine/run/run_dir.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+namespace {
+
+[[noreturn]] void output_error(const std::string& what, const std::string& path) {
+  throw Error(ExitCode::kOutput, "cannot " + what + " folder '" + path +
+                                     "': " + std::strerror(errno) +
+                                     " (choose a writable folder with --output)");
+}
+
+}  // namespace
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+void make_dirs(const std::string& path) {
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    const std::string partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) output_error("create", partial);
+  }
+  if (::access(path.c_str(), W_OK) != 0) output_error("write to", path);
+}
+
+std::string create_run_dir(const std::string& output, const std::string& label) {
+  const std::string base = output + "/" + label + "/" + utc_now("%Y%m%dT%H%M%SZ");
+  make_dirs(output + "/" + label);
+  std::string dir = base;
+  for (int n = 2; ::mkdir(dir.c_str(), 0755) != 0; ++n) {
+    if (errno != EEXIST) output_error("create", dir);
+    dir = base + "-" + std::to_string(n);
+  }
+  make_dirs(dir + "/clients");
+  return dir;
+}
+
+}  // namespace xrunlab

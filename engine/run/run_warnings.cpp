@@ -1,0 +1,52 @@
+#include "engine/run/run_warnings.hpp"
+
+#include <fmt/format.h>
+
+namespace xrunlab {
+
+std::vector<std::string> count_warnings(const RunResult& r) {
+  std::vector<std::string> out;
+  if (r.xruns.monitor_events != r.xruns.log_client_events) {
+    out.push_back(fmt::format(
+        "the monitor counted {} client xrun events, jackd's log {}: they should agree; the "
+        "monitor's count is used",
+        r.xruns.monitor_events, r.xruns.log_client_events));
+  }
+  for (const ClientResult& c : r.client_results) {
+    if (c.ring_dropped > 0) {
+      out.push_back(fmt::format("{} lost {} cycle records (ring full)", c.name, c.ring_dropped));
+    }
+  }
+  if (r.audio) {
+    const AudioResult& a = *r.audio;
+    if (!a.final_received) {
+      out.push_back("the chain's tail sent no audio totals: the audio check is incomplete");
+    }
+    if (a.totals.ring_dropped > 0) {
+      out.push_back(fmt::format(
+          "the tail lost {} audio chunks before checking them: glitches there are not real",
+          a.totals.ring_dropped));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> audio_match_warnings(const RunResult& r) {
+  std::vector<std::string> out;
+  if (!r.audio) return out;
+  const AudioResult& a = *r.audio;
+  if (a.glitches_without_xrun > 0) {
+    out.push_back(fmt::format(
+        "{} audible glitch(es) with no xrun within {} ms: the chain lost audio that no xrun "
+        "reported",
+        a.glitches_without_xrun, AudioResult::kMatchWindowMs));
+  }
+  if (a.xruns_without_glitch > 0) {
+    out.push_back(fmt::format(
+        "{} xrun(s) with no audible glitch within {} ms (nothing was lost on the checked port)",
+        a.xruns_without_glitch, AudioResult::kMatchWindowMs));
+  }
+  return out;
+}
+
+}  // namespace xrunlab
