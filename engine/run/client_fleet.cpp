@@ -60,8 +60,8 @@ std::vector<std::string> client_argv(const FleetSpec& f, int i) {
   }
   argv.insert(argv.end(), f.backend_args.begin(), f.backend_args.end());
   if (f.inject && i == f.inject_client) {
-    argv.insert(argv.end(), {"--inject-overrun", fmt::format("{}:{}", f.inject->usec,
-                                                             f.inject->every)});
+    argv.insert(argv.end(),
+                {"--inject-overrun", fmt::format("{}:{}", f.inject->usec, f.inject->every)});
   }
   return argv;
 }

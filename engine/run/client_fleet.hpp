@@ -27,7 +27,7 @@ struct FleetSpec {
   std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
   int clients = 0;
   int ports = 0;
-  double dsp_load_pct = 0;                  // all clients together; split evenly
+  double dsp_load_pct = 0;                   // all clients together; split evenly
   std::optional<ThreadTarget> sched_target;  // what each client sets on its process thread
   DelayReference reference = DelayReference::kFramesSinceCycleStart;
   bool audio_check = false;  // port 1 carries the test signal from client 1 to client N

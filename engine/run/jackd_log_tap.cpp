@@ -30,7 +30,8 @@ JackdLogTap::~JackdLogTap() {
 
 void JackdLogTap::open(const std::string& path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
+  if (fd_ < 0)
+    throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
 }
 
 void JackdLogTap::set_event_gap(int64_t gap_us) {

@@ -65,7 +65,11 @@ void LineHub::loop() {
       }
     }
     if (fds.empty()) {
-      if (stopping_.load()) return;
+      if (stopping_.load()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (pending_.empty()) return;
+        continue;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
@@ -74,7 +78,10 @@ void LineHub::loop() {
     for (size_t f = 0; n > 0 && f < fds.size(); ++f) {
       if ((fds[f].revents & (POLLIN | POLLHUP | POLLERR)) != 0) pump(sources_[which[f]]);
     }
-    if (stopping_.load() && n == 0) return;
+    if (stopping_.load() && n == 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (pending_.empty()) return;  // else pick up the sources added meanwhile first
+    }
   }
 }
 

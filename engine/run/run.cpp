@@ -20,7 +20,6 @@
 #include "engine/loads/load_tool.hpp"
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
-#include "engine/run/run_folder_shim.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
 #include "engine/run/graph.hpp"
@@ -28,6 +27,7 @@
 #include "engine/run/line_hub.hpp"
 #include "engine/run/live_result.hpp"
 #include "engine/run/run_dir.hpp"
+#include "engine/run/run_folder_shim.hpp"
 #include "engine/run/run_warnings.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"
@@ -361,8 +361,7 @@ void Runner::measure() {
   const uint64_t t0 = monitor.now_us() + 300000;
   window_start_us_ = t0;
   tap_.open_window(t0);
-  live_.with(
-      [&](RunResult& r) { r.startup_s = static_cast<double>(t0 - t_begin_us_) / 1e6; });
+  live_.with([&](RunResult& r) { r.startup_s = static_cast<double>(t0 - t_begin_us_) / 1e6; });
   monitor.set_window_start(t0);
   fleet_.send(fmt::format("start {}\n", t0));
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);

@@ -7,7 +7,9 @@ namespace xrunlab {
 
 // The current UTC time formatted with strftime's `format`.
 std::string utc_now(const char* format);
-inline std::string utc_now_iso() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+inline std::string utc_now_iso() {
+  return utc_now("%Y-%m-%dT%H:%M:%SZ");
+}
 
 // mkdir -p `path`, then checks it is writable. Throws Error(kOutput) naming the folder and
 // --output.

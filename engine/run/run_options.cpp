@@ -14,36 +14,37 @@
 namespace xrunlab {
 
 int RunOptions::server_priority() const {
-  const bool carries_priority = (policy.kind == PolicyKind::kFifo ||
-                                 policy.kind == PolicyKind::kRr) &&
-                                policy.text.find(':') != std::string::npos;
+  const bool carries_priority =
+      (policy.kind == PolicyKind::kFifo || policy.kind == PolicyKind::kRr) &&
+      policy.text.find(':') != std::string::npos;
   return carries_priority ? policy.priority : priority;
 }
 
 nlohmann::json to_json(const RunOptions& o) {
   std::vector<std::string> load_texts;
   for (const LoadSpec& l : o.loads) load_texts.push_back(l.text);
-  return {{"clients", o.clients},
-          {"ports", o.ports},
-          {"period_frames", o.period},
-          {"rate_hz", o.rate},
-          {"duration_s", o.duration_s},
-          {"dsp_load_pct", o.dsp_load_pct},
-          {"label", o.label},
-          {"output", o.output},
-          {"priority", o.priority},
-          {"policy", o.policy.text},
-          {"loads", load_texts},
-          {"inject", o.inject ? fmt::format("{}:{}", o.inject->usec, o.inject->every) : std::string()},
-          {"inject_client", o.inject_client},
-          {"jackd", o.jackd},
-          {"client_binary", o.client_binary},
-          {"server_timeout_s", o.server_timeout_s},
-          {"plots", o.plots},
-          {"backend", o.backend ? o.backend->text : std::string()},
-          {"nperiods", o.nperiods},
-          {"audio_check", o.audio_check},
-          {"record", o.record}};
+  return {
+      {"clients", o.clients},
+      {"ports", o.ports},
+      {"period_frames", o.period},
+      {"rate_hz", o.rate},
+      {"duration_s", o.duration_s},
+      {"dsp_load_pct", o.dsp_load_pct},
+      {"label", o.label},
+      {"output", o.output},
+      {"priority", o.priority},
+      {"policy", o.policy.text},
+      {"loads", load_texts},
+      {"inject", o.inject ? fmt::format("{}:{}", o.inject->usec, o.inject->every) : std::string()},
+      {"inject_client", o.inject_client},
+      {"jackd", o.jackd},
+      {"client_binary", o.client_binary},
+      {"server_timeout_s", o.server_timeout_s},
+      {"plots", o.plots},
+      {"backend", o.backend ? o.backend->text : std::string()},
+      {"nperiods", o.nperiods},
+      {"audio_check", o.audio_check},
+      {"record", o.record}};
 }
 
 void validate(const RunOptions& o) {
@@ -88,8 +89,8 @@ void validate(const RunOptions& o) {
         "' disagree: give the priority once");
   }
   if (o.priority == 0 && o.policy.kind != PolicyKind::kFifo) {
-    bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" +
-        o.policy.text + "': the policies act on jackd's realtime thread");
+    bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" + o.policy.text +
+        "': the policies act on jackd's realtime thread");
   }
   if (o.inject_client < 1 || o.inject_client > o.clients) {
     bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");

@@ -30,8 +30,8 @@ struct RunOptions {
   double dsp_load_pct = 30;  // total over all clients, percent of the period
   std::string label = "default";
   std::string output = "results";
-  int priority = 70;            // jackd -P; clients run 5 below (JACK2)
-  bool priority_given = false;  // --priority was on the command line
+  int priority = 70;                     // jackd -P; clients run 5 below (JACK2)
+  bool priority_given = false;           // --priority was on the command line
   PolicySpec policy = default_policy();  // --policy SPEC
   std::vector<LoadSpec> loads;           // --load SPEC, repeatable
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES

@@ -54,11 +54,10 @@ void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, 
   hub.add(jackd_.output_fd(), [&tap](std::string_view line) { tap.on_line(line); });
   if (req.say) req.say(fmt::format("started jackd (server '{}', pid {})", name_, jackd_.pid()));
 
-  const std::string err =
-      monitor_.connect(name_, req.timeout, [this] { return jackd_.running(); }, req.monitor_name);
+  const std::string err = monitor_.connect(
+      name_, req.timeout, [this] { return jackd_.running(); }, req.monitor_name);
   if (!err.empty()) {
-    throw Error(ExitCode::kServerFailed,
-                err + " (" + jackd_.describe_exit() + "); see " + log);
+    throw Error(ExitCode::kServerFailed, err + " (" + jackd_.describe_exit() + "); see " + log);
   }
   if (monitor_.rate() != req.rate || monitor_.frames() != req.frames) {
     throw Error(ExitCode::kServerFailed,
@@ -80,8 +79,8 @@ void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, 
 // changed (the policy applies to our clients only).
 void ServerSession::attach(const BackendSetup& setup, const ServerRequest& req) {
   name_ = backend_.server_name(setup);
-  const std::string err =
-      monitor_.connect(name_, req.timeout, [] { return true; }, req.monitor_name);
+  const std::string err = monitor_.connect(
+      name_, req.timeout, [] { return true; }, req.monitor_name);
   if (!err.empty()) {
     throw Error(ExitCode::kServerFailed,
                 err + "; is a JACK (or PipeWire-JACK) server named '" + name_ +
@@ -97,8 +96,8 @@ void ServerSession::attach(const BackendSetup& setup, const ServerRequest& req) 
   }
   settings_ = monitor_.server_settings();
   if (req.say) {
-    req.say(fmt::format("attached to the running server '{}' ({} Hz, {} frames)", name_, rate,
-                        frames));
+    req.say(
+        fmt::format("attached to the running server '{}' ({} Hz, {} frames)", name_, rate, frames));
   }
 }
 

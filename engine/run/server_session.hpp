@@ -20,14 +20,14 @@
 namespace xrunlab {
 
 struct ServerRequest {
-  std::string jackd;                 // the jackd program, resolved
-  int priority = 70;                 // jackd -P; 0 = no realtime (-r)
-  int clients = 0, ports = 0;        // for jackd's port maximum
-  uint32_t rate = 0, frames = 0;     // what the run asks for
+  std::string jackd;                              // the jackd program, resolved
+  int priority = 70;                              // jackd -P; 0 = no realtime (-r)
+  int clients = 0, ports = 0;                     // for jackd's port maximum
+  uint32_t rate = 0, frames = 0;                  // what the run asks for
   bool rate_given = false, frames_given = false;  // attach: asked for explicitly
   std::chrono::milliseconds timeout{10000};       // for the server to accept clients
-  std::string cgroup_procs;          // start jackd inside this cgroup ("" = where we are)
-  std::string run_dir;               // jackd.log goes here
+  std::string cgroup_procs;  // start jackd inside this cgroup ("" = where we are)
+  std::string run_dir;       // jackd.log goes here
   std::string monitor_name = "xrunlab-monitor";
   std::function<void(const std::string&)> say;  // progress lines for the user
 };
@@ -49,7 +49,7 @@ class ServerSession {
   const std::string& name() const { return name_; }
   const std::vector<std::string>& jackd_argv() const { return argv_; }
   pid_t jackd_pid() const { return jackd_.pid(); }
-  uint32_t rate() const { return rate_; }      // what the server runs
+  uint32_t rate() const { return rate_; }  // what the server runs
   uint32_t frames() const { return frames_; }
   double period_us() const { return static_cast<double>(frames_) * 1e6 / rate_; }
   Monitor& monitor() { return monitor_; }

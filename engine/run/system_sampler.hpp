@@ -24,7 +24,8 @@ class SystemSampler {
   using Reader = std::function<std::optional<ProcStatSnapshot>()>;
   // `t0_us`: the window start (JACK time); `xruns_total`: the monitor's count now. Takes the
   // first snapshot now.
-  SystemSampler(uint64_t t0_us, uint64_t xruns_total, Reader read = [] { return read_proc_stat(); });
+  SystemSampler(
+      uint64_t t0_us, uint64_t xruns_total, Reader read = [] { return read_proc_stat(); });
   // The interval since the previous sample, ending at until_us (JACK time): /proc/stat, JACK's
   // DSP load as given, and the monitor's xrun events since the previous sample (from the
   // running total `xruns_total`).

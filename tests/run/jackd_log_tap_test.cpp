@@ -1,0 +1,58 @@
+#include "engine/run/jackd_log_tap.hpp"
+
+#include <gtest/gtest.h>
+
+#include "engine/base/errors.hpp"
+#include "engine/system/clock.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace xrunlab {
+namespace {
+
+using testing_support::read_text;
+using testing_support::TempDir;
+
+constexpr const char* kLate =
+    "JackEngine::XRun: client = xrunlab-c02 was not finished, state = Triggered";
+
+TEST(JackdLogTap, EveryLineGoesToTheLog) {
+  TempDir dir("tap");
+  JackdLogTap tap;
+  tap.open(dir.file("jackd.log"));
+  tap.on_line("jackdmp 1.9.21");
+  tap.on_line(kLate);
+  tap.close();
+  EXPECT_EQ(read_text(dir.file("jackd.log")), std::string("jackdmp 1.9.21\n") + kLate + "\n");
+}
+
+TEST(JackdLogTap, OnlyLinesInsideTheWindowAreCounted) {
+  JackdLogTap tap;  // no log file: lines are only counted
+  tap.set_event_gap(1000);
+  tap.on_line(kLate);  // before the window opens
+  tap.open_window(mono_raw_us());
+  tap.on_line(kLate);
+  tap.on_line("JackEngine::XRun: client xrunlab-c03 finished after current callback");
+  tap.close_window(mono_raw_us());
+  tap.on_line(kLate);  // after the window closed
+  XrunCounts x;
+  tap.fill(x);
+  EXPECT_EQ(x.log_client_lines, 2u);
+  EXPECT_EQ(x.late_clients, (std::vector<std::string>{"xrunlab-c02", "xrunlab-c03"}));
+  ASSERT_EQ(x.log_events.size(), x.log_client_events);
+  EXPECT_GE(x.log_events.front().t_s, 0.0);
+}
+
+TEST(JackdLogTap, AFolderThatCannotBeWrittenIsAnOutputError) {
+  JackdLogTap tap;
+  try {
+    tap.open("/nonexistent-xrunlab/jackd.log");
+    ADD_FAILURE() << "opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kOutput);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-xrunlab/jackd.log"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace xrunlab

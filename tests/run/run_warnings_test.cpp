@@ -1,0 +1,53 @@
+#include "engine/run/run_warnings.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab {
+namespace {
+
+TEST(CountWarnings, NoneWhenEverythingAgrees) {
+  RunResult r;
+  r.client_results.resize(2);
+  r.xruns.monitor_events = r.xruns.log_client_events = 3;
+  EXPECT_TRUE(count_warnings(r).empty());
+}
+
+TEST(CountWarnings, NamesEachDisagreementOnce) {
+  RunResult r;
+  r.client_results.resize(2);
+  r.client_results[0].name = "xrunlab-c01";
+  r.client_results[1].name = "xrunlab-c02";
+  r.client_results[1].ring_dropped = 7;
+  r.xruns.monitor_events = 4;
+  r.xruns.log_client_events = 5;
+  r.audio.emplace();
+  r.audio->totals.ring_dropped = 2;
+  const std::vector<std::string> w = count_warnings(r);
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[0],
+            "the monitor counted 4 client xrun events, jackd's log 5: they should agree; the "
+            "monitor's count is used");
+  EXPECT_EQ(w[1], "xrunlab-c02 lost 7 cycle records (ring full)");
+  EXPECT_EQ(w[2], "the chain's tail sent no audio totals: the audio check is incomplete");
+  EXPECT_EQ(w[3], "the tail lost 2 audio chunks before checking them: glitches there are not real");
+}
+
+TEST(AudioMatchWarnings, GlitchesNobodyExplainedAndXrunsNobodyHeard) {
+  RunResult r;
+  EXPECT_TRUE(audio_match_warnings(r).empty());  // no audio check
+  r.audio.emplace();
+  EXPECT_TRUE(audio_match_warnings(r).empty());
+  r.audio->glitches_without_xrun = 1;
+  r.audio->xruns_without_glitch = 3;
+  const std::vector<std::string> w = audio_match_warnings(r);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0],
+            "1 audible glitch(es) with no xrun within 50 ms: the chain lost audio that no xrun "
+            "reported");
+  EXPECT_EQ(w[1],
+            "3 xrun(s) with no audible glitch within 50 ms (nothing was lost on the "
+            "checked port)");
+}
+
+}  // namespace
+}  // namespace xrunlab
