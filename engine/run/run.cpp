@@ -31,6 +31,7 @@
 #include "engine/run/run_warnings.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"
+#include "engine/run/teardown.hpp"
 #include "engine/sched/sys_journal.hpp"
 #include "engine/system/clock.hpp"
 #include "engine/system/host_context.hpp"
@@ -510,40 +511,34 @@ void Runner::note_reclaimed(const ReclaimResult& rr) {
 void Runner::stop_all() noexcept {
   if (stopped_) return;
   stopped_ = true;
-  // Each step on its own: a step that throws is a warning, and the next steps still run.
-  auto step = [this](const char* what, auto&& fn) noexcept {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      say(fmt::format("warning: while stopping ({}): {}", what, e.what()));
-      try {
-        warn(fmt::format("while stopping ({}): {}", what, e.what()));
-      } catch (...) {
-      }
-    } catch (...) {
-      say(fmt::format("warning: while stopping ({}): unknown error", what));
-    }
-  };
-  step("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
+  Teardown t;
+  t.add("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
   // Clients first (they leave the graph cleanly), then the monitor, then the server.
-  step("clients", [&] { fleet_.stop(); });
-  step("governor", [&] { policy_.stop_governor(); });
-  step("server", [&] { session_.stop(); });
-  step("card", [&] { collect_backend(); });
-  step("system settings", [&] {
+  t.add("clients", [&] { fleet_.stop(); });
+  t.add("governor", [&] { policy_.stop_governor(); });
+  t.add("server", [&] { session_.stop(); });
+  t.add("card", [&] { collect_backend(); });
+  t.add("system settings", [&] {
     for (const std::string& problem : journal_.restore_all()) {
       say("warning: " + problem);
       warn(problem);
     }
   });
   // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
-  step("JACK registry", [&] {
+  t.add("JACK registry", [&] {
     if (!session_.name().empty() && backend_->launches_server()) {
       note_reclaimed(reclaim_stale_xrunlab_servers("/dev/shm", session_.name()));
     }
   });
-  step("pipes", [&] { hub_.stop(); });
-  step("jackd.log", [&] { tap_.close(); });
+  t.add("pipes", [&] { hub_.stop(); });
+  t.add("jackd.log", [&] { tap_.close(); });
+  for (const std::string& failure : t.run()) {
+    say("warning: " + failure);
+    try {
+      warn(failure);
+    } catch (...) {
+    }
+  }
 }
 
 void Runner::finish_failed(const std::exception& e) {

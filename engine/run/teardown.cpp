@@ -1,0 +1,30 @@
+#include "engine/run/teardown.hpp"
+
+#include <exception>
+
+namespace xrunlab {
+
+std::vector<std::string> Teardown::run() noexcept {
+  std::vector<std::string> failures;
+  if (done_) return failures;
+  done_ = true;
+  for (auto& [what, step] : steps_) {
+    std::string failure;
+    try {
+      step();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    } catch (...) {
+      failure = "unknown error";
+    }
+    if (!failure.empty()) {
+      try {
+        failures.push_back("while stopping (" + what + "): " + failure);
+      } catch (...) {  // out of memory: the step's failure goes unreported, the next runs
+      }
+    }
+  }
+  return failures;
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,40 @@
+#include "engine/run/teardown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace xrunlab {
+namespace {
+
+TEST(Teardown, EveryStepRunsInOrderEvenAfterOneThrows) {
+  std::vector<std::string> ran;
+  Teardown t;
+  t.add("loads", [&] { ran.push_back("loads"); });
+  t.add("clients", [&] {
+    ran.push_back("clients");
+    throw std::runtime_error("kill failed");
+  });
+  t.add("odd", [&] {
+    ran.push_back("odd");
+    throw 42;
+  });
+  t.add("server", [&] { ran.push_back("server"); });
+  const std::vector<std::string> failures = t.run();
+  EXPECT_EQ(ran, (std::vector<std::string>{"loads", "clients", "odd", "server"}));
+  EXPECT_EQ(failures, (std::vector<std::string>{"while stopping (clients): kill failed",
+                                                "while stopping (odd): unknown error"}));
+  EXPECT_TRUE(t.done());
+}
+
+TEST(Teardown, RunsOnce) {
+  int n = 0;
+  Teardown t;
+  t.add("count", [&] { ++n; });
+  t.run();
+  EXPECT_TRUE(t.run().empty());
+  EXPECT_EQ(n, 1);
+}
+
+}  // namespace
+}  // namespace xrunlab
