@@ -1,4 +1,4 @@
-// xrunlab-client: one synthetic DSP client. See engine/wire/client_args.cpp for usage.
+// xrunlab-client: one synthetic DSP client. Its options: engine/wire/client_args.hpp.
 //
 // Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
 // (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
@@ -246,7 +246,7 @@ std::string read_command(int timeout_ms, std::string* buffer) {
   return read_command(0, buffer);
 }
 
-int run(const ClientOptions& opt) {
+int run(const ClientArgs& opt) {
   const char* tag = opt.name.c_str();
   jack_set_thread_creator(create_jack_thread);
   jack_status_t status{};
@@ -360,13 +360,13 @@ int run(const ClientOptions& opt) {
       return fail(err);
     }
   }
-  if (opt.reference == "card") {
+  if (opt.reference == ClientReference::kCard) {
     stats.set_reference(
         CycleStats::Reference::kCard,
         card.shm() == nullptr ? CycleStats::WakeLookup{} : [&card](uint64_t m, int64_t* wake_ns) {
           return card.wake(m, wake_ns);
         });
-  } else if (opt.reference == "dll") {
+  } else if (opt.reference == ClientReference::kDll) {
     stats.set_reference(CycleStats::Reference::kDll);
   }
 
@@ -386,11 +386,11 @@ int run(const ClientOptions& opt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   const pid_t rt_tid = ctx->rt_tid.load(std::memory_order_acquire);
-  if (!opt.sched_target.empty()) {
+  if (opt.sched_target) {
     if (rt_tid == 0) {
       sched_error = "the process thread never ran, so its scheduling could not be set";
     } else {
-      sched_error = apply_thread_sched(rt_tid, *parse_target(opt.sched_target, nullptr));
+      sched_error = apply_thread_sched(rt_tid, *opt.sched_target);
     }
     if (!sched_error.empty()) std::fprintf(stderr, "%s: error: %s\n", tag, sched_error.c_str());
   }
@@ -406,7 +406,7 @@ int run(const ClientOptions& opt) {
   hello.dsp_target_us = cal.target_us;
   hello.dsp_ns_per_stage = cal.ns_per_stage;
   hello.rt_tid = rt_tid;
-  hello.sched_target = opt.sched_target;
+  hello.sched_target = opt.sched_target ? format_target(*opt.sched_target) : "";
   hello.sched_error = sched_error;
   write_all(opt.telemetry_fd, telemetry::encode(hello));
 
@@ -488,12 +488,19 @@ int run(const ClientOptions& opt) {
 }  // namespace xrunlab
 
 int main(int argc, char** argv) {
-  const xrunlab::ClientOptions opt = xrunlab::parse_client_options(argc, argv);
+  std::string error;
+  int exit_code = 0;
+  const std::optional<xrunlab::ClientArgs> opt =
+      xrunlab::parse_client_args(argc, argv, &error, &exit_code);
+  if (!opt) {
+    if (!error.empty()) std::fprintf(stderr, "xrunlab-client: error: %s\n", error.c_str());
+    return exit_code;
+  }
   struct sigaction sa {};
   sa.sa_handler = xrunlab::on_signal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  return xrunlab::run(opt);
+  return xrunlab::run(*opt);
 }
