@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "clients/rt/audio_chunk.hpp"
@@ -69,6 +70,7 @@ struct alignas(64) RtShared {
   std::atomic<pid_t> rt_tid{0};  // the process thread's tid, published by its first callback
   std::atomic<bool> server_gone{false};  // JACK shut the client down (JACK's shutdown thread)
 };
+static_assert(std::is_trivially_copyable_v<InjectSpec>, "read by value in the callback");
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
