@@ -1,102 +1,57 @@
-// xrunlab-client: one synthetic DSP client. See engine/wire/client_args.cpp for usage.
+// xrunlab-client: one synthetic DSP client. Its options: engine/wire/client_args.hpp.
 //
-// Threads: JACK's process thread (process_rt: clocks, DSP, one ring push), the drain thread
-// (ring -> CycleStats -> telemetry), and the main thread (start/stop commands, signals).
-#include <fcntl.h>
+// Threads: JACK's process thread (clients/rt/process.hpp: clocks, DSP, one ring push per
+// cycle), the drain thread (ring -> CycleStats and the audio check -> telemetry), and the main
+// thread (start/stop commands, signals).
+//
+// The pipeline: parse the arguments -> open JACK -> set up (ports, DSP calibration, rings, the
+// drain side) -> activate -> apply scheduling to the process thread -> hello -> drain until
+// stopped -> totals.
 #include <jack/jack.h>
 #include <jack/thread.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
-#include <vector>
+#include <variant>
 
 #include "clients/drain/audio_check.hpp"
+#include "clients/drain/card_record.hpp"
 #include "clients/drain/cycle_stats.hpp"
 #include "clients/rt/dsp.hpp"
-#include "clients/rt/spsc_ring.hpp"
+#include "clients/rt/jack_seam.hpp"
+#include "clients/rt/process.hpp"
 #include "clients/rt/test_signal.hpp"
+#include "clients/rt/thread_tid.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/sched_target.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
-#include "engine/wire/vcard_shared.hpp"
 
 namespace xrunlab {
 namespace {
 
-// The kernel tid of each thread libjack creates, captured as the thread starts (see
-// create_jack_thread); the process callback publishes its own from there without a system call.
-thread_local pid_t t_tid = 0;
+// Exit codes of xrunlab-client (the engine reads them from the client's exit status).
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;      // a fatal error, also sent as a telemetry "error" message
+constexpr int kExitServerGone = 3;  // the JACK server shut the client down
 
-struct ThreadStart {
-  void* (*routine)(void*);
-  void* arg;
-};
-
-void* jack_thread_trampoline(void* p) {
-  const ThreadStart start = *static_cast<ThreadStart*>(p);
-  delete static_cast<ThreadStart*>(p);
-  t_tid = static_cast<pid_t>(::gettid());
-  return start.routine(start.arg);
-}
-
-// jack_set_thread_creator hook: libjack's threads are created as JACK asks (same attributes),
-// only through a trampoline that records the tid.
-int create_jack_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*),
-                       void* arg) {
-  auto* start = new ThreadStart{routine, arg};
-  const int rc = ::pthread_create(thread, attr, jack_thread_trampoline, start);
-  if (rc != 0) delete start;
-  return rc;
-}
-
-// The vcard's shared-memory record, mapped read-only: when jackd woke for each boundary.
-// Read on the drain thread only (never in the callback).
-class CardRecord {
+// A fatal error before the measurement starts; its message is one line for the engine.
+class ClientFailure : public std::runtime_error {
  public:
-  CardRecord() = default;
-  CardRecord(const CardRecord&) = delete;
-  CardRecord& operator=(const CardRecord&) = delete;
-  ~CardRecord() {
-    if (shm_ != nullptr) ::munmap(const_cast<vcard::Shm*>(shm_), sizeof(vcard::Shm));
-  }
-  std::string open(const std::string& name) {
-    const int fd = ::shm_open(name.c_str(), O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) return "cannot open the card record '" + name + "': " + std::strerror(errno);
-    void* p = ::mmap(nullptr, sizeof(vcard::Shm), PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED)
-      return "cannot map the card record '" + name + "': " + std::strerror(errno);
-    shm_ = static_cast<const vcard::Shm*>(p);
-    if (shm_->magic != vcard::kShmMagic || shm_->version != vcard::kShmVersion) {
-      return "the card record '" + name + "' is not a vcard record of this version";
-    }
-    return "";
-  }
-  const vcard::Shm* shm() const { return shm_; }
-  // jackd's wake-up for boundary m from the capture stream's record (seqlock read).
-  bool wake(uint64_t m, int64_t* wake_ns) const {
-    const vcard::StreamRecord& s = shm_->stream[1];
-    const vcard::WakeSlot& slot = s.wake[m % vcard::kWakeSlots];
-    uint64_t got = 0;
-    int64_t ideal = 0;
-    return vcard::read_wake(slot, &got, &ideal, wake_ns) && got == m;
-  }
-
- private:
-  const vcard::Shm* shm_ = nullptr;
+  using std::runtime_error::runtime_error;
 };
 
 std::atomic<bool> g_signalled{false};
@@ -104,127 +59,258 @@ void on_signal(int) {
   g_signalled.store(true);
 }
 
-using Ring = SpscRing<CycleRecord, 16384>;  // 896 KiB: over 20 s of cycles at 64 frames/48 kHz
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
 
-// What the tail received on the checked port, in pieces of up to kChunk frames.
-struct AudioChunk {
-  static constexpr uint32_t kChunk = 64;
-  uint64_t t_entry_us;  // the cycle's callback entry (JACK time)
-  uint32_t frame_time;  // the cycle's jack_last_frame_time()
-  uint32_t count;       // samples in s
-  float s[kChunk];
-};
-static_assert(std::is_trivially_copyable_v<AudioChunk>);
-using AudioRing = SpscRing<AudioChunk, 16384>;  // 4.5 MiB: 21 s of audio at 48 kHz
+// The telemetry stream to the engine (one JSON line per message).
+class Telemetry {
+ public:
+  explicit Telemetry(int fd) : fd_(fd) {}
+  void send(const telemetry::Message& m) const { write_all(telemetry::encode(m)); }
 
-// Everything the process callback touches, allocated before activation.
-struct RtContext {
-  jack_client_t* client = nullptr;
-  std::vector<jack_port_t*> in_ports, out_ports;
-  jack_port_t* clock_port = nullptr;  // the vcard's marker channel (--clock-port)
-  std::vector<const float*> in_bufs;
-  std::vector<float*> out_bufs;
-  std::unique_ptr<BiquadBank> bank;
-  std::unique_ptr<Ring> ring;
-  std::atomic<uint64_t> ring_dropped{0};
-  uint64_t cycle = 0;
-  uint64_t inject_us = 0;
-  uint64_t inject_every = 0;
-  std::atomic<bool> server_gone{false};
-  std::atomic<pid_t> rt_tid{0};  // the process thread's tid, published by its first callback
-  // The audible chain: port 1 carries the test signal.
-  bool check_port = false;
-  const TestSignal* signal = nullptr;  // the source only
-  uint64_t signal_frame = 0;           // the source's next frame of the signal
-  std::vector<float> scratch;          // port 1's DSP output when it is passed through
-  std::vector<float*> dsp_out;         // out_bufs, with port 1 redirected to scratch
-  std::unique_ptr<AudioRing> audio;    // the sink only
-  std::atomic<uint64_t> audio_dropped{0};
-};
-static_assert(std::atomic<uint64_t>::is_always_lock_free);
-
-// Realtime: wait-free apart from the DSP work; no allocation, locks, logging or system calls
-// beyond reading the clock (jack_get_time is clock_gettime through the vDSO).
-int process_rt(jack_nframes_t nframes, void* arg) noexcept {
-  auto* ctx = static_cast<RtContext*>(arg);
-  CycleRecord rec;
-  rec.t_entry_us = jack_get_time();
-  if (ctx->rt_tid.load(std::memory_order_relaxed) == 0) {
-    ctx->rt_tid.store(t_tid, std::memory_order_release);  // a thread-local read and a store
-  }
-  if (ctx->clock_port != nullptr) {
-    timespec mono{};
-    clock_gettime(CLOCK_MONOTONIC, &mono);  // the vcard's clock, through the vDSO
-    rec.t_entry_mono_ns =
-        static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
-    const auto* clock = static_cast<const float*>(jack_port_get_buffer(ctx->clock_port, nframes));
-    if (vcard::read_marker(clock, nframes, &rec.card_boundary)) {
-      rec.flags |= CycleRecord::kHasBoundary;
+ private:
+  void write_all(const std::string& s) const {
+    size_t off = 0;
+    while (off < s.size()) {
+      const ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the engine is gone; nothing useful left to do with telemetry
+      off += static_cast<size_t>(n);
     }
   }
-  rec.frames_since_start = jack_frames_since_cycle_start(ctx->client);
-  rec.frame_time = jack_last_frame_time(ctx->client);
-  rec.nframes = nframes;
-  jack_nframes_t cur_frames = 0;
-  jack_time_t cur_usecs = 0, next_usecs = 0;
-  float period_usecs = 0;
-  if (jack_get_cycle_times(ctx->client, &cur_frames, &cur_usecs, &next_usecs, &period_usecs) == 0) {
-    rec.dll_period_start_us = cur_usecs;
+  int fd_;
+};
+
+// The JACK client, closed on every way out of run().
+class JackClient {
+ public:
+  explicit JackClient(const ClientArgs& a) {
+    jack_status_t status{};
+    const int flags =
+        JackNoStartServer | JackUseExactName | (a.server.empty() ? 0 : JackServerName);
+    client_ = a.server.empty()
+                  ? jack_client_open(a.name.c_str(), static_cast<jack_options_t>(flags), &status)
+                  : jack_client_open(a.name.c_str(), static_cast<jack_options_t>(flags), &status,
+                                     a.server.c_str());
+    if (client_ == nullptr) {
+      throw ClientFailure("cannot connect to JACK server '" + a.server + "' (status 0x" +
+                          std::to_string(static_cast<unsigned>(status)) + "); is it running?");
+    }
   }
-  for (size_t p = 0; p < ctx->in_ports.size(); ++p) {
-    ctx->in_bufs[p] = static_cast<const float*>(jack_port_get_buffer(ctx->in_ports[p], nframes));
-    ctx->out_bufs[p] = static_cast<float*>(jack_port_get_buffer(ctx->out_ports[p], nframes));
-    ctx->dsp_out[p] = ctx->out_bufs[p];
+  ~JackClient() { jack_client_close(client_); }
+  JackClient(const JackClient&) = delete;
+  JackClient& operator=(const JackClient&) = delete;
+
+  jack_client_t* get() const { return client_; }
+  uint32_t rate() const { return jack_get_sample_rate(client_); }
+  uint32_t frames() const { return jack_get_buffer_size(client_); }
+
+ private:
+  jack_client_t* client_ = nullptr;
+};
+
+// in_1..in_P, out_1..out_P and, with --clock-port, "clock".
+void register_ports(jack_client_t* client, const ClientArgs& a, RtConfig* config) {
+  auto reg = [&](const std::string& name, unsigned long flags) {
+    return jack_port_register(client, name.c_str(), JACK_DEFAULT_AUDIO_TYPE, flags, 0);
+  };
+  for (int p = 1; p <= a.ports; ++p) {
+    jack_port_t* in = reg("in_" + std::to_string(p), JackPortIsInput);
+    jack_port_t* out = reg("out_" + std::to_string(p), JackPortIsOutput);
+    if (in == nullptr || out == nullptr) {
+      throw ClientFailure("cannot register port " + std::to_string(p) +
+                          " (is jackd's port-max too small?)");
+    }
+    config->in_ports.push_back(in);
+    config->out_ports.push_back(out);
   }
-  if (ctx->check_port) {
-    // Port 1 carries the test signal unchanged; its DSP work still happens, on a scratch copy.
-    ctx->dsp_out[0] = ctx->scratch.data();
-    ctx->bank->process_rt(ctx->in_bufs.data(), ctx->dsp_out.data(), nframes);
-    const float* in = ctx->in_bufs[0];
-    if (ctx->audio) {
-      AudioChunk chunk;
-      chunk.t_entry_us = rec.t_entry_us;
-      chunk.frame_time = rec.frame_time;
-      for (uint32_t off = 0; off < nframes; off += AudioChunk::kChunk) {
-        chunk.count = std::min(AudioChunk::kChunk, nframes - off);
-        std::memcpy(chunk.s, in + off, chunk.count * sizeof(float));
-        if (!ctx->audio->rt_push(chunk)) ctx->audio_dropped.fetch_add(1, std::memory_order_relaxed);
+  if (a.clock_port) {
+    config->clock_port = reg("clock", JackPortIsInput);
+    if (config->clock_port == nullptr) {
+      throw ClientFailure("cannot register the clock port (is jackd's port-max too small?)");
+    }
+  }
+}
+
+// Everything the process callback will touch, allocated before activation. Returns the DSP
+// calibration (for hello).
+Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ctx) {
+  RtConfig& c = ctx->config;
+  c.jack = real_jack_seam();
+  c.client = jack.get();
+  register_ports(jack.get(), a, &c);
+  const double period_us = static_cast<double>(jack.frames()) * 1e6 / jack.rate();
+  const Calibration cal =
+      calibrate(a.ports, jack.rate(), jack.frames(), a.dsp_load_pct / 100.0 * period_us);
+  c.bank = std::make_unique<BiquadBank>(a.ports, cal.stages, jack.rate());
+  c.ring = std::make_unique<CycleRing>();
+  c.inject = a.inject;
+  c.check_port = a.check_port;
+  if (a.source) c.signal = std::make_unique<const TestSignal>(jack.rate());
+  if (a.sink) c.audio = std::make_unique<AudioRing>();
+  ctx->state = make_rt_state(c, jack.frames());
+  std::fprintf(stderr,
+               "%s: rate %u Hz, %u frames (%.1f us), %d ports, DSP %d stages for %.1f us "
+               "(%.1f ns per stage), inject %s\n",
+               a.name.c_str(), jack.rate(), jack.frames(), period_us, a.ports, cal.stages,
+               cal.target_us, cal.ns_per_stage,
+               a.inject ? (std::to_string(a.inject->usec) + " us every " +
+                           std::to_string(a.inject->every) + " cycles")
+                              .c_str()
+                        : "none");
+  return cal;
+}
+
+void lock_memory(const ClientArgs& a) {
+  if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+    std::fprintf(stderr, "%s: note: mlockall failed (%s); pages may fault in the callback\n",
+                 a.name.c_str(), std::strerror(errno));
+  }
+}
+
+// The measurement window, from the main thread to the drain thread (0 = not set yet).
+struct Window {
+  std::atomic<uint64_t> start_at{0};
+  std::atomic<uint64_t> stop_at{0};
+};
+
+// The drain side: turns the callback's records into telemetry. Built before activation on the
+// main thread; afterwards only the drain thread (run) uses it.
+class Drain {
+ public:
+  Drain(const ClientArgs& a, const RtContext& ctx, const JackClient& jack, const Telemetry& out)
+      : ctx_(ctx),
+        out_(out),
+        stats_(a.index, jack.rate(), jack.frames(),
+               [this](const telemetry::Message& m) { on_stats(m); }) {
+    if (a.sink) {
+      try {
+        audio_ = std::make_unique<AudioCheck>(
+            a.index, jack.rate(), a.record_dir,
+            [this](const telemetry::GlitchReport& g) { out_.send(g); });
+      } catch (const std::exception& e) {
+        throw ClientFailure(e.what());
       }
     }
-    if (ctx->signal != nullptr) {
-      ctx->signal->fill_rt(ctx->out_bufs[0], ctx->signal_frame, nframes);
-      ctx->signal_frame += nframes;
-    } else {
-      std::memcpy(ctx->out_bufs[0], in, nframes * sizeof(float));
+    if (!a.card_shm.empty()) {
+      try {
+        card_ = std::make_unique<CardRecord>(a.card_shm);
+      } catch (const std::exception& e) {
+        throw ClientFailure(e.what());
+      }
     }
-  } else {
-    ctx->bank->process_rt(ctx->in_bufs.data(), ctx->out_bufs.data(), nframes);
-  }
-  ++ctx->cycle;
-  if (ctx->inject_every != 0 && ctx->cycle % ctx->inject_every == 0) {
-    // Injected overrun: burn CPU until the callback has lasted inject_us in total beyond entry.
-    const uint64_t until = rec.t_entry_us + ctx->inject_us;
-    while (jack_get_time() < until) {
+    switch (a.reference) {
+      case ClientReference::kFrames:
+        break;
+      case ClientReference::kDll:
+        stats_.set_reference(CycleStats::Reference::kDll);
+        break;
+      case ClientReference::kCard:
+        stats_.set_reference(
+            CycleStats::Reference::kCard,
+            card_ == nullptr ? CycleStats::WakeLookup{} : [this](uint64_t m, int64_t* wake_ns) {
+              return card_->wake(m, wake_ns);
+            });
+        break;
     }
-    rec.flags |= CycleRecord::kInjected;
   }
-  rec.t_exit_us = jack_get_time();
-  if (!ctx->ring->rt_push(rec)) ctx->ring_dropped.fetch_add(1, std::memory_order_relaxed);
-  return 0;
+
+  // The drain thread: every 5 ms, the window's times, the rings' contents and the drop counts
+  // go into the statistics, until they have sent Final.
+  void run(const Window& window) {
+    constexpr uint64_t kGraceUs = 500000;  // a callback may still be running at the stop time
+    while (!stats_.finished()) {
+      t0_ = window.start_at.load();
+      t1_ = window.stop_at.load();
+      if (!stats_.started() && t0_ != 0) stats_.set_start(t0_);
+      if (t1_ != 0) stats_.set_stop(t1_);
+      drain_audio();
+      ctx_.config.ring->drain([&](const CycleRecord& r) { stats_.consume(r); });
+      stats_.add_ring_dropped(ctx_.shared.ring_dropped.load(std::memory_order_relaxed));
+      if (ctx_.shared.server_gone.load()) stats_.finish();
+      stats_.poll(jack_get_time(), kGraceUs);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  uint64_t cycles_total() const { return stats_.cycles_total(); }
+  uint64_t cycles_measured() const { return stats_.cycles_measured(); }
+
+ private:
+  // The checked audio of the window's cycles: the same [start, stop) as the statistics.
+  void drain_audio() {
+    if (!audio_) return;
+    ctx_.config.audio->drain([&](const AudioChunk& c) {
+      if (t0_ != 0 && c.t_entry_us >= t0_ && (t1_ == 0 || c.t_entry_us < t1_)) {
+        audio_->feed(c.s, c.count, c.t_entry_us, c.frame_time);
+      }
+    });
+    audio_->add_ring_dropped(ctx_.shared.audio_dropped.load(std::memory_order_relaxed));
+  }
+
+  void on_stats(const telemetry::Message& m) {
+    const auto* final = std::get_if<telemetry::Final>(&m);
+    if (final == nullptr || !audio_) {
+      out_.send(m);
+      return;
+    }
+    drain_audio();  // chunks are pushed before their cycle's record: take the last ones too
+    audio_->finish();
+    telemetry::Final with_audio = *final;
+    with_audio.audio = audio_->totals();
+    out_.send(with_audio);
+  }
+
+  const RtContext& ctx_;
+  const Telemetry& out_;
+  std::unique_ptr<AudioCheck> audio_;
+  std::unique_ptr<CardRecord> card_;
+  CycleStats stats_;
+  uint64_t t0_ = 0, t1_ = 0;  // the drain thread's view of the window
+};
+
+// JACK sets SCHED_FIFO at the client priority in the process thread's own start-up, after any
+// hook of ours could run, so --sched-target is applied afterwards, from this (non-realtime)
+// thread, to the thread by the tid its first callback published. Returns that tid (0: the
+// thread never ran) and sets *error ("" = applied, or nothing to apply).
+pid_t apply_scheduling(const ClientArgs& a, const RtShared& shared, std::string* error) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (shared.rt_tid.load(std::memory_order_acquire) == 0 &&
+         std::chrono::steady_clock::now() < until && !shared.server_gone.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const pid_t tid = shared.rt_tid.load(std::memory_order_acquire);
+  error->clear();
+  if (a.sched_target) {
+    *error = tid == 0 ? "the process thread never ran, so its scheduling could not be set"
+                      : apply_thread_sched(tid, *a.sched_target);
+    if (!error->empty()) std::fprintf(stderr, "%s: error: %s\n", a.name.c_str(), error->c_str());
+  }
+  return tid;
 }
 
-void on_shutdown(void* arg) {
-  static_cast<RtContext*>(arg)->server_gone.store(true);
-}
-
-void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the engine is gone; nothing useful left to do with telemetry
-    off += static_cast<size_t>(n);
-  }
+telemetry::Hello make_hello(const ClientArgs& a, const JackClient& jack, const Calibration& cal,
+                            pid_t rt_tid, const std::string& sched_error) {
+  telemetry::Hello h;
+  h.index = a.index;
+  h.name = jack_get_client_name(jack.get());
+  h.pid = ::getpid();
+  h.rate = jack.rate();
+  h.frames = jack.frames();
+  h.ports = a.ports;
+  h.dsp_stages = cal.stages;
+  h.dsp_target_us = cal.target_us;
+  h.dsp_ns_per_stage = cal.ns_per_stage;
+  h.rt_tid = rt_tid;
+  h.sched_target = a.sched_target ? format_target(*a.sched_target) : "";
+  h.sched_error = sched_error;
+  return h;
 }
 
 // Reads one command line from stdin if one is ready within timeout_ms. "" on timeout,
@@ -246,254 +332,108 @@ std::string read_command(int timeout_ms, std::string* buffer) {
   return read_command(0, buffer);
 }
 
-int run(const ClientOptions& opt) {
-  const char* tag = opt.name.c_str();
-  jack_set_thread_creator(create_jack_thread);
-  jack_status_t status{};
-  const int flags =
-      JackNoStartServer | JackUseExactName | (opt.server.empty() ? 0 : JackServerName);
-  jack_client_t* client =
-      opt.server.empty()
-          ? jack_client_open(opt.name.c_str(), static_cast<jack_options_t>(flags), &status)
-          : jack_client_open(opt.name.c_str(), static_cast<jack_options_t>(flags), &status,
-                             opt.server.c_str());
-  auto fail = [&](const std::string& msg) {
-    std::fprintf(stderr, "%s: error: %s\n", tag, msg.c_str());
-    write_all(opt.telemetry_fd, telemetry::encode(telemetry::Error{opt.index, msg}));
-    return 1;
-  };
-  if (client == nullptr) {
-    return fail("cannot connect to JACK server '" + opt.server + "' (status 0x" +
-                std::to_string(static_cast<unsigned>(status)) + "); is it running?");
-  }
-  auto ctx = std::make_unique<RtContext>();
-  ctx->client = client;
-  const uint32_t rate = jack_get_sample_rate(client);
-  const uint32_t frames = jack_get_buffer_size(client);
-  for (int p = 1; p <= opt.ports; ++p) {
-    jack_port_t* in = jack_port_register(client, ("in_" + std::to_string(p)).c_str(),
-                                         JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    jack_port_t* out = jack_port_register(client, ("out_" + std::to_string(p)).c_str(),
-                                          JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
-    if (in == nullptr || out == nullptr) {
-      jack_client_close(client);
-      return fail("cannot register port " + std::to_string(p) +
-                  " (is jackd's port-max too small?)");
-    }
-    ctx->in_ports.push_back(in);
-    ctx->out_ports.push_back(out);
-  }
-  if (opt.clock_port) {
-    ctx->clock_port =
-        jack_port_register(client, "clock", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    if (ctx->clock_port == nullptr) {
-      jack_client_close(client);
-      return fail("cannot register the clock port (is jackd's port-max too small?)");
-    }
-  }
-  ctx->in_bufs.assign(ctx->in_ports.size(), nullptr);
-  ctx->out_bufs.assign(ctx->out_ports.size(), nullptr);
-  ctx->dsp_out.assign(ctx->out_ports.size(), nullptr);
-  std::unique_ptr<TestSignal> signal;
-  if (opt.check_port) {
-    ctx->check_port = true;
-    ctx->scratch.assign(jack_get_buffer_size(client) > 8192 ? jack_get_buffer_size(client) : 8192,
-                        0.0f);
-    if (opt.source) {
-      signal = std::make_unique<TestSignal>(jack_get_sample_rate(client));
-      ctx->signal = signal.get();
-    }
-    if (opt.sink) ctx->audio = std::make_unique<AudioRing>();
-  }
+// "start USECS" / "stop USECS" (the keyword given with its space): true and *usecs set when
+// `line` is that command with a whole number.
+bool parse_time_command(const std::string& line, const char* keyword, uint64_t* usecs) {
+  const size_t k = std::strlen(keyword);
+  if (line.compare(0, k, keyword) != 0) return false;
+  const char* first = line.data() + k;
+  const char* last = line.data() + line.size();
+  const auto [ptr, ec] = std::from_chars(first, last, *usecs);
+  return ec == std::errc() && ptr == last && first != last;
+}
 
-  const double period_us = static_cast<double>(frames) * 1e6 / rate;
-  const Calibration cal = calibrate(opt.ports, rate, frames, opt.dsp_load_pct / 100.0 * period_us);
-  ctx->bank = std::make_unique<BiquadBank>(opt.ports, cal.stages, rate);
-  ctx->ring = std::make_unique<Ring>();
-  if (opt.inject) {
-    ctx->inject_us = opt.inject->usec;
-    ctx->inject_every = opt.inject->every;
-  }
-  std::fprintf(stderr,
-               "%s: rate %u Hz, %u frames (%.1f us), %d ports, DSP %d stages for %.1f us "
-               "(%.1f ns per stage), inject %s\n",
-               tag, rate, frames, period_us, opt.ports, cal.stages, cal.target_us, cal.ns_per_stage,
-               opt.inject ? (std::to_string(opt.inject->usec) + " us every " +
-                             std::to_string(opt.inject->every) + " cycles")
-                                .c_str()
-                          : "none");
-  if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
-    std::fprintf(stderr, "%s: note: mlockall failed (%s); pages may fault in the callback\n", tag,
-                 std::strerror(errno));
-  }
-
-  std::unique_ptr<AudioCheck> audio;
-  std::function<void()> drain_audio = [] {};  // set below, once the window's atomics exist
-  if (opt.sink) {
-    try {
-      audio = std::make_unique<AudioCheck>(opt.index, rate, opt.record_dir,
-                                           [&](const telemetry::GlitchReport& g) {
-                                             write_all(opt.telemetry_fd, telemetry::encode(g));
-                                           });
-    } catch (const std::exception& e) {
-      jack_client_close(client);
-      return fail(e.what());
-    }
-  }
-  CycleStats stats(opt.index, rate, frames, [&](const telemetry::Message& m) {
-    const auto* final = std::get_if<telemetry::Final>(&m);
-    if (final != nullptr && audio) {
-      drain_audio();  // chunks are pushed before their cycle's record: take the last ones too
-      audio->finish();
-      telemetry::Final with_audio = *final;
-      with_audio.audio = audio->totals();
-      write_all(opt.telemetry_fd, telemetry::encode(with_audio));
-      return;
-    }
-    write_all(opt.telemetry_fd, telemetry::encode(m));
-  });
-  CardRecord card;
-  if (!opt.card_shm.empty()) {
-    const std::string err = card.open(opt.card_shm);
-    if (!err.empty()) {
-      jack_client_close(client);
-      return fail(err);
-    }
-  }
-  if (opt.reference == "card") {
-    stats.set_reference(
-        CycleStats::Reference::kCard,
-        card.shm() == nullptr ? CycleStats::WakeLookup{} : [&card](uint64_t m, int64_t* wake_ns) {
-          return card.wake(m, wake_ns);
-        });
-  } else if (opt.reference == "dll") {
-    stats.set_reference(CycleStats::Reference::kDll);
-  }
-
-  jack_set_process_callback(client, process_rt, ctx.get());
-  jack_on_shutdown(client, on_shutdown, ctx.get());
-  if (jack_activate(client) != 0) {
-    jack_client_close(client);
-    return fail("cannot activate the JACK client");
-  }
-  // The process thread's scheduling is set from this (non-realtime) thread once the thread has
-  // run: JACK sets SCHED_FIFO at the client priority in the thread's own start-up, after any
-  // hook of ours could run, so it is applied afterwards, to the thread by its tid.
-  std::string sched_error;
-  const auto wait_tid_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (ctx->rt_tid.load(std::memory_order_acquire) == 0 &&
-         std::chrono::steady_clock::now() < wait_tid_until && !ctx->server_gone.load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  const pid_t rt_tid = ctx->rt_tid.load(std::memory_order_acquire);
-  if (!opt.sched_target.empty()) {
-    if (rt_tid == 0) {
-      sched_error = "the process thread never ran, so its scheduling could not be set";
-    } else {
-      sched_error = apply_thread_sched(rt_tid, *parse_target(opt.sched_target, nullptr));
-    }
-    if (!sched_error.empty()) std::fprintf(stderr, "%s: error: %s\n", tag, sched_error.c_str());
-  }
-
-  telemetry::Hello hello;
-  hello.index = opt.index;
-  hello.name = jack_get_client_name(client);
-  hello.pid = ::getpid();
-  hello.rate = rate;
-  hello.frames = frames;
-  hello.ports = opt.ports;
-  hello.dsp_stages = cal.stages;
-  hello.dsp_target_us = cal.target_us;
-  hello.dsp_ns_per_stage = cal.ns_per_stage;
-  hello.rt_tid = rt_tid;
-  hello.sched_target = opt.sched_target;
-  hello.sched_error = sched_error;
-  write_all(opt.telemetry_fd, telemetry::encode(hello));
-
-  // Start/stop times travel to the drain thread through atomics (0 = not set yet).
-  std::atomic<uint64_t> start_at{0}, stop_at{0};
-  std::atomic<bool> drained{false};
-  if (!opt.wait_start) {
-    const uint64_t now = jack_get_time();
-    start_at = now;
-    if (opt.duration_s > 0) stop_at = now + static_cast<uint64_t>(opt.duration_s * 1e6);
-  }
-  uint64_t window_t0 = 0, window_t1 = 0;  // the drain thread's view of the window
-  if (ctx->audio) {
-    drain_audio = [&] {
-      // The checked audio of the window's cycles: the same [start, stop) as the statistics.
-      ctx->audio->drain([&](const AudioChunk& c) {
-        if (window_t0 != 0 && c.t_entry_us >= window_t0 &&
-            (window_t1 == 0 || c.t_entry_us < window_t1)) {
-          audio->feed(c.s, c.count, c.t_entry_us, c.frame_time);
-        }
-      });
-      audio->add_ring_dropped(ctx->audio_dropped.load(std::memory_order_relaxed));
-    };
-  }
-  std::thread drain([&] {
-    constexpr uint64_t kGraceUs = 500000;  // a callback may still be running at the stop time
-    while (!stats.finished()) {
-      window_t0 = start_at.load();
-      window_t1 = stop_at.load();
-      if (!stats.started() && window_t0 != 0) stats.set_start(window_t0);
-      if (window_t1 != 0) stats.set_stop(window_t1);
-      drain_audio();
-      ctx->ring->drain([&](const CycleRecord& r) { stats.consume(r); });
-      stats.add_ring_dropped(ctx->ring_dropped.load(std::memory_order_relaxed));
-      if (ctx->server_gone.load()) stats.finish();
-      stats.poll(jack_get_time(), kGraceUs);
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    drained = true;
-  });
-
-  std::string buffer;
+// The main thread while the drain thread works: the window from --duration or from the
+// engine's start/stop commands (--wait-start); a signal, the end of stdin or the server going
+// away stop the measurement now. Returns once the drain thread has sent Final.
+void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
+                    const std::atomic<bool>& drained) {
   auto stop_now = [&] {
-    if (start_at.load() == 0) start_at = jack_get_time();
+    if (window->start_at.load() == 0) window->start_at = jack_get_time();
     uint64_t expected = 0;
-    stop_at.compare_exchange_strong(expected, jack_get_time());
+    window->stop_at.compare_exchange_strong(expected, jack_get_time());
   };
+  std::string buffer;
   while (!drained.load()) {
-    if (g_signalled.load() || ctx->server_gone.load()) stop_now();
-    if (!opt.wait_start) {
+    if (g_signalled.load() || shared.server_gone.load()) stop_now();
+    if (!a.wait_start) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
     const std::string cmd = read_command(20, &buffer);
+    uint64_t usecs = 0;
     if (cmd == "eof") {
       stop_now();
-    } else if (cmd.rfind("start ", 0) == 0) {
-      start_at = std::stoull(cmd.substr(6));
-    } else if (cmd.rfind("stop ", 0) == 0) {
-      if (start_at.load() == 0) start_at = jack_get_time();
-      stop_at = std::stoull(cmd.substr(5));
+    } else if (parse_time_command(cmd, "start ", &usecs)) {
+      window->start_at = usecs;
+    } else if (parse_time_command(cmd, "stop ", &usecs)) {
+      if (window->start_at.load() == 0) window->start_at = jack_get_time();
+      window->stop_at = usecs;
     } else if (!cmd.empty()) {
-      std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", tag, cmd.c_str());
+      std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", a.name.c_str(), cmd.c_str());
     }
   }
-  drain.join();
-  const bool gone = ctx->server_gone.load();
-  if (!gone) jack_deactivate(client);
-  jack_client_close(client);
-  std::fprintf(stderr, "%s: %llu cycles in total, %llu measured, %llu ring drops%s\n", tag,
-               static_cast<unsigned long long>(stats.cycles_total()),
-               static_cast<unsigned long long>(stats.cycles_measured()),
-               static_cast<unsigned long long>(ctx->ring_dropped.load()),
-               gone ? ", the JACK server shut down" : "");
-  return gone ? 3 : 0;
+}
+
+int run(const ClientArgs& a) {
+  const Telemetry out(a.telemetry_fd);
+  jack_set_thread_creator(create_jack_thread);  // the process thread records its tid
+  // Declared before the client: the callback may use it until the client is closed.
+  auto ctx = std::make_unique<RtContext>();
+  try {
+    JackClient jack(a);
+    const Calibration cal = set_up_rt(jack, a, ctx.get());
+    lock_memory(a);
+    Drain drain(a, *ctx, jack, out);
+
+    jack_set_process_callback(jack.get(), process_rt, ctx.get());
+    jack_on_shutdown(jack.get(), on_server_shutdown, ctx.get());
+    if (jack_activate(jack.get()) != 0) throw ClientFailure("cannot activate the JACK client");
+    std::string sched_error;
+    const pid_t rt_tid = apply_scheduling(a, ctx->shared, &sched_error);
+    out.send(make_hello(a, jack, cal, rt_tid, sched_error));
+
+    Window window;
+    if (!a.wait_start) {
+      const uint64_t now = jack_get_time();
+      window.start_at = now;
+      if (a.duration_s > 0) window.stop_at = now + static_cast<uint64_t>(a.duration_s * 1e6);
+    }
+    std::atomic<bool> drained{false};
+    std::thread drain_thread([&] {
+      drain.run(window);
+      drained = true;
+    });
+    control_window(a, ctx->shared, &window, drained);
+    drain_thread.join();
+
+    const bool gone = ctx->shared.server_gone.load();
+    if (!gone) jack_deactivate(jack.get());
+    std::fprintf(stderr, "%s: %llu cycles in total, %llu measured, %llu ring drops%s\n",
+                 a.name.c_str(), static_cast<unsigned long long>(drain.cycles_total()),
+                 static_cast<unsigned long long>(drain.cycles_measured()),
+                 static_cast<unsigned long long>(ctx->shared.ring_dropped.load()),
+                 gone ? ", the JACK server shut down" : "");
+    return gone ? kExitServerGone : kExitOk;
+  } catch (const std::exception& e) {  // ClientFailure, or set-up running out of memory
+    std::fprintf(stderr, "%s: error: %s\n", a.name.c_str(), e.what());
+    out.send(telemetry::Error{a.index, e.what()});
+    return kExitFailed;
+  }
 }
 
 }  // namespace
 }  // namespace xrunlab
 
 int main(int argc, char** argv) {
-  const xrunlab::ClientOptions opt = xrunlab::parse_client_options(argc, argv);
-  struct sigaction sa {};
-  sa.sa_handler = xrunlab::on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  return xrunlab::run(opt);
+  std::string error;
+  int exit_code = 0;
+  const std::optional<xrunlab::ClientArgs> args =
+      xrunlab::parse_client_args(argc, argv, &error, &exit_code);
+  if (!args) {
+    if (!error.empty()) std::fprintf(stderr, "xrunlab-client: error: %s\n", error.c_str());
+    return exit_code;
+  }
+  xrunlab::install_signal_handlers();
+  return xrunlab::run(*args);
 }

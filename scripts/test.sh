@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds xrunlab and runs every test: the lock-free ring under ThreadSanitizer, a short run of
+# Builds xrunlab and runs every test: the lock-free parts (the ring, the card's seqlock, the
+# process callback's context shared with the drain thread) under ThreadSanitizer, a short run of
 # the callback benchmark (it must work; its numbers are for people and are not asserted), then
 # all unit tests and the integration tests against the real jackd (ctest, last).
 set -euo pipefail
@@ -11,9 +12,10 @@ cmake --build build -j"$jobs"
 
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread \
   -DXRUNLAB_BENCHMARKS=OFF >/dev/null
-cmake --build build-tsan -j"$jobs" --target spsc_ring_test vcard_seqlock_test
+cmake --build build-tsan -j"$jobs" --target spsc_ring_test vcard_seqlock_test process_test
 build-tsan/bin/spsc_ring_test
 build-tsan/bin/vcard_seqlock_test
+build-tsan/bin/process_test
 
 build/bin/callback_bench --benchmark_min_time=0.05 --benchmark_filter=BM_Bookkeeping
 

@@ -1,13 +1,35 @@
 #include "engine/wire/client_args.hpp"
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
-#include <cstdlib>
+#include <fmt/core.h>
 
-#include "engine/wire/sched_target.hpp"
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 #include "engine/wire/version.hpp"
 
 namespace xrunlab {
+
+const char* to_string(ClientReference r) {
+  switch (r) {
+    case ClientReference::kFrames:
+      return "frames";
+    case ClientReference::kDll:
+      return "dll";
+    case ClientReference::kCard:
+      return "card";
+  }
+  return "frames";
+}
+
+std::optional<ClientReference> parse_client_reference(std::string_view text) {
+  for (ClientReference r :
+       {ClientReference::kFrames, ClientReference::kDll, ClientReference::kCard}) {
+    if (text == to_string(r)) return r;
+  }
+  return std::nullopt;
+}
 
 std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why) {
   const auto colon = text.find(':');
@@ -32,19 +54,82 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string
   return spec;
 }
 
-ClientOptions parse_client_options(int argc, char** argv) {
-  ClientOptions o;
+std::string format_inject_spec(const InjectSpec& spec) {
+  return fmt::format("{}:{}", spec.usec, spec.every);
+}
+
+bool operator==(const ClientArgs& a, const ClientArgs& b) {
+  return a.server == b.server && a.name == b.name && a.index == b.index && a.ports == b.ports &&
+         a.dsp_load_pct == b.dsp_load_pct && a.inject == b.inject &&
+         a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
+         a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
+         a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
+         a.check_port == b.check_port && a.source == b.source && a.sink == b.sink &&
+         a.record_dir == b.record_dir;
+}
+
+std::vector<std::string> to_argv(const ClientArgs& a) {
+  const ClientArgs d;
+  std::vector<std::string> argv;
+  auto option = [&](const char* flag, std::string value) {
+    argv.emplace_back(flag);
+    argv.push_back(std::move(value));
+  };
+  if (a.server != d.server) option("--server", a.server);
+  if (a.name != d.name) option("--name", a.name);
+  if (a.index != d.index) option("--index", std::to_string(a.index));
+  if (a.ports != d.ports) option("--ports", std::to_string(a.ports));
+  if (a.dsp_load_pct != d.dsp_load_pct) option("--dsp-load", fmt::format("{:.6f}", a.dsp_load_pct));
+  if (a.inject) option("--inject-overrun", format_inject_spec(*a.inject));
+  if (a.telemetry_fd != d.telemetry_fd) option("--telemetry-fd", std::to_string(a.telemetry_fd));
+  if (a.wait_start) argv.emplace_back("--wait-start");
+  if (a.duration_s != d.duration_s) option("--duration", fmt::format("{}", a.duration_s));
+  if (a.sched_target) option("--sched-target", format_target(*a.sched_target));
+  if (a.reference != d.reference) option("--reference", to_string(a.reference));
+  if (a.clock_port) argv.emplace_back("--clock-port");
+  if (a.card_shm != d.card_shm) option("--card-shm", a.card_shm);
+  if (a.check_port) argv.emplace_back("--check-port");
+  if (a.source) argv.emplace_back("--source");
+  if (a.sink) argv.emplace_back("--sink");
+  if (a.record_dir != d.record_dir) option("--record-dir", a.record_dir);
+  return argv;
+}
+
+std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, std::string* error,
+                                            int* exit_code) {
+  ClientArgs o;
+  *error = "";
+  *exit_code = 0;
+  auto usage = [&](std::string message) -> std::optional<ClientArgs> {
+    *error = std::move(message);
+    *exit_code = 2;
+    return std::nullopt;
+  };
   CLI::App app{
       "xrunlab-client: a synthetic JACK DSP client that measures every one of its process "
       "cycles (callback delay after the period start, duration, cycle time) and reports exact "
       "per-second statistics as JSON lines."};
   app.set_version_flag("--version", std::string("xrunlab-client ") + kVersion);
-  std::string inject;
+  // CLI11's PositiveNumber and NonNegativeNumber name the largest double in their messages;
+  // these say the limit plainly.
+  constexpr int kIntMax = std::numeric_limits<int>::max();
+  const CLI::Validator seconds(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0) {
+          return "Value " + text + " is not a number of seconds >= 0";
+        }
+        return "";
+      },
+      "NONNEGATIVE");
+  // The options whose text is turned into a type after CLI11 has read them.
+  std::string inject, sched_target, reference = to_string(o.reference);
   app.add_option("--server", o.server, "JACK server name to connect to (never started).")
       ->type_name("NAME");
   app.add_option("--name", o.name, "JACK client name.")->capture_default_str()->type_name("NAME");
   app.add_option("--index", o.index, "Position of this client in the chain (1-based).")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, kIntMax))
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--ports", o.ports, "Number of input and of output ports.")
@@ -61,21 +146,21 @@ ClientOptions parse_client_options(int argc, char** argv) {
                  "as USEC:EVERY_N_CYCLES (fault injection for tests).")
       ->type_name("USEC:EVERY_N_CYCLES");
   app.add_option("--telemetry-fd", o.telemetry_fd, "File descriptor for the JSON-lines telemetry.")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, kIntMax))
       ->capture_default_str()
       ->type_name("FD");
   app.add_flag("--wait-start", o.wait_start,
                "Read 'start USECS' and 'stop USECS' (JACK time) lines from standard input.");
   app.add_option("--duration", o.duration_s,
                  "Without --wait-start: stop after SECONDS (0 runs until Ctrl-C).")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds)
       ->type_name("SECONDS");
-  app.add_option("--sched-target", o.sched_target,
+  app.add_option("--sched-target", sched_target,
                  "Scheduling of the JACK process thread, set from outside the callback once it "
                  "runs: FIFO:PRIO, RR:PRIO, OTHER:NICE, BATCH:NICE, IDLE, ISO or "
                  "DEADLINE:RUNTIME_NS,DEADLINE_NS,PERIOD_NS[,reclaim].")
       ->type_name("TARGET");
-  app.add_option("--reference", o.reference,
+  app.add_option("--reference", reference,
                  "Period start the delay is measured from: frames (time since the driver woke, "
                  "dummy), dll (JACK's cycle-time estimate, real cards), card (the virtual "
                  "card's exact boundary; needs --clock-port).")
@@ -101,35 +186,28 @@ ClientOptions parse_client_options(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    std::exit(app.exit(e));
+    *exit_code = app.exit(e);  // prints the help or the version to stdout
+    return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "xrunlab-client: error: %s (see --help)\n", e.what());
-    std::exit(2);
+    return usage(std::string(e.what()) + " (see --help)");
   }
   if (!inject.empty()) {
     std::string why;
     o.inject = parse_inject_spec(inject, &why);
-    if (!o.inject) {
-      std::fprintf(stderr, "xrunlab-client: error: --inject-overrun '%s': %s\n", inject.c_str(),
-                   why.c_str());
-      std::exit(2);
-    }
+    if (!o.inject) return usage("--inject-overrun '" + inject + "': " + why);
   }
-  if (!o.sched_target.empty()) {
+  if (!sched_target.empty()) {
     std::string why;
-    if (!parse_target(o.sched_target, &why)) {
-      std::fprintf(stderr, "xrunlab-client: error: --sched-target '%s': %s\n",
-                   o.sched_target.c_str(), why.c_str());
-      std::exit(2);
-    }
+    o.sched_target = parse_target(sched_target, &why);
+    if (!o.sched_target) return usage("--sched-target '" + sched_target + "': " + why);
   }
+  // CLI11 has checked the spelling already; this cannot fail.
+  o.reference = parse_client_reference(reference).value_or(ClientReference::kFrames);
   if ((o.source || o.sink) && !o.check_port) {
-    std::fprintf(stderr, "xrunlab-client: error: --source and --sink need --check-port\n");
-    std::exit(2);
+    return usage("--source and --sink need --check-port");
   }
-  if (o.reference == "card" && !o.clock_port) {
-    std::fprintf(stderr, "xrunlab-client: error: --reference card needs --clock-port\n");
-    std::exit(2);
+  if (o.reference == ClientReference::kCard && !o.clock_port) {
+    return usage("--reference card needs --clock-port");
   }
   return o;
 }

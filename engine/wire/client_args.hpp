@@ -1,43 +1,94 @@
 #pragma once
-// Options of xrunlab-client (parsed with CLI11 in client_options.cpp).
+// The argv contract of xrunlab-client, typed: the engine builds a client's command line from a
+// ClientArgs (to_argv) and the client parses it back into the same struct (parse_client_args),
+// once, at its edge; nothing after that parses a string again. parse_client_args(to_argv(a))
+// returns exactly `a` (see to_argv for the one rounding it applies).
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/wire/sched_target.hpp"
 
 namespace xrunlab {
 
+// Where a cycle's period starts, the instant its callback delay is measured from
+// (--reference frames|dll|card).
+enum class ClientReference {
+  kFrames,  // jack_frames_since_cycle_start: since the driver thread woke (dummy backend)
+  kDll,     // jack_get_cycle_times current_usecs: JACK's DLL estimate (real cards)
+  kCard,    // the vcard boundary named by the marker on the clock port (needs --clock-port)
+};
+
+// "frames", "dll", "card": the spelling on the command line.
+const char* to_string(ClientReference r);
+// The reference spelled `text`; nullopt for anything else.
+std::optional<ClientReference> parse_client_reference(std::string_view text);
+
+// --inject-overrun USEC:EVERY_N_CYCLES: busy-wait in every EVERY-th callback until it has
+// lasted USEC microseconds.
 struct InjectSpec {
   uint64_t usec = 0;   // busy time added to the callback
   uint64_t every = 0;  // every Nth cycle (the Nth, 2Nth, ...)
 };
 
-struct ClientOptions {
-  std::string server;  // JACK server name; empty: the default server
-  std::string name = "xrunlab-client";
-  int index = 1;
-  int ports = 4;
-  double dsp_load_pct = 0.0;  // DSP time per cycle, percent of the period
-  std::optional<InjectSpec> inject;
-  int telemetry_fd = 1;
-  bool wait_start = false;   // take start/stop times from stdin (the engine does this)
-  double duration_s = 0.0;   // standalone: stop after this long (0: until Ctrl-C)
-  std::string sched_target;  // scheduling for the process thread ("" = leave JACK's)
-  // Period-start reference for the delay: "frames" (jack_frames_since_cycle_start), "dll"
-  // (jack_get_cycle_times) or "card" (the vcard boundary named by the marker on the clock port).
-  std::string reference = "frames";
-  bool clock_port = false;  // register the "clock" input for the vcard's period marker
-  std::string card_shm;     // the vcard's shared-memory record ("" = none)
-  // The audible chain (issue: known signal through all clients). Port 1 carries it.
-  bool check_port = false;  // pass port 1 through exactly (its DSP work goes to a scratch buffer)
-  bool source = false;      // the head: play the test signal on port 1
-  bool sink = false;        // the tail: check what arrives on port 1 for glitches
-  std::string record_dir;   // the sink: write received.wav and glitch excerpts here
+inline bool operator==(const InjectSpec& a, const InjectSpec& b) {
+  return a.usec == b.usec && a.every == b.every;
+}
+inline bool operator!=(const InjectSpec& a, const InjectSpec& b) {
+  return !(a == b);
+}
+
+// Parses "USEC:EVERY_N_CYCLES" (both positive whole numbers); nullopt (and *why set, if given)
+// when malformed.
+std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why);
+// "USEC:EVERY": what parse_inject_spec reads back into `spec`.
+std::string format_inject_spec(const InjectSpec& spec);
+
+// Every option of xrunlab-client, with its default. One field per flag; the flag is named
+// beside each field.
+struct ClientArgs {
+  std::string server;                   // --server NAME: JACK server ("" = the default server)
+  std::string name = "xrunlab-client";  // --name NAME: the JACK client name
+  int index = 1;                        // --index N: position in the chain, 1-based
+  int ports = 4;                        // --ports P: input and output ports each, 1..256
+  double dsp_load_pct = 0;           // --dsp-load PERCENT: DSP time per cycle, 0..100 % of a period
+  std::optional<InjectSpec> inject;  // --inject-overrun USEC:EVERY_N_CYCLES (none by default)
+  int telemetry_fd = 1;              // --telemetry-fd FD: where the JSON-lines telemetry goes
+  bool wait_start = false;  // --wait-start: take start/stop times from stdin (the engine does)
+  double duration_s = 0;    // --duration SECONDS: standalone, stop after this long (0: Ctrl-C)
+  // --sched-target TARGET: scheduling for the process thread (none: leave JACK's).
+  std::optional<ThreadTarget> sched_target;
+  ClientReference reference = ClientReference::kFrames;  // --reference frames|dll|card
+  bool clock_port = false;  // --clock-port: register the "clock" input for the vcard's marker
+  std::string card_shm;     // --card-shm NAME: the vcard's shared-memory record ("" = none)
+  // The audible chain: port 1 carries a known test signal from the head to the tail.
+  bool check_port = false;  // --check-port: pass port 1 through exactly (DSP on a copy)
+  bool source = false;      // --source: the head, playing the test signal on port 1
+  bool sink = false;        // --sink: the tail, checking what arrives on port 1 for glitches
+  std::string record_dir;   // --record-dir DIR: the sink writes received.wav and excerpts here
 };
 
-// Parses "USEC:EVERY_N_CYCLES"; nullopt (and *why set) when malformed.
-std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why);
+bool operator==(const ClientArgs& a, const ClientArgs& b);
+inline bool operator!=(const ClientArgs& a, const ClientArgs& b) {
+  return !(a == b);
+}
 
-// Returns the options, or exits (help/version: 0; bad usage: 2 with a one-line error).
-ClientOptions parse_client_options(int argc, char** argv);
+// The argv (without argv[0]) that parse_client_args turns back into exactly `a`: only the
+// options that differ from their defaults, in the order of ClientArgs' fields. --dsp-load is
+// written with six decimals ("{:.6f}", as the engine always has), so it reads back exactly when
+// it is a multiple of 0.000001 as a double would print it; --duration is written in the
+// shortest form that reads back exactly.
+std::vector<std::string> to_argv(const ClientArgs& a);
+
+// Parses xrunlab-client's command line (argv[0] is the program). Returns the arguments, or
+// nullopt with *exit_code set (both pointers must be non-null):
+//   --help / --version: the text is printed to stdout; *exit_code 0, *error "".
+//   bad usage: *exit_code 2 and *error one line naming the option at fault, e.g.
+//     "--sched-target 'FIFO:0': expected FIFO:PRIO with PRIO 1..99".
+// Never exits: the caller decides what to print and how to end.
+std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, std::string* error,
+                                            int* exit_code);
 
 }  // namespace xrunlab

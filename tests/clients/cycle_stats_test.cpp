@@ -107,6 +107,20 @@ TEST(CycleStats, DelayOverSpareTimeAndInjectedCycles) {
   EXPECT_EQ(c.finals.at(0).injected, 1u);
 }
 
+// The callback's ring drops (a running total, from RtShared) reach Final as the last total set.
+TEST(CycleStats, FinalCarriesTheRingDropTotal) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  s.set_start(kT0);
+  s.consume(rec(kT0, 0, 10));
+  s.add_ring_dropped(3);
+  s.add_ring_dropped(7);  // a total, not an increment
+  s.finish();
+  ASSERT_EQ(c.finals.size(), 1u);
+  EXPECT_EQ(c.finals[0].ring_dropped, 7u);
+  EXPECT_EQ(c.finals[0].cycles_measured, 1u);
+}
+
 TEST(CycleStats, PollFinishesAfterTheStopTimeAndGrace) {
   Collector c;
   CycleStats s(1, kRate, kFrames, c.emit());

@@ -1,0 +1,139 @@
+#include "clients/rt/process.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "clients/rt/thread_tid.hpp"
+#include "engine/wire/vcard_shared.hpp"
+
+namespace xrunlab {
+namespace {
+
+// The clocks and JACK's facts about this cycle, read at entry, in this order: t_entry first
+// (the delay is measured to it), then the vcard's clock and marker, then JACK's frame counts.
+// Realtime: wait-free; memory reads and clock reads through the seam.
+void read_entry_rt(const RtConfig& c, RtShared& shared, jack_nframes_t nframes,
+                   CycleRecord* rec) noexcept {
+  rec->t_entry_us = c.jack.get_time();
+  if (shared.rt_tid.load(std::memory_order_relaxed) == 0) {
+    shared.rt_tid.store(recorded_thread_tid_rt(), std::memory_order_release);
+  }
+  if (c.clock_port != nullptr) {
+    timespec mono{};
+    c.jack.clock_gettime(CLOCK_MONOTONIC, &mono);  // the vcard's clock, through the vDSO
+    rec->t_entry_mono_ns =
+        static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
+    const auto* clock = static_cast<const float*>(c.jack.port_get_buffer(c.clock_port, nframes));
+    if (vcard::read_marker(clock, nframes, &rec->card_boundary)) {
+      rec->flags |= CycleRecord::kHasBoundary;
+    }
+  }
+  rec->frames_since_start = c.jack.frames_since_cycle_start(c.client);
+  rec->frame_time = c.jack.last_frame_time(c.client);
+  rec->nframes = nframes;
+  jack_nframes_t cur_frames = 0;
+  jack_time_t cur_usecs = 0, next_usecs = 0;
+  float period_usecs = 0;
+  if (c.jack.get_cycle_times(c.client, &cur_frames, &cur_usecs, &next_usecs, &period_usecs) == 0) {
+    rec->dll_period_start_us = cur_usecs;
+  }
+}
+
+// The sink's copy of port 1 as received, in chunks of up to AudioChunk::kChunk frames; a chunk
+// the full ring refuses is counted, never waited for.
+// Realtime: wait-free.
+void push_audio_rt(AudioRing& ring, RtShared& shared, const float* in, jack_nframes_t nframes,
+                   const CycleRecord& rec) noexcept {
+  AudioChunk chunk;
+  chunk.t_entry_us = rec.t_entry_us;
+  chunk.frame_time = rec.frame_time;
+  for (uint32_t off = 0; off < nframes; off += AudioChunk::kChunk) {
+    chunk.count = std::min(AudioChunk::kChunk, nframes - off);
+    std::memcpy(chunk.s, in + off, chunk.count * sizeof(float));
+    if (!ring.rt_push(chunk)) shared.audio_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+// The DSP work on every port; with --check-port, port 1 passes through exactly (the test
+// signal on the source) while its DSP work goes to the scratch buffer.
+// Realtime: wait-free apart from the DSP work itself (bounded: stages x nframes).
+void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nframes_t nframes,
+                      const CycleRecord& rec) noexcept {
+  for (size_t p = 0; p < c.in_ports.size(); ++p) {
+    s.in_bufs[p] = static_cast<const float*>(c.jack.port_get_buffer(c.in_ports[p], nframes));
+    s.out_bufs[p] = static_cast<float*>(c.jack.port_get_buffer(c.out_ports[p], nframes));
+    s.dsp_out[p] = s.out_bufs[p];
+  }
+  if (!c.check_port) {
+    c.bank->process_rt(s.in_bufs.data(), s.out_bufs.data(), nframes);
+    return;
+  }
+  s.dsp_out[0] = s.scratch.data();
+  c.bank->process_rt(s.in_bufs.data(), s.dsp_out.data(), nframes);
+  const float* in = s.in_bufs[0];
+  if (c.audio) push_audio_rt(*c.audio, shared, in, nframes, rec);
+  if (c.signal) {
+    c.signal->fill_rt(s.out_bufs[0], s.signal_frame, nframes);
+    s.signal_frame += nframes;
+  } else {
+    std::memcpy(s.out_bufs[0], in, nframes * sizeof(float));
+  }
+}
+
+}  // namespace
+
+RtState make_rt_state(const RtConfig& config, uint32_t max_nframes) {
+  auto bad = [](const std::string& what) {
+    return std::invalid_argument("the process callback's configuration: " + what);
+  };
+  const size_t ports = config.in_ports.size();
+  if (ports == 0) throw bad("in_ports is empty");
+  if (config.out_ports.size() != ports) throw bad("out_ports and in_ports differ in size");
+  if (!config.bank) throw bad("bank is missing");
+  if (static_cast<size_t>(config.bank->ports()) != ports) {
+    throw bad("bank has " + std::to_string(config.bank->ports()) + " ports, not " +
+              std::to_string(ports));
+  }
+  if (!config.ring) throw bad("ring is missing");
+  if (config.inject && config.inject->every == 0) throw bad("inject.every is 0");
+  if ((config.signal || config.audio) && !config.check_port) {
+    throw bad("signal and audio need check_port");
+  }
+  RtState s;
+  s.in_bufs.assign(ports, nullptr);
+  s.out_bufs.assign(ports, nullptr);
+  s.dsp_out.assign(ports, nullptr);
+  if (config.check_port) s.scratch.assign(std::max(max_nframes, kMaxJackFrames), 0.0f);
+  return s;
+}
+
+void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
+                      jack_nframes_t nframes) noexcept {
+  CycleRecord rec;
+  read_entry_rt(config, shared, nframes, &rec);
+  process_ports_rt(config, state, shared, nframes, rec);
+  ++state.cycle;
+  if (config.inject && state.cycle % config.inject->every == 0) {
+    // Injected overrun: burn CPU until the callback has lasted inject->usec in total.
+    const uint64_t until = rec.t_entry_us + config.inject->usec;
+    while (config.jack.get_time() < until) {
+    }
+    rec.flags |= CycleRecord::kInjected;
+  }
+  rec.t_exit_us = config.jack.get_time();
+  if (!config.ring->rt_push(rec)) shared.ring_dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+int process_rt(jack_nframes_t nframes, void* arg) noexcept {
+  auto* ctx = static_cast<RtContext*>(arg);
+  process_cycle_rt(ctx->config, ctx->state, ctx->shared, nframes);
+  return 0;
+}
+
+void on_server_shutdown(void* arg) noexcept {
+  static_cast<RtContext*>(arg)->shared.server_gone.store(true);
+}
+
+}  // namespace xrunlab
