@@ -49,18 +49,6 @@ std::string default_backend(bool has_sound_card) {
   return has_sound_card ? "alsa" : "vcard";
 }
 
-std::string reference_flag(DelayReference r) {
-  switch (r) {
-    case DelayReference::kFramesSinceCycleStart:
-      return "frames";
-    case DelayReference::kCycleTimes:
-      return "dll";
-    case DelayReference::kCardBoundary:
-      return "card";
-  }
-  return "frames";
-}
-
 namespace {
 
 int64_t mono_minus_raw_ns() {
@@ -95,7 +83,7 @@ class DummyBackend : public Backend {
             "-C", std::to_string(s.ports),
             "-P", std::to_string(s.ports)};
   }
-  DelayReference reference() const override { return DelayReference::kFramesSinceCycleStart; }
+  ClientReference reference() const override { return ClientReference::kFrames; }
   std::string reference_text() const override {
     return "jack_frames_since_cycle_start (time since the dummy driver woke; approximate: "
            "the dummy driver sleeps a relative period, so its own lateness is not seen)";
@@ -149,7 +137,7 @@ class VcardBackend : public Backend {
     return {{"ALSA_CONFIG_PATH", config_path_}};
   }
   bool server_verbose() const override { return true; }
-  DelayReference reference() const override { return DelayReference::kCardBoundary; }
+  ClientReference reference() const override { return ClientReference::kCard; }
   std::string reference_text() const override {
     return "vcard period boundary (exact: the card's timer deadline for the interrupt whose data "
            "the cycle processes, identified by the period marker; CLOCK_MONOTONIC)";
@@ -161,8 +149,9 @@ class VcardBackend : public Backend {
            "(ALSA 'xrun of at least' lines, whose durations are meaningless on ioplug, and "
            "JackEngine lines)";
   }
-  std::vector<std::string> client_args() const override {
-    return {"--clock-port", "--card-shm", spec_.shm_name};
+  void add_client_args(ClientArgs& a) const override {
+    a.clock_port = true;
+    a.card_shm = spec_.shm_name;
   }
   std::string clock_port(const BackendSetup&) const override {
     return fmt::format("system:capture_{}", spec_.clock_channel);
@@ -257,7 +246,7 @@ class AlsaBackend : public Backend {
     return alsa_driver_args(pcm_, s, 0, 0);
   }
   bool server_verbose() const override { return true; }
-  DelayReference reference() const override { return DelayReference::kCycleTimes; }
+  ClientReference reference() const override { return ClientReference::kDll; }
   std::string reference_text() const override {
     return "jack_get_cycle_times current_usecs (JACK's DLL estimate of the card's interrupt; "
            "good in steady state, disturbed for a few cycles after each xrun)";
@@ -290,7 +279,7 @@ class AttachBackend : public Backend {
   bool launches_server() const override { return false; }
   std::string server_name(const BackendSetup&) const override { return attached_name(); }
   std::vector<std::string> driver_argv(const BackendSetup&) const override { return {}; }
-  DelayReference reference() const override { return DelayReference::kCycleTimes; }
+  ClientReference reference() const override { return ClientReference::kDll; }
   std::string reference_text() const override {
     return "jack_get_cycle_times current_usecs (the attached server's DLL estimate; not "
            "checked against the card)";

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/wire/client_args.hpp"
+
 namespace xrunlab {
 
 struct BackendSpec {
@@ -26,14 +28,6 @@ BackendSpec parse_backend(const std::string& text);
 
 // What `--backend` means when it is not given: vcard without a sound card, alsa with one.
 std::string default_backend(bool has_sound_card);
-
-// How a client computes "when did this period start" (see DESIGN.md, What is measured).
-enum class DelayReference {
-  kFramesSinceCycleStart,  // jack_frames_since_cycle_start(): since the driver thread woke
-  kCycleTimes,             // jack_get_cycle_times() current_usecs: JACK's DLL estimate
-  kCardBoundary,           // the virtual card's exact boundary, identified by its marker
-};
-std::string reference_flag(DelayReference r);  // the client's --reference value
 
 // What the run knows when the backend is set up.
 struct BackendSetup {
@@ -68,7 +62,8 @@ class Backend {
   // jackd -v: the ALSA driver prints its xrun lines only then.
   virtual bool server_verbose() const { return false; }
 
-  virtual DelayReference reference() const = 0;
+  // How a client computes "when did this period start" (DESIGN.md, What is measured).
+  virtual ClientReference reference() const = 0;
   virtual std::string reference_text() const = 0;  // for run.json and summary.txt
   virtual bool reference_exact() const { return false; }
   virtual double reference_resolution_us(uint32_t rate) const { return 1e6 / rate; }
@@ -86,7 +81,7 @@ class Backend {
   virtual std::optional<uint64_t> card_xruns_in_window() const { return std::nullopt; }
 
   // Arguments every client gets (e.g. the card's clock input and record).
-  virtual std::vector<std::string> client_args() const { return {}; }
+  virtual void add_client_args(ClientArgs& a) const { (void)a; }
   // The server port carrying the card's period marker ("" = none); each client's "clock"
   // input is connected to it.
   virtual std::string clock_port(const BackendSetup& s) const {

@@ -32,37 +32,27 @@ std::string client_name(const std::string& prefix, int index) {
   return fmt::format("{}c{:02d}", prefix, index);
 }
 
-std::vector<std::string> client_argv(const FleetSpec& f, int i) {
-  std::vector<std::string> argv = {f.binary,
-                                   "--server",
-                                   f.server,
-                                   "--name",
-                                   client_name(f.name_prefix, i),
-                                   "--index",
-                                   std::to_string(i),
-                                   "--ports",
-                                   std::to_string(f.ports),
-                                   "--dsp-load",
-                                   fmt::format("{:.6f}", f.dsp_load_pct / f.clients),
-                                   "--telemetry-fd",
-                                   "3",
-                                   "--wait-start"};
-  if (f.sched_target) argv.insert(argv.end(), {"--sched-target", format_target(*f.sched_target)});
-  argv.insert(argv.end(), {"--reference", reference_flag(f.reference)});
+ClientArgs client_args(const FleetSpec& f, int i) {
+  ClientArgs a = f.common;
+  a.name = client_name(f.name_prefix, i);
+  a.index = i;
+  a.dsp_load_pct = f.dsp_load_pct / f.clients;
+  a.telemetry_fd = 3;
+  a.wait_start = true;
   if (f.audio_check) {
     // The audible chain: port 1 carries the test signal from the head to the tail.
-    argv.push_back("--check-port");
-    if (i == 1) argv.push_back("--source");
-    if (i == f.clients) {
-      argv.push_back("--sink");
-      if (!f.record_dir.empty()) argv.insert(argv.end(), {"--record-dir", f.record_dir});
-    }
+    a.check_port = true;
+    a.source = i == 1;
+    a.sink = i == f.clients;
+    if (a.sink) a.record_dir = f.record_dir;
   }
-  argv.insert(argv.end(), f.backend_args.begin(), f.backend_args.end());
-  if (f.inject && i == f.inject_client) {
-    argv.insert(argv.end(),
-                {"--inject-overrun", fmt::format("{}:{}", f.inject->usec, f.inject->every)});
-  }
+  if (f.inject && i == f.inject_client) a.inject = f.inject;
+  return a;
+}
+
+std::vector<std::string> client_argv(const FleetSpec& f, int i) {
+  std::vector<std::string> argv = {f.binary};
+  for (std::string& arg : to_argv(client_args(f, i))) argv.push_back(std::move(arg));
   return argv;
 }
 

@@ -22,18 +22,16 @@ namespace xrunlab {
 
 struct FleetSpec {
   std::string binary;       // xrunlab-client
-  std::string server;       // the JACK server name
   std::string name_prefix;  // "xrunlab-" (own server) or "xrunlab-<pid>-" (attached server)
   std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
   int clients = 0;
-  int ports = 0;
-  double dsp_load_pct = 0;                   // all clients together; split evenly
-  std::optional<ThreadTarget> sched_target;  // what each client sets on its process thread
-  DelayReference reference = DelayReference::kFramesSinceCycleStart;
+  double dsp_load_pct = 0;   // all clients together; split evenly
   bool audio_check = false;  // port 1 carries the test signal from client 1 to client N
   std::string record_dir;    // the tail records what it received here ("" = no recording)
-  std::vector<std::string> backend_args;  // the backend's extra client arguments
-  std::optional<InjectSpec> inject;       // one client overruns on purpose
+  // What every client shares: server, ports, scheduling, reference, the backend's arguments.
+  // client_args() fills in each one's name, index, DSP share, role in the chain, injection.
+  ClientArgs common;
+  std::optional<InjectSpec> inject;  // one client overruns on purpose
   int inject_client = 1;
   std::string cgroup_procs;  // start every client inside this cgroup ("" = where we are)
 };
@@ -41,7 +39,9 @@ struct FleetSpec {
 // "xrunlab-c07" for prefix "xrunlab-" and index 7.
 std::string client_name(const std::string& prefix, int index);
 
-// The full argv of client `index` (1-based). Pure.
+// The arguments of client `index` (1-based). Pure.
+ClientArgs client_args(const FleetSpec& f, int index);
+// Its full argv: the binary, then to_argv(client_args(f, index)).
 std::vector<std::string> client_argv(const FleetSpec& f, int index);
 
 class ClientFleet {

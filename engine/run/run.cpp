@@ -246,14 +246,15 @@ void Runner::start_clients() {
   }
   FleetSpec f;
   f.binary = client_binary_;
-  f.server = session_.name();
+  f.common.server = session_.name();
+  f.common.ports = o_.ports;
+  if (policy_.realtime()) f.common.sched_target = policy_.targets().client;
+  f.common.reference = backend_->reference();
+  backend_->add_client_args(f.common);
   f.name_prefix = name_prefix_;
   f.run_dir = run_dir_;
   f.clients = o_.clients;
-  f.ports = o_.ports;
   f.dsp_load_pct = o_.dsp_load_pct;
-  if (policy_.realtime()) f.sched_target = policy_.targets().client;
-  f.reference = backend_->reference();
   f.audio_check = audio_check;
   if (audio_check) {
     live_.with([&](RunResult& r) {
@@ -265,7 +266,6 @@ void Runner::start_clients() {
       make_dirs(f.record_dir);
     }
   }
-  f.backend_args = backend_->client_args();
   f.inject = o_.inject;
   f.inject_client = o_.inject_client;
   f.cgroup_procs = policy_.cgroup_procs();

@@ -23,28 +23,27 @@ int RunOptions::server_priority() const {
 nlohmann::json to_json(const RunOptions& o) {
   std::vector<std::string> load_texts;
   for (const LoadSpec& l : o.loads) load_texts.push_back(l.text);
-  return {
-      {"clients", o.clients},
-      {"ports", o.ports},
-      {"period_frames", o.period},
-      {"rate_hz", o.rate},
-      {"duration_s", o.duration_s},
-      {"dsp_load_pct", o.dsp_load_pct},
-      {"label", o.label},
-      {"output", o.output},
-      {"priority", o.priority},
-      {"policy", o.policy.text},
-      {"loads", load_texts},
-      {"inject", o.inject ? fmt::format("{}:{}", o.inject->usec, o.inject->every) : std::string()},
-      {"inject_client", o.inject_client},
-      {"jackd", o.jackd},
-      {"client_binary", o.client_binary},
-      {"server_timeout_s", o.server_timeout_s},
-      {"plots", o.plots},
-      {"backend", o.backend ? o.backend->text : std::string()},
-      {"nperiods", o.nperiods},
-      {"audio_check", o.audio_check},
-      {"record", o.record}};
+  return {{"clients", o.clients},
+          {"ports", o.ports},
+          {"period_frames", o.period},
+          {"rate_hz", o.rate},
+          {"duration_s", o.duration_s},
+          {"dsp_load_pct", o.dsp_load_pct},
+          {"label", o.label},
+          {"output", o.output},
+          {"priority", o.priority},
+          {"policy", o.policy.text},
+          {"loads", load_texts},
+          {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
+          {"inject_client", o.inject_client},
+          {"jackd", o.jackd},
+          {"client_binary", o.client_binary},
+          {"server_timeout_s", o.server_timeout_s},
+          {"plots", o.plots},
+          {"backend", o.backend ? o.backend->text : std::string()},
+          {"nperiods", o.nperiods},
+          {"audio_check", o.audio_check},
+          {"record", o.record}};
 }
 
 void validate(const RunOptions& o) {

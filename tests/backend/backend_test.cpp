@@ -57,11 +57,13 @@ TEST(Backend, DummyDriverArgvAndReference) {
   const std::vector<std::string> want = {"-d",  "dummy", "-r", "44100", "-p",
                                          "128", "-C",    "3",  "-P",    "3"};
   EXPECT_EQ(b->driver_argv(setup()), want);
-  EXPECT_EQ(b->reference(), DelayReference::kFramesSinceCycleStart);
+  EXPECT_EQ(b->reference(), ClientReference::kFrames);
   EXPECT_FALSE(b->reference_exact());
   EXPECT_FALSE(b->driver_xruns_reach_monitor());  // the dummy driver only logs them
   EXPECT_TRUE(b->launches_server());
-  EXPECT_TRUE(b->client_args().empty());
+  ClientArgs a;
+  b->add_client_args(a);
+  EXPECT_EQ(a, ClientArgs{});
   EXPECT_EQ(b->clock_port(setup()), "");
   EXPECT_FALSE(b->card_xruns_in_window().has_value());
   EXPECT_EQ(b->describe()["name"], "dummy");
@@ -69,7 +71,7 @@ TEST(Backend, DummyDriverArgvAndReference) {
 
 TEST(Backend, AlsaDriverArgvUsesTheDeviceAndNperiods) {
   auto b = make_backend(parse_backend("alsa:hw:2"));
-  EXPECT_EQ(b->reference(), DelayReference::kCycleTimes);
+  EXPECT_EQ(b->reference(), ClientReference::kDll);
   EXPECT_TRUE(b->driver_xruns_reach_monitor());
   EXPECT_TRUE(b->server_verbose());  // the ALSA driver's xrun lines need jackd -v
   const auto argv = b->driver_argv(setup());
@@ -89,7 +91,7 @@ TEST(Backend, AttachLaunchesNothingAndLeavesTheUsersPortsAlone) {
   EXPECT_FALSE(b->wire_system_ports());
   EXPECT_EQ(b->server_name(setup()), "studio");
   EXPECT_TRUE(b->driver_argv(setup()).empty());
-  EXPECT_EQ(b->reference(), DelayReference::kCycleTimes);
+  EXPECT_EQ(b->reference(), ClientReference::kDll);
   EXPECT_EQ(b->describe()["launched"], false);
 }
 
@@ -103,11 +105,12 @@ TEST(Backend, AttachWithoutANameTakesJacksDefault) {
 
 TEST(Backend, VcardIsExactAndGivesTheClientsItsClock) {
   auto b = make_backend(parse_backend("vcard"));
-  EXPECT_EQ(b->reference(), DelayReference::kCardBoundary);
+  EXPECT_EQ(b->reference(), ClientReference::kCard);
   EXPECT_TRUE(b->reference_exact());
-  EXPECT_EQ(reference_flag(b->reference()), "card");
-  EXPECT_EQ(reference_flag(DelayReference::kCycleTimes), "dll");
-  EXPECT_EQ(reference_flag(DelayReference::kFramesSinceCycleStart), "frames");
+  // Every client gets the card's clock input (and, once prepare() made it, its record).
+  ClientArgs a;
+  b->add_client_args(a);
+  EXPECT_TRUE(a.clock_port);
 }
 
 TEST(Backend, VcardWithoutItsPluginSaysWhatToDo) {
