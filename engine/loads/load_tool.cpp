@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/proc_pid_stat.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
@@ -166,26 +167,6 @@ const char* signal_name(int sig) {
     default:
       return "error";
   }
-}
-
-// The parent pid of `pid` from /proc/PID/stat ("pid (comm) state ppid ..."; comm may contain
-// spaces and parentheses, so parse after the last ')').
-std::optional<pid_t> read_ppid(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[1024];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return std::nullopt;
-  buf[n] = '\0';
-  const char* close_paren = std::strrchr(buf, ')');
-  if (close_paren == nullptr) return std::nullopt;
-  char state = 0;
-  int ppid = 0;
-  if (std::sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) return std::nullopt;
-  return static_cast<pid_t>(ppid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1286,7 +1267,7 @@ std::vector<pid_t> descendant_pids(pid_t root) {
         continue;
       }
       const auto pid = static_cast<pid_t>(std::atoi(name));
-      if (const auto pp = read_ppid(pid)) parent[pid] = *pp;
+      if (const auto stat = read_proc_pid_stat(pid)) parent[pid] = stat->ppid;
     }
     ::closedir(d);
   }

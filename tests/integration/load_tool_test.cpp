@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/base/proc_pid_stat.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -55,36 +56,16 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-// Fields 4 (ppid) and 22 (start time) of /proc/PID/stat; nullopt when the process is gone.
-struct ProcStat {
-  pid_t ppid = 0;
-  unsigned long long start = 0;
-  char state = '?';
-};
-std::optional<ProcStat> proc_stat(pid_t pid) {
-  const std::string text = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
-  const auto paren = text.rfind(')');
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream in(text.substr(paren + 1));
-  ProcStat s;
-  in >> s.state >> s.ppid;
-  std::string skip;
-  for (int field = 5; field < 22; ++field) in >> skip;
-  in >> s.start;
-  if (!in) return std::nullopt;
-  return s;
-}
-
 // Every process seen below a root, identified by pid and start time (pids can be reused).
 struct Tracker {
-  std::map<pid_t, unsigned long long> seen;
+  std::map<pid_t, uint64_t> seen;
   std::set<pid_t> direct_children;  // distinct children of the root seen over time
 
   void scan(pid_t root) {
     for (pid_t p : descendant_pids(root)) {
-      const auto st = proc_stat(p);
+      const auto st = read_proc_pid_stat(p);
       if (!st) continue;
-      seen.emplace(p, st->start);
+      seen.emplace(p, st->starttime);
       if (st->ppid == root) direct_children.insert(p);
     }
   }
@@ -92,8 +73,8 @@ struct Tracker {
   std::vector<pid_t> survivors() const {
     std::vector<pid_t> out;
     for (const auto& [pid, start] : seen) {
-      const auto st = proc_stat(pid);
-      if (st && st->start == start) out.push_back(pid);
+      const auto st = read_proc_pid_stat(pid);
+      if (st && st->starttime == start) out.push_back(pid);
     }
     return out;
   }
