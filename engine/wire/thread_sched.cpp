@@ -72,21 +72,6 @@ bool have_cap_sys_nice() {
   return ((caps >> kCapSysNice) & 1u) != 0;
 }
 
-// "1-3,5" (the /sys cpu list format) -> {1, 2, 3, 5}.
-std::vector<int> parse_cpu_list(const std::string& text) {
-  std::vector<int> cpus;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
-    const auto dash = part.find('-');
-    const int lo = std::atoi(part.c_str());
-    const int hi = dash == std::string::npos ? lo : std::atoi(part.c_str() + dash + 1);
-    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
-  }
-  return cpus;
-}
-
 std::optional<std::vector<int>> read_affinity(pid_t tid) {
   for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
     cpu_set_t* set = CPU_ALLOC(ncpus);
@@ -448,6 +433,19 @@ std::string format_thread_line(const ThreadSched& s) {
   }
   return fmt::format("pid {} tid {} {}/{}  {} nice {} cpus {}", s.pid, s.tid, s.process, s.thread,
                      sched, signed_nice(s.nice), format_cpu_list(s.cpus));
+}
+
+std::vector<int> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  for (std::string_view part : split(trim(text), ',')) {
+    if (part.empty()) continue;
+    const std::string s(part);
+    const auto dash = s.find('-');
+    const int lo = std::atoi(s.c_str());
+    const int hi = dash == std::string::npos ? lo : std::atoi(s.c_str() + dash + 1);
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
 }
 
 std::string format_cpu_list(const std::vector<int>& cpus) {
