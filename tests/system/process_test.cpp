@@ -407,12 +407,13 @@ TEST(Child, EnvironmentEntriesAreSetOrReplaced) {
   EXPECT_NE(out.find("PATH="), std::string::npos) << "the rest of the environment is kept";
 }
 
-// The descriptors of this process that a child inherits (open, not close-on-exec), from 4 up.
-std::set<int> inheritable_fds_from_4() {
+// The descriptors of this process that a child inherits (open, not close-on-exec), from
+// `first` up (ctest, for one, hands its tests some).
+std::set<int> inheritable_fds_from(int first) {
   std::set<int> out;
   for (int fd : open_fds(::getpid())) {
     const int flags = ::fcntl(fd, F_GETFD);
-    if (fd >= 4 && flags >= 0 && (flags & FD_CLOEXEC) == 0) out.insert(fd);
+    if (fd >= first && flags >= 0 && (flags & FD_CLOEXEC) == 0) out.insert(fd);
   }
   return out;
 }
@@ -423,7 +424,7 @@ TEST(Child, GetsExactlyTheDescriptorsItIsGiven) {
   s.stdin_pipe = true;
   s.capture_output = true;
   s.fd3_pipe = true;
-  const std::set<int> inherited = inheritable_fds_from_4();
+  const std::set<int> inherited = inheritable_fds_from(4);
   const std::set<int> mine_before = open_fds(::getpid());
   Child c = Child::spawn(s);
   wait_until_sleeping(c.pid());
@@ -447,7 +448,7 @@ TEST(Child, GetsExactlyTheDescriptorsItIsGiven) {
 TEST(Child, WithoutPipesStdinIsDevNull) {
   SpawnSpec s;
   s.argv = {"sleep", "60"};
-  const std::set<int> inherited = inheritable_fds_from_4();
+  const std::set<int> inherited = inheritable_fds_from(3);
   Child c = Child::spawn(s);
   wait_until_sleeping(c.pid());
   std::set<int> expected = {0, 1, 2};
