@@ -10,30 +10,17 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <system_error>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/text.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
@@ -49,31 +36,6 @@ std::optional<T> parse_number(std::string_view s) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return value;
-}
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const size_t eol = text.find('\n');
-    lines.push_back(text.substr(0, eol));
-    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-  }
-  return lines;
-}
-
-std::optional<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::optional<std::string> read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  return line;
 }
 
 // The numeric entries of a /proc-like folder, ascending.
@@ -337,12 +299,12 @@ bool is_software_driver(const std::string& driver) {
 
 std::vector<AlsaCard> parse_asound_cards(std::string_view text) {
   std::vector<AlsaCard> cards;
-  const auto lines = lines_of(text);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    auto card = parse_card_line(lines[i]);
+  const std::vector<std::string_view> rows = lines(text);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto card = parse_card_line(rows[i]);
     if (!card) continue;
-    if (i + 1 < lines.size() && !parse_card_line(lines[i + 1]) && !trim(lines[i + 1]).empty()) {
-      card->long_name = std::string(trim(lines[i + 1]));
+    if (i + 1 < rows.size() && !parse_card_line(rows[i + 1]) && !trim(rows[i + 1]).empty()) {
+      card->long_name = std::string(trim(rows[i + 1]));
       ++i;
     }
     cards.push_back(std::move(*card));
@@ -351,7 +313,7 @@ std::vector<AlsaCard> parse_asound_cards(std::string_view text) {
 }
 
 std::optional<std::vector<AlsaCard>> read_asound_cards(const std::string& proc_root) {
-  const auto text = read_whole_file(proc_root + "/asound/cards");
+  const auto text = read_file(proc_root + "/asound/cards");
   if (!text) return std::nullopt;
   return parse_asound_cards(*text);
 }
@@ -434,7 +396,7 @@ AlsaDevice resolve_alsa_device(const std::string& device,
 std::vector<IrqLine> parse_interrupts(std::string_view text) {
   std::vector<IrqLine> out;
   size_t ncpus = 0;
-  for (std::string_view line : lines_of(text)) {
+  for (std::string_view line : lines(text)) {
     std::string_view s = trim(line);
     if (starts_with(s, "CPU")) {
       std::istringstream words{std::string(s)};
@@ -475,7 +437,7 @@ std::vector<IrqLine> parse_interrupts(std::string_view text) {
 }
 
 std::optional<std::vector<IrqLine>> read_interrupts(const std::string& proc_root) {
-  const auto text = read_whole_file(proc_root + "/interrupts");
+  const auto text = read_file(proc_root + "/interrupts");
   if (!text) return std::nullopt;
   return parse_interrupts(*text);
 }

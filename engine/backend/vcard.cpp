@@ -12,6 +12,7 @@
 #include <new>
 #include <utility>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/result/result.hpp"
 #include "engine/result/run_json.hpp"
@@ -116,7 +117,7 @@ VcardShm VcardShm::create(const std::string& name, uint32_t rate, uint32_t frame
   auto fail = [&](const char* what, int err) {
     return Error(ExitCode::kOutput, "cannot " + std::string(what) +
                                         " the virtual card's shared memory object " + name + ": " +
-                                        std::strerror(err));
+                                        errno_text(err));
   };
   const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) throw fail("create", errno);

@@ -4,13 +4,17 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <charconv>
+#include <system_error>
+
+#include "engine/base/errno_text.hpp"
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 
 std::optional<std::string> read_file(const std::string& path, std::string* why) {
   auto fail = [&](int e) -> std::optional<std::string> {
-    if (why != nullptr) *why = "cannot read " + path + ": " + std::strerror(e);
+    if (why != nullptr) *why = "cannot read " + path + ": " + errno_text(e);
     errno = e;
     return std::nullopt;
   };
@@ -39,6 +43,16 @@ std::optional<std::string> read_first_line(const std::string& path, std::string*
   const size_t nl = text->find('\n');
   if (nl != std::string::npos) text->resize(nl);
   return text;
+}
+
+std::optional<int64_t> read_number(const std::string& path) {
+  const std::optional<std::string> text = read_file(path);
+  if (!text) return std::nullopt;
+  const std::string_view s = trim(*text);
+  int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return value;
 }
 
 }  // namespace xrunlab

@@ -46,4 +46,13 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+std::optional<std::string_view> key_value(std::string_view text, std::string_view key) {
+  for (std::string_view line : lines(text)) {
+    if (line.size() > key.size() && starts_with(line, key) && line[key.size()] == ':') {
+      return trim(line.substr(key.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace xrunlab

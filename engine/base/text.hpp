@@ -1,5 +1,6 @@
 #pragma once
 // Small text helpers, the one copy of each. Pure functions; views point into the argument.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,5 +20,9 @@ std::vector<std::string_view> lines(std::string_view text);
 
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);
+
+// The value of the first line "KEY:VALUE" of `text`, trimmed, as in /proc/PID/status
+// ("CapEff:\t000001ffffffffff" -> "000001ffffffffff"); nullopt when no line starts with "KEY:".
+std::optional<std::string_view> key_value(std::string_view text, std::string_view key);
 
 }  // namespace xrunlab

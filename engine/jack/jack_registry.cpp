@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/base/proc_pid_stat.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -34,17 +36,8 @@ uint32_t read_u32(std::string_view image, size_t off) {
 // A zombie (exited, not yet reaped by its new parent) counts as dead: it holds nothing.
 bool process_alive(pid_t pid) {
   if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
-  char buf[512];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return true;
-  buf[n] = '\0';
-  const char* paren = std::strrchr(buf, ')');  // "pid (comm) S ..."
-  return paren == nullptr || paren[1] == '\0' || paren[2] != 'Z';
+  const auto stat = read_proc_pid_stat(pid);
+  return !stat || stat->state != 'Z';  // exists, and /proc says nothing more: alive
 }
 
 // The server name inside "jack-<uid>:<name>:".

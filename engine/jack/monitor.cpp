@@ -16,6 +16,19 @@ void jack_silent(const char*) {}
 void jack_forward(const char* msg) {
   std::fprintf(stderr, "xrunlab: jack: %s\n", msg);
 }
+
+// Has the server a client called `name`? Asked through a short-lived client of another name.
+bool client_name_taken(const std::string& server, const std::string& name) {
+  jack_client_t* probe = jack_client_open(
+      "xrunlab-name-probe", static_cast<jack_options_t>(JackNoStartServer | JackServerName),
+      nullptr, server.c_str());
+  if (probe == nullptr) return false;
+  char* uuid = jack_get_uuid_for_client_name(probe, name.c_str());
+  const bool taken = uuid != nullptr;
+  if (uuid != nullptr) jack_free(uuid);
+  jack_client_close(probe);
+  return taken;
+}
 }  // namespace
 
 std::string Monitor::connect(const std::string& server, std::chrono::milliseconds timeout,
@@ -30,7 +43,10 @@ std::string Monitor::connect(const std::string& server, std::chrono::millisecond
         static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &status,
         server.c_str());
     if (client_ != nullptr) break;
-    if ((status & JackNameNotUnique) != 0) {
+    // JACK2 1.9.21 refuses a taken exact name with JackFailure | JackServerError, not
+    // JackNameNotUnique: a server that answered but refused is asked about the name.
+    if ((status & JackNameNotUnique) != 0 ||
+        ((status & JackServerError) != 0 && client_name_taken(server, name))) {
       return "the server already has a client named '" + name + "'";
     }
     if (!alive()) return "jackd exited before accepting clients";

@@ -27,7 +27,8 @@ class Monitor {
 
   // Retries jack_client_open (never starting a server) until it succeeds, `alive()` turns
   // false (jackd exited) or the timeout passes. Returns "" on success, else why not.
-  // A name that is taken (JACK status JackNameNotUnique) is reported at once, not retried.
+  // A name that is taken is reported at once, not retried (JACK status JackNameNotUnique, or
+  // JackServerError and the server has a client of that name: JACK2 1.9.21's answer).
   std::string connect(const std::string& server, std::chrono::milliseconds timeout,
                       const std::function<bool()>& alive,
                       const std::string& name = "xrunlab-monitor");

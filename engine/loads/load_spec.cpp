@@ -45,6 +45,12 @@ size_t nice_suffix(std::string_view s) {
 
 }  // namespace
 
+const char* load_help() {
+  return "Run a background load during the measurement (repeatable): compile[:JOBS], "
+         "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
+         "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
+}
+
 std::optional<std::vector<std::string>> split_words(std::string_view text, std::string* why) {
   std::vector<std::string> words;
   std::string cur;

@@ -1,5 +1,6 @@
 #pragma once
-// `--load SPEC`: the background loads a run is measured under (repeatable).
+// `--load SPEC`: the background loads a run is measured under (repeatable). The grammar (the
+// reference; load_help() below is its one short form, for --help):
 //
 //   compile[:JOBS]      a real compile loop (make clean; make -jJOBS over a generated C tree);
 //                       JOBS defaults to the number of CPUs. The classic jack_test "+compile".
@@ -28,6 +29,9 @@ struct LoadSpec {
   std::vector<std::string> tool_args;  // xrunlab-load KIND ARGS..., e.g. {"compile", "2"}
   int nice = 0;
 };
+
+// The --load help text: the grammar above in one sentence.
+const char* load_help();
 
 // nullopt (and *why, one line naming the part at fault) when malformed. `ncpus` gives the
 // compile default.

@@ -37,7 +37,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/proc_pid_stat.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
@@ -125,10 +127,6 @@ std::string missing_line(const std::string& kind, const std::string& program) {
 // ---------------------------------------------------------------------------------------------
 // Small system helpers
 
-std::string errno_text(int err) {
-  return std::strerror(err);
-}
-
 bool write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd, data, size);
@@ -138,14 +136,6 @@ bool write_all(int fd, const char* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  }
-  return fmt::format("ended (wait status {})", status);
 }
 
 // Shell convention: the exit status, or 128 + the signal that killed the process.
@@ -166,26 +156,6 @@ const char* signal_name(int sig) {
     default:
       return "error";
   }
-}
-
-// The parent pid of `pid` from /proc/PID/stat ("pid (comm) state ppid ..."; comm may contain
-// spaces and parentheses, so parse after the last ')').
-std::optional<pid_t> read_ppid(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[1024];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return std::nullopt;
-  buf[n] = '\0';
-  const char* close_paren = std::strrchr(buf, ')');
-  if (close_paren == nullptr) return std::nullopt;
-  char state = 0;
-  int ppid = 0;
-  if (std::sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) return std::nullopt;
-  return static_cast<pid_t>(ppid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -621,8 +591,9 @@ timespec to_timespec(Clock::duration d) {
   return ts;
 }
 
-// Forks a worker: own process group, SIGTERM when the supervisor dies, default signal handling.
-// `body` runs in the child and must not return normally (it is followed by _exit(0)).
+// Forks a built-in worker (no exec: programs start through spawn_process): own process group,
+// SIGTERM when the supervisor dies, default signal handling. `body` runs in the child and must
+// not return normally (it is followed by _exit(0)).
 template <typename Body>
 pid_t fork_worker(Body&& body) {
   std::fflush(stdout);
@@ -731,7 +702,8 @@ class Supervisor {
  private:
   void start_due_workers();
   void start(Worker& w);
-  pid_t spawn_program(const Program& p, Slot& slot);
+  // Starts `p` (see Program); throws xrunlab::Error as spawn_process does.
+  pid_t spawn_program(const Program& p);
   void reap(bool* none_left);
   void on_exit(Worker& w, int status);
   void record_status(int code) {
@@ -867,33 +839,16 @@ void Supervisor::start_due_workers() {
   }
 }
 
-pid_t Supervisor::spawn_program(const Program& p, Slot& slot) {
-  // Everything the child needs is built before fork.
-  std::vector<char*> argv;
-  for (const auto& a : p.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  const bool own_env = !make_env_.empty() && (&p == &make_clean_ || &p == &make_build_);
-  if (own_env) {
-    for (const auto& e : make_env_) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-  }
-  char* const* env = own_env ? envp.data() : environ;
-  const char* path = p.path.c_str();
-  const bool quiet = p.quiet;
-  return fork_worker([&] {
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    if (null_fd >= 0) {
-      ::dup2(null_fd, 0);
-      if (quiet) ::dup2(null_fd, 1);
-      if (null_fd > 2) ::close(null_fd);
-    }
-    ::execve(path, argv.data(), env);
-    const int err = errno;
-    std::snprintf(slot.message, sizeof slot.message, "cannot run '%s': %s", path,
-                  std::strerror(err));
-    ::_exit(127);
-  });
+pid_t Supervisor::spawn_program(const Program& p) {
+  SpawnOptions o;
+  o.program = p.path;
+  o.argv = p.argv;
+  if (!make_env_.empty() && (&p == &make_clean_ || &p == &make_build_)) o.env = make_env_;
+  o.stdin_fd = kDevNullFd;
+  o.stdout_fd = p.quiet ? kDevNullFd : kInheritFd;
+  o.stderr_fd = kInheritFd;  // the supervisor's log
+  o.death_signal = SIGTERM;
+  return spawn_process(o);
 }
 
 void Supervisor::start(Worker& w) {
@@ -902,12 +857,31 @@ void Supervisor::start(Worker& w) {
   pid_t pid = -1;
   switch (w.role) {
     case Role::kMakeLoop:
-      pid = spawn_program(w.make_build ? make_build_ : make_clean_, slot);
+    case Role::kProgram: {
+      const Program& p = w.role == Role::kProgram ? program_
+                         : w.make_build           ? make_build_
+                                                  : make_clean_;
+      try {
+        pid = spawn_program(p);
+      } catch (const Error& e) {
+        if (e.code() != ExitCode::kMissingProgram) {
+          add_error(fmt::format("cannot start the {} worker: {}", role_name(w.role), e.what()));
+          w.next_start = Clock::now() + kFailureBackoff;
+          return;
+        }
+        // The program could not be executed: a start whose program ended at once with 127,
+        // as a shell reports it, and the reason.
+        std::snprintf(slot.message, sizeof slot.message, "%s", e.what());
+        if (w.role == Role::kProgram) ++exec_starts_;
+        w.pid = 0;
+        w.started = Clock::now();
+        ++workers_started_;
+        on_exit(w, W_EXITCODE(127, 0));
+        return;
+      }
+      if (w.role == Role::kProgram) ++exec_starts_;
       break;
-    case Role::kProgram:
-      pid = spawn_program(program_, slot);
-      if (pid > 0) ++exec_starts_;
-      break;
+    }
     case Role::kCpu: {
       const unsigned seed = static_cast<unsigned>(w.slot) * 2654435761u + 1u;
       pid = fork_worker([seed] { cpu_worker(seed); });
@@ -977,7 +951,7 @@ void Supervisor::on_exit(Worker& w, int status) {
       if (!failed && w.make_build) ++builds_;
       if (failed) {
         add_error(fmt::format("'make {}' {}", fmt::join(p.argv.begin() + 1, p.argv.end(), " "),
-                              describe_status(status)));
+                              describe_wait_status(status)));
       }
       w.make_build = !w.make_build;
       break;
@@ -988,7 +962,8 @@ void Supervisor::on_exit(Worker& w, int status) {
         add_error(message);
       } else if (cfg_.kind == Kind::kHackbench) {
         if (failed) {
-          add_error(fmt::format("'{}' {}", fmt::join(program_.argv, " "), describe_status(status)));
+          add_error(
+              fmt::format("'{}' {}", fmt::join(program_.argv, " "), describe_wait_status(status)));
         } else {
           ++hackbench_runs_;
         }
@@ -997,7 +972,7 @@ void Supervisor::on_exit(Worker& w, int status) {
     default:  // the built-in workers loop until they are stopped
       failed = true;
       add_error(fmt::format("{} worker (pid {}) {}{}", role_name(w.role), pid,
-                            describe_status(status), message.empty() ? "" : ": " + message));
+                            describe_wait_status(status), message.empty() ? "" : ": " + message));
       break;
   }
   // A program that forks into the background and exits at once must not be restarted in a
@@ -1286,7 +1261,7 @@ std::vector<pid_t> descendant_pids(pid_t root) {
         continue;
       }
       const auto pid = static_cast<pid_t>(std::atoi(name));
-      if (const auto pp = read_ppid(pid)) parent[pid] = *pp;
+      if (const auto stat = read_proc_pid_stat(pid)) parent[pid] = stat->ppid;
     }
     ::closedir(d);
   }

@@ -9,7 +9,7 @@
 //
 // Exit codes: 0 stopped by a signal, everything cleaned up, report written; 1 the load could not
 // be set up or cleaned up (report written when possible); 2 bad usage; 3 a program is missing.
-// Never launches through a shell: programs run from argv vectors (fork + execve).
+// Never launches through a shell: programs run from argv vectors (spawn_process, fork + exec).
 #include <sys/types.h>
 
 #include <string>

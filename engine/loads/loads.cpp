@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/system/clock.hpp"
 
 namespace xrunlab {
@@ -22,7 +22,7 @@ void LoadSet::start(const std::vector<LoadSpec>& specs, const std::string& tool,
   if (specs.empty()) return;
   const std::string dir = run_dir + "/loads";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw Error(ExitCode::kOutput, "cannot create '" + dir + "'");
+    throw Error(ExitCode::kOutput, "cannot create '" + dir + "': " + errno_text(errno));
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     LoadResult r;
@@ -71,10 +71,8 @@ void LoadSet::stop(std::chrono::milliseconds grace) {
       children_[i].stop(std::chrono::milliseconds(0));
     }
     if (r.stopped_us == 0) r.stopped_us = mono_raw_us();
-    std::ifstream in(r.report_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    r.report = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    r.report = nlohmann::json::parse(read_file(r.report_path).value_or(""), nullptr,
+                                     /*allow_exceptions=*/false);
     if (r.report.is_discarded()) {
       r.report = nullptr;
       if (r.error.empty()) r.error = "no report (" + children_[i].describe_exit() + ")";

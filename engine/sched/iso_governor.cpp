@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/wire/thread_sched.hpp"
 
@@ -166,7 +167,7 @@ std::string IsoGovernor::start(std::vector<std::pair<pid_t, pid_t>> threads, Thr
       const int err = errno;
       close_all();
       return fmt::format("iso-emu: cannot read the CPU time of thread {} of process {} ({}: {})",
-                         tid, pid, path, std::strerror(err));
+                         tid, pid, path, errno_text(err));
     }
     watched_.push_back(w);
   }
@@ -174,12 +175,12 @@ std::string IsoGovernor::start(std::vector<std::pair<pid_t, pid_t>> threads, Thr
     if (const int err = set_thread_sched(w.tid, promoted_); err != 0) {
       close_all();
       return fmt::format("iso-emu: cannot put thread {} of process {} under {}: {}", w.tid, w.pid,
-                         describe_target(promoted_), std::strerror(err));
+                         describe_target(promoted_), errno_text(err));
     }
     if (const int err = read_schedstat_ns(w.fd, w.last_cpu_ns); err != 0) {
       close_all();
       return fmt::format("iso-emu: cannot read the CPU time of thread {} of process {}: {}", w.tid,
-                         w.pid, std::strerror(err));
+                         w.pid, errno_text(err));
     }
   }
   t0_ns_ = monotonic_ns();
@@ -210,7 +211,7 @@ uint64_t IsoGovernor::sample_cpu_ns() {
       add_error(fmt::format(
           "iso-emu: thread {} of process {} vanished at {:.3f} s ({}); no longer "
           "governed",
-          w.tid, w.pid, static_cast<double>(monotonic_ns() - t0_ns_) * 1e-9, std::strerror(err)));
+          w.tid, w.pid, static_cast<double>(monotonic_ns() - t0_ns_) * 1e-9, errno_text(err)));
       continue;
     }
     if (now_ns > w.last_cpu_ns) sum += now_ns - w.last_cpu_ns;
@@ -234,7 +235,7 @@ void IsoGovernor::apply_all(const ThreadTarget& target) {
                             w.pid));
     } else if (err != 0) {
       add_error(fmt::format("iso-emu: cannot put thread {} of process {} under {}: {}", w.tid,
-                            w.pid, describe_target(target), std::strerror(err)));
+                            w.pid, describe_target(target), errno_text(err)));
     }
   }
 }
@@ -248,7 +249,7 @@ void IsoGovernor::run(int governor_priority, std::promise<std::string>* setup_do
     setup_done->set_value(
         fmt::format("iso-emu: cannot run the governor thread under SCHED_FIFO "
                     "{}: {}",
-                    governor_priority, std::strerror(err)));
+                    governor_priority, errno_text(err)));
     return;
   }
   if (ncpus_ > 1) {
@@ -264,7 +265,7 @@ void IsoGovernor::run(int governor_priority, std::promise<std::string>* setup_do
       CPU_SET(last, &one);
       if (sched_setaffinity(0, sizeof(one), &one) != 0) {
         add_error(fmt::format("iso-emu: cannot pin the governor thread to CPU {}: {}", last,
-                              std::strerror(errno)));
+                              errno_text(errno)));
       }
     }
   }

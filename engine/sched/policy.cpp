@@ -10,6 +10,8 @@
 #include <system_error>
 #include <vector>
 
+#include "engine/base/text.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -66,17 +68,6 @@ std::string form_of(PolicyKind kind, std::string_view name) {
              "microseconds 1000..1000000 (default 1000000)";
   }
   return std::string(kAllForms);
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const size_t pos = s.find(sep);
-    out.push_back(s.substr(0, pos));
-    if (pos == std::string_view::npos) break;
-    s.remove_prefix(pos + 1);
-  }
-  return out;
 }
 
 bool parse_whole(std::string_view s, long long& out) {
@@ -259,6 +250,16 @@ uint64_t pct_of(uint64_t v, uint64_t pct) {
 }
 
 }  // namespace
+
+const char* policy_help() {
+  return "Scheduling of jackd's realtime thread and of every client's process thread: "
+         "fifo[:PRIO], rr[:PRIO] (PRIO is the server's; clients run 5 below, as in JACK2), "
+         "other[:NICE], batch[:NICE] (NICE is one signed number, -20..19: other:-20 is 'nice "
+         "-20'), idle, deadline[:RUNTIME_US,PERIOD_US][,reclaim], iso[:ISO_CPU] (the kernel's "
+         "SCHED_ISO, -ck kernels only), iso-emu[:ISO_CPU[,ISO_PERIOD_S]] (a user-space emulation "
+         "of SCHED_ISO), rt-throttle:PCT[,PERIOD_US] (SCHED_FIFO in a cgroup-v1 group with PCT% "
+         "RT bandwidth).";
+}
 
 std::optional<PolicySpec> parse_policy(std::string_view text, std::string* why) {
   const size_t colon = text.find(':');

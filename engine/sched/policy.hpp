@@ -4,7 +4,7 @@
 // thread and of every client's process thread.
 // Non-realtime: parsed once from the command line; targets computed before any process starts.
 //
-// Grammar (copied into --help and README):
+// Grammar (the reference; policy_help() below is its one short form, for --help):
 //
 //   fifo[:PRIO]        SCHED_FIFO. PRIO is the server's RT priority, 6..95 (default 70);
 //   rr[:PRIO]          SCHED_RR.   clients run 5 below the server, as in JACK2.
@@ -65,6 +65,9 @@ struct PolicySpec {
   double throttle_pct = 0;  // rt-throttle: required
   uint64_t throttle_period_us = 1000000;
 };
+
+// The --policy help text: the grammar above in one paragraph.
+const char* policy_help();
 
 // Parses SPEC (grammar above). On error returns nullopt and, if `why` is not null, sets it to one
 // line naming the part at fault and the accepted form, e.g.

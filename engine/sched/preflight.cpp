@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -10,12 +11,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "engine/base/errno_text.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/proc_cgroup.hpp"
+#include "engine/base/text.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
@@ -26,26 +29,10 @@ constexpr uint64_t kDlMinRuntimeNs = 1024;  // the kernel's 1 << DL_SCALE
 constexpr char kRtRuntimeFile[] = "/proc/sys/kernel/sched_rt_runtime_us";
 constexpr char kRtPeriodFile[] = "/proc/sys/kernel/sched_rt_period_us";
 constexpr char kCgroupV1CpuRt[] = "/sys/fs/cgroup/cpu/cpu.rt_runtime_us";
+constexpr char kOnlineCpus[] = "/sys/devices/system/cpu/online";
+constexpr char kOsRelease[] = "/proc/sys/kernel/osrelease";
 
 // ---- reading ------------------------------------------------------------------------------
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 template <typename T>
 std::optional<T> parse_number(std::string_view s, int base = 10) {
@@ -55,30 +42,6 @@ std::optional<T> parse_number(std::string_view s, int base = 10) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-template <typename T>
-std::optional<T> read_number(const std::string& path) {
-  const auto text = read_text(path);
-  if (!text) return std::nullopt;
-  return parse_number<T>(*text);
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const size_t pos = s.find(sep);
-    out.push_back(s.substr(0, pos));
-    if (pos == std::string_view::npos) break;
-    s.remove_prefix(pos + 1);
-  }
-  return out;
-}
-
-std::vector<std::string_view> lines(std::string_view s) {
-  std::vector<std::string_view> out = split(s, '\n');
-  if (!out.empty() && out.back().empty()) out.pop_back();
-  return out;
 }
 
 bool has_token(std::string_view list, std::string_view token) {
@@ -112,13 +75,13 @@ std::optional<uint64_t> rlimit_value(int resource) {
 }
 
 // Sum of runtime/period of the fair servers as debugfs shows them; nullopt if unreadable.
-std::optional<double> read_fair_servers(int ncpus) {
+std::optional<double> read_fair_servers(const std::string& root, int ncpus) {
   double sum = 0;
   for (int cpu = 0; cpu < ncpus; ++cpu) {
-    const std::string dir = fmt::format("/sys/kernel/debug/sched/fair_server/cpu{}/", cpu);
-    const auto runtime = read_number<uint64_t>(dir + "runtime");
-    const auto period = read_number<uint64_t>(dir + "period");
-    if (!runtime || !period || *period == 0) return std::nullopt;
+    const std::string dir = fmt::format("{}/sys/kernel/debug/sched/fair_server/cpu{}/", root, cpu);
+    const auto runtime = read_number(dir + "runtime");
+    const auto period = read_number(dir + "period");
+    if (!runtime || !period || *runtime < 0 || *period <= 0) return std::nullopt;
     sum += static_cast<double>(*runtime) / static_cast<double>(*period);
   }
   return sum;
@@ -329,29 +292,16 @@ bool probe_sched_iso() {
 }
 
 std::optional<bool> parse_cap_sys_nice(std::string_view proc_self_status) {
-  for (std::string_view line : lines(proc_self_status)) {
-    constexpr std::string_view kKey = "CapEff:";
-    if (line.substr(0, kKey.size()) != kKey) continue;
-    const auto caps = parse_number<uint64_t>(line.substr(kKey.size()), 16);
-    if (!caps) return std::nullopt;
-    return ((*caps >> kCapSysNiceBit) & 1) != 0;
-  }
-  return std::nullopt;
+  const auto hex = key_value(proc_self_status, "CapEff");
+  if (!hex) return std::nullopt;
+  const auto caps = parse_number<uint64_t>(*hex, 16);
+  if (!caps) return std::nullopt;
+  return ((*caps >> kCapSysNiceBit) & 1) != 0;
 }
 
 std::optional<std::string> cgroup_v1_cpu_dir(std::string_view proc_self_cgroup,
                                              std::string_view mountinfo) {
-  std::optional<std::string> group;
-  for (std::string_view line : lines(proc_self_cgroup)) {
-    const size_t c1 = line.find(':');
-    if (c1 == std::string_view::npos) continue;
-    const size_t c2 = line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    if (has_token(line.substr(c1 + 1, c2 - c1 - 1), "cpu")) {
-      group = std::string(line.substr(c2 + 1));
-      break;
-    }
-  }
+  const std::optional<std::string> group = cgroup_v1_cpu_group(proc_self_cgroup);
   if (!group || group->empty() || group->front() != '/') return std::nullopt;
 
   for (std::string_view line : lines(mountinfo)) {
@@ -394,36 +344,64 @@ double fair_server_reserved_cpus(std::string_view kernel_release, int ncpus) {
   return has_fair_server ? 0.05 * std::max(ncpus, 1) : 0;
 }
 
-SchedFacts collect_sched_facts() {
+SchedFacts collect_sched_facts(const std::string& root) {
   SchedFacts f;
   f.euid = geteuid();
-  const auto status = read_text("/proc/self/status");
+  const auto status = read_file(root + "/proc/self/status");
   const auto cap = status ? parse_cap_sys_nice(*status) : std::nullopt;
   f.cap_sys_nice = cap.value_or(f.euid == 0);
   f.rlimit_rtprio = rlimit_value(RLIMIT_RTPRIO);
   f.rlimit_nice = rlimit_value(RLIMIT_NICE);
-  if (const auto v = read_number<int64_t>(kRtRuntimeFile)) f.sched_rt_runtime_us = *v;
-  if (const auto v = read_number<int64_t>(kRtPeriodFile)) f.sched_rt_period_us = *v;
+  if (const auto v = read_number(root + kRtRuntimeFile)) f.sched_rt_runtime_us = *v;
+  if (const auto v = read_number(root + kRtPeriodFile)) f.sched_rt_period_us = *v;
 
-  const auto cgroup = read_text("/proc/self/cgroup");
-  const auto mountinfo = read_text("/proc/self/mountinfo");
+  const auto cgroup = read_file(root + "/proc/self/cgroup");
+  const auto mountinfo = read_file(root + "/proc/self/mountinfo");
   if (cgroup && mountinfo) {
     if (const auto dir = cgroup_v1_cpu_dir(*cgroup, *mountinfo)) {
-      f.cgroup_rt_runtime_us = read_number<int64_t>(*dir + "/cpu.rt_runtime_us");
+      f.cgroup_rt_runtime_us = read_number(root + *dir + "/cpu.rt_runtime_us");
     }
   }
   f.iso_supported = probe_sched_iso();
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  f.ncpus = online > 0 ? static_cast<int>(online) : 1;
-  f.cgroup_v1_cpu_rt = faccessat(AT_FDCWD, kCgroupV1CpuRt, W_OK, AT_EACCESS) == 0;
+  // What sysconf(_SC_NPROCESSORS_ONLN) reads, read here so that a test root can say it.
+  const auto online = read_file(root + kOnlineCpus);
+  const std::vector<int> cpus = online ? parse_cpu_list(*online) : std::vector<int>{};
+  if (!cpus.empty()) {
+    f.ncpus = static_cast<int>(cpus.size());
+  } else {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    f.ncpus = n > 0 ? static_cast<int>(n) : 1;
+  }
+  f.cgroup_v1_cpu_rt = faccessat(AT_FDCWD, (root + kCgroupV1CpuRt).c_str(), W_OK, AT_EACCESS) == 0;
 
-  if (const auto servers = read_fair_servers(f.ncpus)) {
+  if (const auto servers = read_fair_servers(root, f.ncpus)) {
     f.dl_reserved_cpus = *servers;
+  } else if (const auto release = read_first_line(root + kOsRelease)) {
+    f.dl_reserved_cpus = fair_server_reserved_cpus(*release, f.ncpus);  // what uname -r says
   } else {
     utsname u{};
     if (uname(&u) == 0) f.dl_reserved_cpus = fair_server_reserved_cpus(u.release, f.ncpus);
   }
   return f;
+}
+
+std::string check_realtime_permission(int priority) {
+  std::string why;
+  std::thread probe([&] {
+    sched_param sp{};
+    sp.sched_priority = priority;
+    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (rc != 0) why = errno_text(rc);
+  });
+  probe.join();
+  if (why.empty()) return "";
+  rlimit rl{};
+  getrlimit(RLIMIT_RTPRIO, &rl);
+  return fmt::format(
+      "SCHED_FIFO priority {} is not permitted ({}; RLIMIT_RTPRIO is {}): add your user to the "
+      "'audio' group with '@audio - rtprio 95' in /etc/security/limits.d/, log in again, or "
+      "run with --priority 0 (no realtime)",
+      priority, why, rl.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(rl.rlim_cur));
 }
 
 }  // namespace xrunlab

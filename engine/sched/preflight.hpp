@@ -37,13 +37,24 @@ struct SchedFacts {
   double dl_reserved_cpus = 0;
 };
 
-// Reads the real system: geteuid, /proc/self/status, getrlimit, /proc/sys/kernel/sched_rt_*,
-// /proc/self/cgroup + /proc/self/mountinfo (to find this process's cgroup-v1 cpu group),
-// probe_sched_iso(), online CPUs, /sys/fs/cgroup/cpu/cpu.rt_runtime_us (writable for the
-// effective uid), and the fair-server reservation (debugfs sched/fair_server if readable, else
-// from the kernel release). Unreadable sources keep the defaults above; a missing CapEff line
-// counts as CAP_SYS_NICE exactly when euid is 0. Never throws.
-SchedFacts collect_sched_facts();
+// Reads the system: /proc/self/status, /proc/sys/kernel/sched_rt_*, /proc/self/cgroup +
+// /proc/self/mountinfo (to find this process's cgroup-v1 cpu group) and that group's
+// cpu.rt_runtime_us, the online CPUs (/sys/devices/system/cpu/online, else sysconf),
+// /sys/fs/cgroup/cpu/cpu.rt_runtime_us (writable for the effective uid), and the fair-server
+// reservation (debugfs sched/fair_server if readable, else from the kernel release in
+// /proc/sys/kernel/osrelease, else uname). Every one of these paths is read under `root`
+// ("" = the real /proc and /sys; tests pass a folder of fixture files). The process's own
+// facts come from the process whatever `root` is: geteuid, getrlimit and probe_sched_iso().
+// Unreadable sources keep the defaults above; a missing CapEff line counts as CAP_SYS_NICE
+// exactly when euid is 0. Never throws.
+SchedFacts collect_sched_facts(const std::string& root = "");
+
+// Is SCHED_FIFO at `priority` permitted to this process? Tried for real, with
+// pthread_setschedparam on a short-lived thread (what jackd -R -P and the iso-emu governor will
+// need). "" when permitted, else ONE line: what was refused and why (errno's text), the
+// RLIMIT_RTPRIO, and what to do ('@audio - rtprio 95' in /etc/security/limits.d/, the audio
+// group, log in again, or --priority 0).
+std::string check_realtime_permission(int priority);
 
 // On a short-lived thread: sched_setscheduler(0, 4, prio 0) -> true only if it succeeds;
 // restore nothing (thread ends). Mainline kernels reject policy 4 with EINVAL.

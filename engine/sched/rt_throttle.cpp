@@ -10,34 +10,20 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/proc_cgroup.hpp"
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 
 namespace {
-
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(s);
-  while (std::getline(in, part, sep)) parts.push_back(part);
-  if (!s.empty() && s.back() == sep) parts.emplace_back();
-  return parts;
-}
 
 // /proc/self/mounts writes space, tab, newline and backslash in paths as \040 \011 \012 \134.
 std::string unescape_mount_path(const std::string& s) {
@@ -64,14 +50,21 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// A cgroup knob holding one integer ("-1" = unlimited for rt_runtime_us).
-std::optional<long long> read_number(const std::string& path) {
-  const auto text = slurp(path);
-  if (!text) return std::nullopt;
-  std::istringstream in(*text);
-  long long v = 0;
-  if (!(in >> v)) return std::nullopt;
-  return v;
+// Where the cgroup-v1 cpu controller is mounted, from /proc/self/mounts text; "" if nowhere.
+// *have_v2 (may be null) tells whether a cgroup2 is mounted.
+std::string cgroup_v1_cpu_root(std::string_view mounts, bool* have_v2) {
+  std::string root;
+  for (std::string_view line : lines(mounts)) {
+    std::istringstream fields{std::string(line)};
+    std::string device, mount_point, type, options;
+    if (!(fields >> device >> mount_point >> type >> options)) continue;
+    if (type == "cgroup2" && have_v2 != nullptr) *have_v2 = true;
+    if (type != "cgroup" || !root.empty()) continue;
+    for (std::string_view opt : split(options, ',')) {
+      if (opt == "cpu") root = unescape_mount_path(mount_point);
+    }
+  }
+  return root;
 }
 
 std::string percent(double share) {
@@ -138,7 +131,7 @@ std::string explain_runtime_refusal(const std::string& group, long long runtime,
                                     int err) {
   std::ostringstream why;
   why << "the kernel refused cpu.rt_runtime_us " << runtime << " of cpu.rt_period_us " << period
-      << " for " << group << " (" << std::strerror(err) << ")";
+      << " for " << group << " (" << errno_text(err) << ")";
   if (err == EBUSY) {
     why << ": the group has realtime tasks and a runtime of 0 would starve them";
     return why.str();
@@ -170,24 +163,13 @@ std::string explain_runtime_refusal(const std::string& group, long long runtime,
 RtThrottleSupport detect_rt_throttle(const std::string& proc_self_cgroup,
                                      const std::string& mounts) {
   RtThrottleSupport s;
-  const auto mount_text = slurp(mounts);
+  const auto mount_text = read_file(mounts);
   if (!mount_text) {
     s.why = "cannot read " + mounts + " to find the cgroup v1 cpu controller";
     return s;
   }
   bool have_v2 = false;
-  std::istringstream lines(*mount_text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string device, mount_point, type, options;
-    if (!(fields >> device >> mount_point >> type >> options)) continue;
-    if (type == "cgroup2") have_v2 = true;
-    if (type != "cgroup" || !s.cpu_root.empty()) continue;
-    for (const auto& opt : split(options, ',')) {
-      if (opt == "cpu") s.cpu_root = unescape_mount_path(mount_point);
-    }
-  }
+  s.cpu_root = cgroup_v1_cpu_root(*mount_text, &have_v2);
   if (s.cpu_root.empty()) {
     s.why = have_v2
                 ? "cgroup v2 only: it has no RT bandwidth per group (cpu.rt_runtime_us exists "
@@ -198,29 +180,17 @@ RtThrottleSupport detect_rt_throttle(const std::string& proc_self_cgroup,
                       "mount -t cgroup -o cpu cpu /sys/fs/cgroup/cpu";
     return s;
   }
-  const auto cgroup_text = slurp(proc_self_cgroup);
+  const auto cgroup_text = read_file(proc_self_cgroup);
   if (!cgroup_text) {
     s.why = "cannot read " + proc_self_cgroup + " to find this process's cpu group";
     return s;
   }
-  bool found = false;
-  std::istringstream cg_lines(*cgroup_text);
-  while (!found && std::getline(cg_lines, line)) {
-    // "hierarchy-id:controller,list:/path" (the path may itself contain ':')
-    const auto first = line.find(':');
-    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    for (const auto& c : split(line.substr(first + 1, second - first - 1), ',')) {
-      if (c == "cpu") {
-        s.current_group = line.substr(second + 1);
-        found = true;
-      }
-    }
-  }
-  if (!found) {
+  const std::optional<std::string> group = cgroup_v1_cpu_group(*cgroup_text);
+  if (!group) {
     s.why = proc_self_cgroup + " names no cgroup v1 cpu group for this process";
     return s;
   }
+  s.current_group = *group;
   const std::string group_dir = join_group(s.cpu_root, s.current_group);
   const std::string runtime_file = group_dir + "/cpu.rt_runtime_us";
   struct stat st {};
@@ -238,7 +208,7 @@ RtThrottleSupport detect_rt_throttle(const std::string& proc_self_cgroup,
   }
   if (::access(runtime_file.c_str(), W_OK) != 0 || ::access(group_dir.c_str(), W_OK) != 0) {
     s.why = "cannot write " + runtime_file + " or create a group in " + group_dir + " (" +
-            std::strerror(errno) + "): run as root or delegate the group to this user";
+            errno_text(errno) + "): run as root or delegate the group to this user";
     return s;
   }
   const auto runtime = read_number(runtime_file);
@@ -329,13 +299,27 @@ std::string RtThrottleGroup::add_process(pid_t pid) {
   }
   if (err == 0) return "moved pid " + text + " (all its threads) into " + path_;
   std::string why = "cannot move pid " + std::to_string(pid) + " into the cgroup " + path_ + " (" +
-                    std::strerror(err) + ")";
+                    errno_text(err) + ")";
   if (err == EINVAL) {
     why += ": a process with realtime threads can only join a group whose cpu.rt_runtime_us > 0";
   } else if (err == ESRCH) {
     why += ": no such process";
   }
   throw Error(ExitCode::kRunFailed, why);
+}
+
+bool cgroup_in_group(std::string_view proc_pid_cgroup, const std::string& cpu_root,
+                     const std::string& group_path) {
+  const std::optional<std::string> group = cgroup_v1_cpu_group(proc_pid_cgroup);
+  if (!group || cpu_root.empty()) return false;
+  return join_group(cpu_root, *group) == group_path;
+}
+
+bool in_cgroup(pid_t pid, const std::string& group_path) {
+  const auto mounts = read_file("/proc/self/mounts");
+  const auto cgroup = read_file("/proc/" + std::to_string(pid) + "/cgroup");
+  if (!mounts || !cgroup) return false;
+  return cgroup_in_group(*cgroup, cgroup_v1_cpu_root(*mounts, nullptr), group_path);
 }
 
 }  // namespace xrunlab

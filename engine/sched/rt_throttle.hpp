@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "engine/sched/sys_journal.hpp"
 
@@ -30,6 +31,16 @@ struct RtThrottleSupport {
 // group's RT time comes out of its parent's). Reads the two files; never throws.
 RtThrottleSupport detect_rt_throttle(const std::string& proc_self_cgroup = "/proc/self/cgroup",
                                      const std::string& mounts = "/proc/self/mounts");
+
+// Is the process whose /proc/PID/cgroup text is `proc_pid_cgroup` in the cgroup-v1 cpu group
+// at `group_path` (a folder under `cpu_root`, where the cpu controller is mounted, as
+// RtThrottleGroup::path() and RtThrottleSupport::cpu_root give them)? Pure.
+bool cgroup_in_group(std::string_view proc_pid_cgroup, const std::string& cpu_root,
+                     const std::string& group_path);
+
+// The same for process `pid`, with the cpu controller's mount point from /proc/self/mounts:
+// is it in the rt-throttle group at `group_path`? false when either file cannot be read.
+bool in_cgroup(pid_t pid, const std::string& group_path);
 
 class RtThrottleGroup {
  public:

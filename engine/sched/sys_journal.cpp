@@ -20,6 +20,9 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/base/errno_text.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/proc_pid_stat.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
@@ -29,39 +32,11 @@ namespace {
 constexpr const char* kFormat = "xrunlab-sys-journal";
 constexpr int kVersion = 1;
 
-std::string errno_text(int err) {
-  return std::strerror(err);
-}
-
 std::string dir_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-// Reads a whole (small) file. False with *err set on failure.
-bool read_text(const std::string& path, std::string* out, int* err) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = errno;
-    return false;
-  }
-  out->clear();
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      *err = errno;
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return true;
 }
 
 // Writes a value to a kernel file (sysctl, cgroup knob) in one write(), as `echo` would: the
@@ -131,33 +106,8 @@ void fsync_dir(const std::string& dir) {
   ::close(fd);
 }
 
-// Process state and start time (clock ticks since boot) from /proc/<pid>/stat.
-struct ProcStat {
-  char state = '?';
-  uint64_t start_time = 0;
-};
-
-std::optional<ProcStat> read_proc_stat(pid_t pid) {
-  std::string text;
-  int err = 0;
-  if (!read_text("/proc/" + std::to_string(pid) + "/stat", &text, &err)) return std::nullopt;
-  const auto close_paren = text.rfind(')');  // the command name may hold spaces and parens
-  if (close_paren == std::string::npos) return std::nullopt;
-  std::istringstream in(text.substr(close_paren + 1));
-  ProcStat st;
-  in >> st.state;
-  std::string field;
-  for (int i = 4; i < 22 && in >> field; ++i) {
-  }
-  if (!(in >> st.start_time)) return std::nullopt;  // field 22: starttime
-  return st;
-}
-
 std::string current_boot_id() {
-  std::string text;
-  int err = 0;
-  if (!read_text("/proc/sys/kernel/random/boot_id", &text, &err)) return "";
-  return normalized(text);
+  return normalized(read_file("/proc/sys/kernel/random/boot_id").value_or(""));
 }
 
 // Alive: the pid exists, is not a zombie, and (when known) started at the recorded time, so
@@ -165,10 +115,10 @@ std::string current_boot_id() {
 bool owner_alive(pid_t pid, std::optional<uint64_t> start_time) {
   if (pid <= 0) return false;
   if (::kill(pid, 0) != 0 && errno != EPERM) return false;
-  const auto st = read_proc_stat(pid);
+  const auto st = read_proc_pid_stat(pid);
   if (!st) return true;  // exists, but /proc says nothing more: assume alive
   if (st->state == 'Z' || st->state == 'X') return false;
-  if (start_time && *start_time != st->start_time) return false;
+  if (start_time && *start_time != st->starttime) return false;
   return true;
 }
 
@@ -231,13 +181,13 @@ StaleJournal parse_journal(const std::string& text) {
 enum class Outcome { kRestored, kNothingToDo, kRetryLater, kGaveUp };
 
 Outcome restore_write(const JournalEntry& e, std::string* problem) {
-  std::string current;
-  int err = 0;
-  if (!read_text(e.path, &current, &err)) {
+  const std::optional<std::string> text = read_file(e.path);
+  if (!text) {
+    const int err = errno;
     *problem = "cannot restore " + e.path + " to " + shown(e.old_value) + ": " + errno_text(err);
     return err == ENOENT ? Outcome::kGaveUp : Outcome::kRetryLater;
   }
-  current = normalized(current);
+  const std::string current = normalized(*text);
   if (current == normalized(e.old_value)) return Outcome::kNothingToDo;
   if (current != normalized(e.new_value)) {
     *problem = "left " + e.path + " as it is: it holds " + shown(current) + ", not the " +
@@ -245,6 +195,7 @@ Outcome restore_write(const JournalEntry& e, std::string* problem) {
                shown(e.old_value) + " before";
     return Outcome::kGaveUp;
   }
+  int err = 0;
   if (!write_text(e.path, e.old_value, &err)) {
     *problem = "cannot restore " + e.path + " to " + shown(e.old_value) + ": " + errno_text(err);
     return Outcome::kRetryLater;
@@ -253,11 +204,8 @@ Outcome restore_write(const JournalEntry& e, std::string* problem) {
 }
 
 std::vector<std::string> read_ids(const std::string& path) {
-  std::string text;
-  int err = 0;
   std::vector<std::string> ids;
-  if (!read_text(path, &text, &err)) return ids;
-  std::istringstream in(text);
+  std::istringstream in(read_file(path).value_or(""));
   std::string id;
   while (in >> id) ids.push_back(id);
   return ids;
@@ -439,7 +387,7 @@ void SysJournal::save_locked() {
   j["format"] = kFormat;
   j["version"] = kVersion;
   nlohmann::json owner = {{"pid", owner_pid_}, {"boot_id", current_boot_id()}};
-  if (const auto st = read_proc_stat(owner_pid_)) owner["start_time"] = st->start_time;
+  if (const auto st = read_proc_pid_stat(owner_pid_)) owner["start_time"] = st->starttime;
   j["owner"] = owner;
   j["entries"] = nlohmann::json::array();
   for (const auto& e : entries_) j["entries"].push_back(entry_to_json(e));
@@ -467,13 +415,14 @@ void SysJournal::write_setting(const std::string& path, const std::string& value
     throw SysChangeError(
         "cannot change " + path + ": this journal belongs to pid " + std::to_string(owner_pid_), 0);
   }
-  std::string old_value;
-  int err = 0;
-  if (!read_text(path, &old_value, &err)) {
+  const std::optional<std::string> old_value = read_file(path);
+  if (!old_value) {
+    const int err = errno;
     throw SysChangeError("cannot read " + path + " (to journal its value): " + errno_text(err),
                          err);
   }
-  entries_.push_back({"write", path, strip_newlines(old_value), value});
+  entries_.push_back({"write", path, strip_newlines(*old_value), value});
+  int err = 0;
   try {
     save_locked();
   } catch (...) {
@@ -492,9 +441,9 @@ void SysJournal::write_setting(const std::string& path, const std::string& value
   }
   // The kernel may show a value otherwise than it was written ("1" -> "1\n", lists ...):
   // journal what it shows, so that restore recognises it as ours.
-  std::string now;
-  if (read_text(path, &now, &err) && normalized(now) != normalized(value)) {
-    entries_.back().new_value = strip_newlines(now);
+  const std::optional<std::string> now = read_file(path);
+  if (now && normalized(*now) != normalized(value)) {
+    entries_.back().new_value = strip_newlines(*now);
     try {
       save_locked();
     } catch (const Error&) {
@@ -594,7 +543,7 @@ std::vector<std::string> SysJournal::recover_stale() {
   }
   const std::string boot_id = current_boot_id();
   std::optional<uint64_t> my_start;
-  if (const auto st = read_proc_stat(::getpid())) my_start = st->start_time;
+  if (const auto st = read_proc_pid_stat(::getpid())) my_start = st->starttime;
   for (const auto& file : candidates) {
     struct stat st {};
     if (::lstat(file.c_str(), &st) != 0) continue;  // recovered by another run meanwhile
@@ -602,15 +551,14 @@ std::vector<std::string> SysJournal::recover_stale() {
       lines.push_back("ignored " + file + ": not a regular file owned by this user");
       continue;
     }
-    std::string text;
-    int err = 0;
-    if (!read_text(file, &text, &err)) {
-      lines.push_back("cannot read the journal " + file + ": " + errno_text(err));
+    const std::optional<std::string> text = read_file(file);
+    if (!text) {
+      lines.push_back("cannot read the journal " + file + ": " + errno_text(errno));
       continue;
     }
     StaleJournal j;
     try {
-      j = parse_journal(text);
+      j = parse_journal(*text);
     } catch (const std::exception& ex) {
       std::string why = ex.what();
       if (why.size() > 120) why = why.substr(0, 120) + "...";

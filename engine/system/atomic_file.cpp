@@ -4,9 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 
 namespace xrunlab {
@@ -17,7 +16,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw Error(ExitCode::kOutput, std::string("cannot ") + what + " '" + path +
-                                       "': " + std::strerror(err) +
+                                       "': " + errno_text(err) +
                                        " (choose a writable folder with --output)");
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -1,15 +1,12 @@
 #include "engine/system/host_context.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
+#include <signal.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <iterator>
@@ -17,17 +14,16 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/text.hpp"
+#include "engine/system/process.hpp"
+
 namespace xrunlab {
 namespace {
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 // Keeps valid UTF-8 sequences and replaces every other byte with '?'.
@@ -65,24 +61,6 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
-// Reads a whole file (sysfs/procfs report size 0); false when it cannot be opened.
-bool read_file(const std::string& path, std::string& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.clear();
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  ::close(fd);
-  return true;
-}
-
 std::string first_line(std::string_view s) {
   return std::string(trim(s.substr(0, s.find('\n'))));
 }
@@ -115,81 +93,52 @@ nlohmann::json scaling_governors() {
         dir.find_first_not_of("0123456789", 3) != std::string::npos) {
       continue;
     }
-    std::string text;
-    if (read_file(it->path().string() + "/cpufreq/scaling_governor", text)) {
-      const std::string gov = first_line(text);
+    if (const auto text = read_file(it->path().string() + "/cpufreq/scaling_governor")) {
+      const std::string gov = first_line(*text);
       if (!gov.empty()) names.insert(to_valid_utf8(gov));
     }
   }
   return nlohmann::json(names);  // sorted, distinct; [] when cpufreq is absent
 }
 
-int64_t now_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
-
 // Runs argv (PATH lookup, no shell) and returns the first line of its stdout, or "" on any
-// failure. stdin/stderr go to /dev/null; the child is killed after `timeout_ms`.
-std::string first_stdout_line(const std::vector<std::string>& args, int timeout_ms) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return "";
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+// failure. stdin and stderr go to /dev/null; the child is killed when `timeout` passes before
+// it has printed a line and exited.
+std::string first_stdout_line(const std::vector<std::string>& args,
+                              std::chrono::milliseconds timeout) {
+  SpawnSpec spec;
+  spec.argv = args;
+  spec.capture_output = true;
+  spec.stderr_to_null = true;
+  spec.death_signal = SIGKILL;
+  Child child;
+  try {
+    child = Child::spawn(spec);
+  } catch (const Error&) {
     return "";
   }
-  if (pid == 0) {
-    // Child: only async-signal-safe calls until exec.
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      ::dup2(devnull, STDIN_FILENO);
-      ::dup2(devnull, STDERR_FILENO);
-    }
-    ::dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
-    ::execvp(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  auto left_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  };
   std::string out;
-  const int64_t deadline = now_ms() + timeout_ms;
-  bool timed_out = false;
-  while (out.find('\n') == std::string::npos && out.size() < 4096) {
-    const int64_t left = deadline - now_ms();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int r = ::poll(&pfd, 1, static_cast<int>(left));
+  while (out.find('\n') == std::string::npos && out.size() < 4096 && left_ms() > 0) {
+    pollfd pfd{child.output_fd(), POLLIN, 0};
+    const int r = ::poll(&pfd, 1, static_cast<int>(left_ms()));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      timed_out = r == 0;
-      break;
-    }
+    if (r <= 0) break;
     char buf[512];
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    const ssize_t n = ::read(child.output_fd(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     out.append(buf, static_cast<size_t>(n));
   }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  child.close_output();  // the rest is not read: more output ends the program (SIGPIPE)
+  if (!child.wait_for(std::chrono::milliseconds(std::max<int64_t>(left_ms(), 0)))) {
+    child.signal(SIGKILL);
   }
+  child.stop(std::chrono::milliseconds(0));
   return first_line(out);
 }
 
@@ -259,23 +208,27 @@ nlohmann::json collect_host_context() {
   kernel["version"] = or_unknown(have_uts ? uts.version : "");
   kernel["machine"] = or_unknown(have_uts ? uts.machine : "");
   std::string preempt = detect_preempt_model(have_uts ? uts.version : "");
-  std::string text;
-  if (read_file("/sys/kernel/realtime", text) && trim(text) == "1") preempt = "PREEMPT_RT";
+  const auto realtime = read_file("/sys/kernel/realtime");
+  if (realtime && trim(*realtime) == "1") preempt = "PREEMPT_RT";
   kernel["preempt"] = preempt;
-  kernel["cmdline"] = read_file("/proc/cmdline", text) ? to_valid_utf8(trim(text)) : "unknown";
+  const auto cmdline = read_file("/proc/cmdline");
+  kernel["cmdline"] = cmdline ? to_valid_utf8(trim(*cmdline)) : "unknown";
   ctx["kernel"] = std::move(kernel);
 
   json cpu = json::object();
-  cpu["model"] = or_unknown(read_file("/proc/cpuinfo", text) ? parse_cpu_model(text) : "");
+  const auto cpuinfo = read_file("/proc/cpuinfo");
+  cpu["model"] = or_unknown(cpuinfo ? parse_cpu_model(*cpuinfo) : "");
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
   cpu["count"] = online > 0 ? static_cast<int64_t>(online) : 0;
   cpu["governors"] = scaling_governors();
   ctx["cpu"] = std::move(cpu);
 
-  ctx["memory_total_kib"] = read_file("/proc/meminfo", text) ? parse_mem_total_kib(text) : 0;
+  const auto meminfo = read_file("/proc/meminfo");
+  ctx["memory_total_kib"] = meminfo ? parse_mem_total_kib(*meminfo) : 0;
 
   json jack = json::object();
-  jack["jackd_version"] = or_unknown(first_stdout_line({"jackd", "--version"}, 5000));
+  jack["jackd_version"] =
+      or_unknown(first_stdout_line({"jackd", "--version"}, std::chrono::milliseconds(5000)));
   ctx["jack"] = std::move(jack);
   return ctx;
 }

@@ -1,16 +1,13 @@
 #include "engine/system/proc_stat.hpp"
 
-#include <fcntl.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <system_error>
+
+#include "engine/base/file.hpp"
+#include "engine/base/proc_pid_stat.hpp"
 
 namespace xrunlab {
 namespace {
@@ -82,25 +79,11 @@ std::optional<ProcStatSnapshot> parse_proc_stat(std::string_view text) {
 }
 
 std::optional<ProcStatSnapshot> read_proc_stat(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  // The kernel renders /proc/stat at the first read, so the time is taken just before it.
+  // The kernel renders /proc/stat at the first read, so the time is taken just before reading.
   const int64_t taken_us = now_monotonic_raw_us();
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      text.append(buf, static_cast<size_t>(n));
-    } else if (n == 0) {
-      break;
-    } else if (errno != EINTR) {
-      ::close(fd);
-      return std::nullopt;
-    }
-  }
-  ::close(fd);
-  std::optional<ProcStatSnapshot> snap = parse_proc_stat(text);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) return std::nullopt;
+  std::optional<ProcStatSnapshot> snap = parse_proc_stat(*text);
   if (snap) snap->taken_us = taken_us;
   return snap;
 }
@@ -135,20 +118,9 @@ SystemSample diff_proc_stat(const ProcStatSnapshot& a, const ProcStatSnapshot& b
 }
 
 std::optional<uint64_t> process_cpu_ticks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Fields after the command name, which is in parentheses and may contain anything.
-  const auto close = text.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(text.substr(close + 2));
-  std::string f;
-  uint64_t utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> f; ++i) {
-    if (i == 14) utime = std::stoull(f);
-    if (i == 15) stime = std::stoull(f);
-  }
-  if (!fields) return std::nullopt;
-  return utime + stime;
+  const auto stat = read_proc_pid_stat(pid);
+  if (!stat) return std::nullopt;
+  return stat->utime + stat->stime;
 }
 
 }  // namespace xrunlab

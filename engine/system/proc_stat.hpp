@@ -42,9 +42,9 @@ struct SystemSample {
 // Percentages of total jiffies between the two snapshots (all CPUs together, like jack_test);
 // rates per wall second from taken_us. A counter that went backwards counts as 0. Zero
 // elapsed jiffies or time -> the matching fields are 0. `t_s` is copied into the sample.
+SystemSample diff_proc_stat(const ProcStatSnapshot& a, const ProcStatSnapshot& b, double t_s);
+
 // A process's CPU time (utime + stime from /proc/PID/stat) in clock ticks; nullopt if gone.
 std::optional<uint64_t> process_cpu_ticks(pid_t pid);
-
-SystemSample diff_proc_stat(const ProcStatSnapshot& a, const ProcStatSnapshot& b, double t_s);
 
 }  // namespace xrunlab

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,9 +10,9 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <thread>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 
 namespace xrunlab {
@@ -24,8 +25,41 @@ void close_fd(int& fd) {
 
 void make_pipe(int fds[2]) {
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    throw Error(ExitCode::kRunFailed, std::string("pipe: ") + std::strerror(errno));
+    throw Error(ExitCode::kRunFailed, "pipe: " + errno_text(errno));
   }
+}
+
+// What failed in the child before exec, written to the error pipe as {what, errno}.
+enum ChildFailure : int { kExecFailed = 1, kCgroupFailed = 2 };
+
+// In the child, after fork: only async-signal-safe calls from here to exec.
+[[noreturn]] void report_and_exit(int err_fd, ChildFailure what, int err) {
+  const int e[2] = {what, err};
+  ssize_t ignored = ::write(err_fd, e, sizeof e);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// A descriptor the child may dup2 onto 0..3 without clobbering another source first: one above
+// 3 (a copy, close-on-exec, when the original is 0..3). In the child only.
+int above_three(int fd) {
+  return fd <= 3 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 4) : fd;
+}
+
+// Writes the decimal `pid` to `path` (cgroup.procs) in one write. In the child only.
+bool join_cgroup(const char* path, pid_t pid) {
+  char digits[16];
+  int n = 0;
+  for (pid_t v = pid; v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  char text[16];
+  for (int k = 0; k < n; ++k) text[k] = digits[n - 1 - k];
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text, static_cast<size_t>(n)) == n;
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return ok;
 }
 
 }  // namespace
@@ -53,6 +87,91 @@ std::optional<std::string> find_program(const std::string& program) {
     start = end + 1;
   }
   return std::nullopt;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "ended (wait status " + std::to_string(status) + ")";
+}
+
+pid_t spawn_process(const SpawnOptions& o) {
+  if (o.argv.empty()) throw Error(ExitCode::kRunFailed, "spawn: empty argv");
+  const std::string& program = o.program.empty() ? o.argv[0] : o.program;
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<char*> argv;
+  for (const auto& a : o.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  if (o.env) {
+    for (const auto& e : *o.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  char* const* env = o.env ? envp.data() : environ;
+  const char* path = program.c_str();
+  const char* cgroup = o.cgroup_procs.empty() ? nullptr : o.cgroup_procs.c_str();
+  const bool need_null =
+      o.stdin_fd == kDevNullFd || o.stdout_fd == kDevNullFd || o.stderr_fd == kDevNullFd;
+  int err[2] = {-1, -1};
+  make_pipe(err);  // carries {what failed, errno} of the child back; closed by a successful exec
+  const pid_t parent = ::getpid();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    close_fd(err[0]);
+    close_fd(err[1]);
+    throw Error(ExitCode::kRunFailed, "fork: " + errno_text(e));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, o.death_signal);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM}) ::sigaction(sig, &dfl, nullptr);
+    const int null_fd = need_null ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : -1;
+    auto source = [null_fd](int fd) { return fd == kDevNullFd ? null_fd : fd; };
+    const int in = above_three(source(o.stdin_fd));
+    const int out = o.stdout_fd == kInheritFd ? -1 : above_three(source(o.stdout_fd));
+    const int errout = o.stderr_fd == kInheritFd ? -1 : above_three(source(o.stderr_fd));
+    const int fd3 = o.fd3 >= 0 ? above_three(o.fd3) : -1;
+    if (in >= 0) ::dup2(in, 0);
+    if (out >= 0) ::dup2(out, 1);
+    if (errout >= 0) ::dup2(errout, 2);
+    if (fd3 >= 0) ::dup2(fd3, 3);
+    // Join the cgroup before exec, so no thread of the program ever runs outside it.
+    if (cgroup != nullptr && !join_cgroup(cgroup, ::getpid())) {
+      report_and_exit(err[1], kCgroupFailed, errno);
+    }
+    // A bare name is looked up in PATH only (never the current folder); a path is run as is.
+    ::execvpe(path, argv.data(), env);
+    report_and_exit(err[1], kExecFailed, errno);
+  }
+  ::setpgid(pid, pid);  // also done by the child: whoever is first
+  close_fd(err[1]);
+  int child_error[2] = {0, 0};
+  ssize_t n;
+  do {
+    n = ::read(err[0], child_error, sizeof child_error);
+  } while (n < 0 && errno == EINTR);
+  close_fd(err[0]);
+  if (n != static_cast<ssize_t>(sizeof child_error)) return pid;  // exec closed the pipe
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (child_error[0] == kCgroupFailed) {
+    throw Error(ExitCode::kRunFailed, "cannot move '" + program + "' into the cgroup (" +
+                                          o.cgroup_procs + "): " + errno_text(child_error[1]));
+  }
+  throw Error(ExitCode::kMissingProgram,
+              "cannot run '" + program + "': " + errno_text(child_error[1]));
 }
 
 Child::Child(Child&& other) noexcept {
@@ -89,117 +208,72 @@ void Child::reset() {
 
 Child Child::spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) throw Error(ExitCode::kRunFailed, "spawn: empty argv");
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, fd3[2] = {-1, -1}, err[2] = {-1, -1};
-  if (spec.stdin_pipe) make_pipe(in);
-  if (spec.capture_output) make_pipe(out);
-  if (spec.fd3_pipe) make_pipe(fd3);
-  make_pipe(err);  // carries errno of a failed exec back to the parent
+  Child c;  // owns the caller's ends from here on: an exception below closes them
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, fd3[2] = {-1, -1};
   int log_fd = -1;
-  if (!spec.output_path.empty()) {
-    log_fd = ::open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log_fd < 0) {
-      throw Error(ExitCode::kOutput,
-                  "cannot open log file '" + spec.output_path + "': " + std::strerror(errno));
+  auto close_child_ends = [&] {
+    close_fd(in[0]);
+    close_fd(out[1]);
+    close_fd(fd3[1]);
+    close_fd(log_fd);
+  };
+  try {
+    if (spec.stdin_pipe) {
+      make_pipe(in);
+      c.stdin_fd_ = in[1];
     }
-  }
-  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<char*> argv;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    bool overridden = false;
-    for (const auto& kv : spec.env) overridden = overridden || entry.rfind(kv.first + "=", 0) == 0;
-    if (!overridden) env_strings.push_back(entry);
-  }
-  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const std::string& cgroup = spec.cgroup_procs;
-
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(ExitCode::kRunFailed, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(127);  // the engine died before prctl took effect
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    if (in[0] >= 0)
-      ::dup2(in[0], 0);
-    else {
-      const int devnull = ::open("/dev/null", O_RDONLY);
-      ::dup2(devnull, 0);
+    if (spec.capture_output) {
+      make_pipe(out);
+      c.output_fd_ = out[0];
     }
-    const int out_target = out[1] >= 0 ? out[1] : log_fd;
-    if (out_target >= 0) {
-      ::dup2(out_target, 1);
-      ::dup2(out_target, 2);
+    if (spec.fd3_pipe) {
+      make_pipe(fd3);
+      c.fd3_fd_ = fd3[0];
     }
-    if (fd3[1] >= 0) ::dup2(fd3[1], 3);
-    if (!cgroup.empty()) {
-      // Join the cgroup before exec, so no thread of the program ever runs outside it.
-      char digits[16];
-      int n = 0;
-      for (pid_t v = ::getpid(); v > 0 && n < 15; v /= 10)
-        digits[n++] = static_cast<char>('0' + v % 10);
-      char text[16];
-      for (int k = 0; k < n; ++k) text[k] = digits[n - 1 - k];
-      const int cg = ::open(cgroup.c_str(), O_WRONLY | O_CLOEXEC);
-      if (cg < 0 || ::write(cg, text, static_cast<size_t>(n)) != n) {
-        const int e[2] = {2, errno};
-        ssize_t ignored = ::write(err[1], e, sizeof e);
-        (void)ignored;
-        ::_exit(127);
+    if (!spec.output_path.empty()) {
+      log_fd = ::open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (log_fd < 0) {
+        throw Error(ExitCode::kOutput,
+                    "cannot open log file '" + spec.output_path + "': " + errno_text(errno));
       }
-      ::close(cg);
     }
-    // A bare name is looked up in PATH only (never the current folder); a path is run as is.
-    ::execvpe(argv[0], argv.data(), envp.data());
-    const int e[2] = {1, errno};
-    ssize_t ignored = ::write(err[1], e, sizeof e);
-    (void)ignored;
-    ::_exit(127);
-  }
-  close_fd(in[0]);
-  close_fd(out[1]);
-  close_fd(fd3[1]);
-  close_fd(err[1]);
-  if (log_fd >= 0) ::close(log_fd);
-  int child_error[2] = {0, 0};  // {what failed: 1 exec, 2 joining the cgroup; errno}
-  ssize_t n;
-  do {
-    n = ::read(err[0], child_error, sizeof child_error);
-  } while (n < 0 && errno == EINTR);
-  close_fd(err[0]);
-  Child c;
-  c.pid_ = pid;
-  c.stdin_fd_ = in[1];
-  c.output_fd_ = out[0];
-  c.fd3_fd_ = fd3[0];
-  if (n == static_cast<ssize_t>(sizeof child_error)) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    c.pid_ = -1;
-    if (child_error[0] == 2) {
-      throw Error(ExitCode::kRunFailed, "cannot move '" + spec.argv[0] + "' into the cgroup (" +
-                                            cgroup + "): " + std::strerror(child_error[1]));
+    SpawnOptions o;
+    o.argv = spec.argv;
+    if (!spec.env.empty()) {
+      std::vector<std::string> env;
+      for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry = *e;
+        bool overridden = false;
+        for (const auto& kv : spec.env) {
+          overridden = overridden || entry.rfind(kv.first + "=", 0) == 0;
+        }
+        if (!overridden) env.push_back(entry);
+      }
+      for (const auto& [k, v] : spec.env) env.push_back(k + "=" + v);
+      o.env = std::move(env);
     }
-    throw Error(ExitCode::kMissingProgram,
-                "cannot run '" + spec.argv[0] + "': " + std::strerror(child_error[1]));
+    o.stdin_fd = in[0] >= 0 ? in[0] : kDevNullFd;
+    const int output = out[1] >= 0 ? out[1] : log_fd >= 0 ? log_fd : kInheritFd;
+    o.stdout_fd = output;
+    o.stderr_fd = spec.stderr_to_null ? kDevNullFd : output;
+    o.fd3 = fd3[1];
+    o.death_signal = spec.death_signal;
+    o.cgroup_procs = spec.cgroup_procs;
+    c.pid_ = spawn_process(o);
+  } catch (...) {
+    close_child_ends();
+    throw;
   }
+  close_child_ends();
   return c;
 }
 
 void Child::close_stdin() {
   close_fd(stdin_fd_);
+}
+
+void Child::close_output() {
+  close_fd(output_fd_);
 }
 
 bool Child::running() {
@@ -214,13 +288,7 @@ bool Child::running() {
 }
 
 std::string Child::describe_exit() const {
-  if (!status_) return "running";
-  const int s = *status_;
-  if (WIFEXITED(s)) return "exited with status " + std::to_string(WEXITSTATUS(s));
-  if (WIFSIGNALED(s)) {
-    return "killed by signal " + std::to_string(WTERMSIG(s)) + " (" + strsignal(WTERMSIG(s)) + ")";
-  }
-  return "ended (wait status " + std::to_string(s) + ")";
+  return status_ ? describe_wait_status(*status_) : "running";
 }
 
 void Child::signal(int sig) const {

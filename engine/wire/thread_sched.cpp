@@ -12,8 +12,14 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "engine/base/errno_text.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/proc_cgroup.hpp"
+#include "engine/base/proc_pid_stat.hpp"
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 namespace {
@@ -53,45 +59,10 @@ int sys_sched_setattr(pid_t tid, SchedAttr* attr) {
   return static_cast<int>(syscall(SYS_sched_setattr, tid, attr, 0u));
 }
 
-std::string errno_text(int e) {
-  char buf[256];
-  const char* text = strerror_r(e, buf, sizeof buf);  // GNU variant
-  const char* name = strerrorname_np(e);
-  return name != nullptr ? fmt::format("{} ({})", text, name) : std::string(text);
-}
-
-// First line of a small /proc or /sys file, without the newline; nullopt (errno kept) if
-// unreadable.
-std::optional<std::string> read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string line;
-  std::getline(in, line);
-  if (in.bad()) return std::nullopt;
-  return line;
-}
-
-std::optional<long long> read_number(const std::string& path) {
-  const auto line = read_first_line(path);
-  if (!line || line->empty()) return std::nullopt;
-  char* end = nullptr;
-  const long long v = std::strtoll(line->c_str(), &end, 10);
-  if (end == line->c_str()) return std::nullopt;
-  return v;
-}
-
 // Value of "Key:" in /proc/.../status, or "".
-std::string status_field(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) == 0 && line.size() > key.size() &&
-        line[key.size()] == ':') {
-      const auto start = line.find_first_not_of(" \t", key.size() + 1);
-      return start == std::string::npos ? std::string() : line.substr(start);
-    }
-  }
-  return "";
+std::string status_field(const std::string& path, std::string_view key) {
+  const std::string text = read_file(path).value_or("");
+  return std::string(key_value(text, key).value_or(""));
 }
 
 bool have_cap_sys_nice() {
@@ -99,21 +70,6 @@ bool have_cap_sys_nice() {
   if (hex.empty()) return geteuid() == 0;
   const unsigned long long caps = std::strtoull(hex.c_str(), nullptr, 16);
   return ((caps >> kCapSysNice) & 1u) != 0;
-}
-
-// "1-3,5" (the /sys cpu list format) -> {1, 2, 3, 5}.
-std::vector<int> parse_cpu_list(const std::string& text) {
-  std::vector<int> cpus;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
-    const auto dash = part.find('-');
-    const int lo = std::atoi(part.c_str());
-    const int hi = dash == std::string::npos ? lo : std::atoi(part.c_str() + dash + 1);
-    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
-  }
-  return cpus;
 }
 
 std::optional<std::vector<int>> read_affinity(pid_t tid) {
@@ -138,18 +94,6 @@ std::optional<std::vector<int>> read_affinity(pid_t tid) {
   }
   errno = EINVAL;
   return std::nullopt;
-}
-
-// Field 39 (processor) of a stat line; the comm in field 2 may hold spaces and parentheses.
-int parse_last_cpu(const std::string& stat) {
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream in(stat.substr(close + 1));
-  std::string field;
-  for (int n = 3; in >> field; ++n) {
-    if (n == 39) return std::atoi(field.c_str());
-  }
-  return -1;
 }
 
 std::string signed_nice(int nice) {
@@ -213,26 +157,16 @@ std::string thread_label(pid_t tid) {
 
 // The cpu controller's group of `tid` (cgroup v1 "N:cpu,cpuacct:/path" or v2 "0::/path").
 std::string cpu_cgroup(pid_t tid) {
-  std::ifstream in(fmt::format("/proc/{}/cgroup", tid));
-  std::string line, v2;
-  while (std::getline(in, line)) {
-    const auto c1 = line.find(':');
-    const auto c2 = c1 == std::string::npos ? c1 : line.find(':', c1 + 1);
-    if (c2 == std::string::npos) continue;
-    const std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
-    if (controllers.find(",cpu,") != std::string::npos) return line.substr(c2 + 1);
-    if (controllers == ",,") v2 = line.substr(c2 + 1);
-  }
-  return v2;
+  const std::string text = read_file(fmt::format("/proc/{}/cgroup", tid)).value_or("");
+  return cgroup_v1_cpu_group(text).value_or(cgroup_v2_group(text).value_or(""));
 }
 
 // " (now N)" from the soft limit `name` in /proc/TID/limits, or "" if unreadable.
 std::string rlimit_now(pid_t tid, const std::string& name) {
-  std::ifstream in(fmt::format("/proc/{}/limits", tid));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, name.size(), name) != 0) continue;
-    std::istringstream fields(line.substr(name.size()));
+  const std::string text = read_file(fmt::format("/proc/{}/limits", tid)).value_or("");
+  for (std::string_view line : lines(text)) {
+    if (!starts_with(line, name)) continue;
+    std::istringstream fields{std::string(line.substr(name.size()))};
     std::string soft;
     fields >> soft;
     return soft.empty() ? std::string() : fmt::format(" (now {})", soft);
@@ -380,8 +314,8 @@ std::optional<ThreadSched> read_thread_sched(pid_t pid, pid_t tid, std::string* 
   const std::string task = fmt::format("/proc/{}/task/{}", pid, tid);
   const auto thread = read_first_line(task + "/comm");
   if (!thread) {
-    return fail(
-        fmt::format("no thread {} in process {} ({}: {})", tid, pid, task, errno_text(errno)));
+    return fail(fmt::format("no thread {} in process {} ({}: {})", tid, pid, task,
+                            errno_text_named(errno)));
   }
   s.thread = *thread;
   s.process = read_first_line(fmt::format("/proc/{}/comm", pid)).value_or("?");
@@ -390,7 +324,7 @@ std::optional<ThreadSched> read_thread_sched(pid_t pid, pid_t tid, std::string* 
   attr.size = sizeof attr;
   if (sys_sched_getattr(tid, &attr) != 0) {
     return fail(fmt::format("sched_getattr of thread {}/{} (pid {} tid {}): {}", s.process,
-                            s.thread, pid, tid, errno_text(errno)));
+                            s.thread, pid, tid, errno_text_named(errno)));
   }
   s.policy = static_cast<int>(attr.sched_policy);
   s.flags = attr.sched_flags;
@@ -406,19 +340,17 @@ std::optional<ThreadSched> read_thread_sched(pid_t pid, pid_t tid, std::string* 
   const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
   if (nice == -1 && errno != 0) {
     return fail(fmt::format("getpriority of thread {}/{} (pid {} tid {}): {}", s.process, s.thread,
-                            pid, tid, errno_text(errno)));
+                            pid, tid, errno_text_named(errno)));
   }
   s.nice = nice;
 
   const auto cpus = read_affinity(tid);
   if (!cpus) {
     return fail(fmt::format("sched_getaffinity of thread {}/{} (pid {} tid {}): {}", s.process,
-                            s.thread, pid, tid, errno_text(errno)));
+                            s.thread, pid, tid, errno_text_named(errno)));
   }
   s.cpus = *cpus;
-  std::ifstream stat(task + "/stat");
-  std::string line;
-  if (std::getline(stat, line)) s.last_cpu = parse_last_cpu(line);
+  if (const auto stat = read_proc_pid_stat(pid, tid)) s.last_cpu = stat->processor;
   return s;
 }
 
@@ -471,8 +403,8 @@ std::string apply_thread_sched(pid_t tid, const ThreadTarget& target) {
 
   const int e = set_thread_sched(tid, t);
   if (e == 0) return "";
-  return fmt::format("cannot set {} to {}: {}; {}", thread_label(tid), describe(t), errno_text(e),
-                     advice(e, tid, t));
+  return fmt::format("cannot set {} to {}: {}; {}", thread_label(tid), describe(t),
+                     errno_text_named(e), advice(e, tid, t));
 }
 
 std::string check_thread_sched(const ThreadSched& s, const ThreadTarget& target) {
@@ -501,6 +433,19 @@ std::string format_thread_line(const ThreadSched& s) {
   }
   return fmt::format("pid {} tid {} {}/{}  {} nice {} cpus {}", s.pid, s.tid, s.process, s.thread,
                      sched, signed_nice(s.nice), format_cpu_list(s.cpus));
+}
+
+std::vector<int> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  for (std::string_view part : split(trim(text), ',')) {
+    if (part.empty()) continue;
+    const std::string s(part);
+    const auto dash = s.find('-');
+    const int lo = std::atoi(s.c_str());
+    const int hi = dash == std::string::npos ? lo : std::atoi(s.c_str() + dash + 1);
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
 }
 
 std::string format_cpu_list(const std::vector<int>& cpus) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/wire/sched_target.hpp"
@@ -68,6 +69,9 @@ std::string format_thread_line(const ThreadSched& s);
 
 // Ascending CPU numbers as ranges: {0, 1, 4} -> "0-1,4"; {} -> "".
 std::string format_cpu_list(const std::vector<int>& cpus);
+
+// The other way, as /sys/devices/system/cpu/online writes it: "0-2,5\n" -> {0, 1, 2, 5}.
+std::vector<int> parse_cpu_list(std::string_view text);
 
 // Keys: pid, tid, process, thread, policy (name), policy_number, rt_priority, nice,
 // dl_runtime_ns, dl_deadline_ns, dl_period_ns, flags, cpus (array), last_cpu.

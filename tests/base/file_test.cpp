@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <string>
 
 #include "tests/support/temp_dir.hpp"
@@ -45,6 +47,27 @@ TEST(ReadFirstLine, StopsAtTheFirstNewline) {
   EXPECT_EQ(read_first_line(dir.write("b", "no newline")).value_or("?"), "no newline");
   EXPECT_EQ(read_first_line(dir.write("c", "")).value_or("?"), "");
   EXPECT_FALSE(read_first_line(dir.file("missing")));
+}
+
+TEST(ReadNumber, OneIntegerWithBlanksAround) {
+  TempDir dir("file");
+  EXPECT_EQ(read_number(dir.write("a", "950000\n")), 950000);
+  EXPECT_EQ(read_number(dir.write("b", " -1 ")), -1);
+  EXPECT_EQ(read_number(dir.write("c", "9223372036854775807")), INT64_MAX);
+}
+
+TEST(ReadNumber, AnythingElseIsNoNumber) {
+  TempDir dir("file");
+  for (const char* text : {"", "\n", "12 kB", "0x10", "1.5", "9223372036854775808", "+-1"}) {
+    EXPECT_EQ(read_number(dir.write("f", text)), std::nullopt) << "'" << text << "'";
+  }
+  EXPECT_EQ(read_number(dir.file("missing")), std::nullopt);
+}
+
+TEST(ReadFile, KeepsErrnoOfTheFailure) {
+  errno = 0;
+  EXPECT_FALSE(read_file("/nonexistent/xrunlab-file"));
+  EXPECT_EQ(errno, ENOENT);
 }
 
 }  // namespace

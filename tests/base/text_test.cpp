@@ -35,5 +35,19 @@ TEST(Affixes, StartsWithAndEndsWith) {
   EXPECT_TRUE(starts_with("x", ""));
 }
 
+TEST(KeyValue, TheFirstLineWithTheKeyTrimmed) {
+  const std::string_view status = "Name:\tjackd\nTgid:\t1234\nCapEff:\t000001ffffffffff\n";
+  EXPECT_EQ(key_value(status, "Tgid"), std::optional<std::string_view>("1234"));
+  EXPECT_EQ(key_value(status, "CapEff"), std::optional<std::string_view>("000001ffffffffff"));
+  EXPECT_EQ(key_value("Tgid:\nTgid: 2\n", "Tgid"), std::optional<std::string_view>(""));
+}
+
+TEST(KeyValue, OnlyAWholeKeyAtTheStartOfALine) {
+  EXPECT_EQ(key_value("CapEffective: 1\n", "CapEff"), std::nullopt);
+  EXPECT_EQ(key_value("x CapEff: 1\n", "CapEff"), std::nullopt);
+  EXPECT_EQ(key_value("CapEff 1\n", "CapEff"), std::nullopt);
+  EXPECT_EQ(key_value("", "CapEff"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <map>
 #include <thread>
 
@@ -20,6 +21,45 @@ namespace {
 using namespace testing_support;
 using namespace std::chrono_literals;
 using nlohmann::json;
+
+// What every client's numbers must satisfy by construction, whatever the machine's timing:
+// its per-second rows are the seconds 0, 1, 2 ... of the one measurement window (no gap), they
+// add up to its cycle count, every measured cycle has a delay, and the callbacks it ran since
+// activation include the measured ones. (That no row lies past the window's end is
+// DISABLED_NoCycleAfterTheWindowIsMeasured, below.)
+void expect_consistent_client(const json& c) {
+  const auto cycles = c["cycles"].get<uint64_t>();
+  const json& rows = c["per_second"]["rows"];
+  ASSERT_EQ(c["per_second"]["columns"][0], "second");
+  ASSERT_EQ(c["per_second"]["columns"][1], "cycles");
+  uint64_t sum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][0].get<uint64_t>(), i) << c["name"] << ": rows are consecutive seconds";
+    sum += rows[i][1].get<uint64_t>();
+  }
+  EXPECT_EQ(sum, cycles) << c["name"];
+  EXPECT_EQ(c["delay_us"]["count"].get<uint64_t>(), cycles) << c["name"];
+  EXPECT_GE(c["cycles_total"].get<uint64_t>(), cycles + c["unreferenced_cycles"].get<uint64_t>())
+      << c["name"];
+  EXPECT_GT(cycles, 0u) << c["name"];
+}
+
+// Xrun counts agree across the monitor client, jackd's log and the totals, as JACK reports
+// them: every xrun JACK reported reached the monitor once (driver xruns only where the backend
+// delivers them to clients; the dummy driver's come from the log alone).
+void expect_xrun_counts_agree(const json& j) {
+  const json& x = j["xruns"];
+  const auto monitor = x["monitor_events"].get<uint64_t>();
+  const auto log_client = x["log_client_events"].get<uint64_t>();
+  const auto log_driver = x["log_driver_xruns"].get<uint64_t>();
+  if (x["driver_xruns_reach_monitor"].get<bool>()) {
+    EXPECT_EQ(monitor, log_driver + log_client) << x.dump();
+    EXPECT_EQ(j["totals"]["xrun_count"].get<uint64_t>(), monitor) << x.dump();
+  } else {
+    EXPECT_EQ(monitor, log_client) << x.dump();
+    EXPECT_EQ(j["totals"]["xrun_count"].get<uint64_t>(), monitor + log_driver) << x.dump();
+  }
+}
 
 // (a) 4 clients x 2 ports, 3 s: cycle counts, wiring checked through the JACK API while the
 // run is live, and summary.txt parsing back to run.json's numbers.
@@ -78,17 +118,16 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   }
   EXPECT_EQ(playback, json({"xrunlab-c04:out_1", "xrunlab-c04:out_2"}));
 
+  // A completed run's window is exactly the duration asked for.
   const double seconds = j["measurement"]["seconds_ran"].get<double>();
-  EXPECT_NEAR(seconds, 3.0, 0.05);
-  const double expected = seconds * 48000 / 256;
+  EXPECT_EQ(seconds, 3.0);
   ASSERT_EQ(j["clients"].size(), 4u);
   for (const auto& c : j["clients"]) {
-    const double cycles = c["cycles"].get<double>();
-    EXPECT_NEAR(cycles, expected, expected * 0.05) << c["name"];
     EXPECT_TRUE(c["final_report"].get<bool>()) << c["name"];
     EXPECT_EQ(c["ring_dropped"], 0) << c["name"];
-    EXPECT_EQ(c["delay_us"]["count"], c["cycles"]);
+    expect_consistent_client(c);
   }
+  expect_xrun_counts_agree(j);
   // summary.txt parses back to the same numbers as run.json.
   const auto s = parse_summary(read_text_or_empty(r.run_dir() + "/summary.txt"));
   const json& t = j["totals"];
@@ -115,6 +154,29 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   expect_nothing_left(r);
 }
 
+// KNOWN DEFECT (engine/run + clients/drain), disabled until fixed: a client learns the window's
+// end only from the engine's "stop END" line, which the engine sends after reading every audio
+// thread's scheduling once more; by then the client has already counted the cycles that began
+// after END (here 1 or 2 per client, in a row for second 3 of a 3 s window). Each client must
+// measure [start, stop) exactly: no cycle at or after END, no per-second row past the window.
+TEST(Integration, DISABLED_NoCycleAfterTheWindowIsMeasured) {
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "4", "--ports", "2", "--period", "256", "--duration",
+                        "3", "--dsp-load", "10", "--label", "it-window", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  const double seconds = j["measurement"]["seconds_ran"].get<double>();
+  ASSERT_EQ(seconds, 3.0);
+  for (const auto& c : j["clients"]) {
+    const json& rows = c["per_second"]["rows"];
+    EXPECT_LE(static_cast<double>(rows.size()), std::ceil(seconds)) << c["name"] << rows.dump();
+    for (const auto& w : c["worst_cycles"]) EXPECT_LT(w["t_s"].get<double>(), seconds) << w;
+  }
+  expect_nothing_left(r);
+}
+
 // (b) An injected overrun longer than the period every 100th cycle: every one is an xrun.
 TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
   XrunlabRun r;
@@ -127,9 +189,21 @@ TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
       << r.log();
   const json j = r.run_json();
   const auto injected = j["totals"]["injected_overruns"].get<uint64_t>();
-  EXPECT_GE(injected, 4u);
-  EXPECT_LE(injected, 6u);
-  EXPECT_EQ(j["clients"][1]["injected_overruns"].get<uint64_t>(), injected);
+  // Client 2 overruns on every callback whose number (counted from activation) is a multiple
+  // of 100; the window holds a run of consecutive callbacks, so it saw floor or ceil of
+  // window/100 of them. Unreferenced cycles (no card marker) are in the window too.
+  const json& c2 = j["clients"][1];
+  const uint64_t window = c2["cycles"].get<uint64_t>() + c2["unreferenced_cycles"].get<uint64_t>();
+  EXPECT_GE(injected, window / 100) << window;
+  EXPECT_LE(injected, (window + 99) / 100) << window;
+  EXPECT_GE(injected, 4u) << "3 s at 187.5 cycles/s";
+  EXPECT_EQ(c2["injected_overruns"].get<uint64_t>(), injected);
+  EXPECT_EQ(j["clients"][0]["injected_overruns"].get<uint64_t>(), 0u);
+  // 8000 us of busy time is longer than the 5333 us period: every injected cycle is late.
+  EXPECT_GE(c2["late_cycles"].get<uint64_t>() + c2["unreferenced_cycles"].get<uint64_t>(),
+            injected);
+  for (const auto& c : j["clients"]) expect_consistent_client(c);
+  expect_xrun_counts_agree(j);
   EXPECT_GE(j["totals"]["xrun_count"].get<uint64_t>(), injected);
   EXPECT_GE(j["xruns"]["monitor_events"].get<uint64_t>(), injected);
   EXPECT_GE(j["xruns"]["log_client_events"].get<uint64_t>(), injected);
@@ -153,8 +227,11 @@ TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
   EXPECT_EQ(r.exit_code, 130) << r.log();
   const json j = r.run_json();
   EXPECT_EQ(j["status"], "interrupted");
-  EXPECT_GT(j["measurement"]["seconds_ran"].get<double>(), 1.0);
-  for (const auto& c : j["clients"]) EXPECT_GT(c["cycles"].get<int>(), 100) << c["name"];
+  const double seconds = j["measurement"]["seconds_ran"].get<double>();
+  // The signal came 1.5 s after "measuring", which the engine prints 0.3 s before the window.
+  EXPECT_GE(seconds, 1.2);
+  EXPECT_LT(seconds, 60.0);
+  for (const auto& c : j["clients"]) expect_consistent_client(c);
   EXPECT_NE(read_text_or_empty(r.run_dir() + "/summary.txt").find("interrupted"),
             std::string::npos);
   expect_nothing_left(r);
@@ -188,7 +265,7 @@ TEST(Integration, ACrashingClientFailsTheRunAndKeepsTheResults) {
   const std::string detail = j["status_detail"];
   EXPECT_NE(detail.find("xrunlab-c02"), std::string::npos) << detail;
   EXPECT_NE(detail.find("signal 11"), std::string::npos) << detail;
-  EXPECT_GT(j["clients"][0]["cycles"].get<int>(), 100);
+  expect_consistent_client(j["clients"][0]);
   expect_nothing_left(r);
 }
 

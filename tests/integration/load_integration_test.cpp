@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "engine/base/proc_pid_stat.hpp"
 #include "engine/loads/load_tool.hpp"
 #include "tests/support/run_harness.hpp"
 
@@ -26,17 +27,12 @@ struct LoadCase {
 class LoadRun : public ::testing::TestWithParam<LoadCase> {};
 
 // A process identity that survives pid reuse: (pid, start time in /proc/PID/stat).
-using ProcessId = std::pair<pid_t, std::string>;
+using ProcessId = std::pair<pid_t, uint64_t>;
 
-std::string start_time_of(pid_t pid) {
-  const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
-  const auto paren = stat.rfind(')');
-  if (paren == std::string::npos) return "";
-  std::istringstream fields(stat.substr(paren + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && (fields >> field); ++i) {  // field 22: starttime
-  }
-  return field;
+// 0 when the process is gone.
+uint64_t start_time_of(pid_t pid) {
+  const auto stat = read_proc_pid_stat(pid);
+  return stat ? stat->starttime : 0;
 }
 
 // Every process of the load trees of a run, as seen now.
@@ -52,9 +48,9 @@ std::vector<ProcessId> load_trees(const std::vector<pid_t>& supervisors) {
 std::vector<std::string> still_alive(const std::vector<ProcessId>& seen) {
   std::vector<std::string> alive;
   for (const auto& [pid, start] : seen) {
-    const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
-    if (!start.empty() && start_time_of(pid) == start && stat.find(") Z ") == std::string::npos) {
-      alive.push_back(stat.substr(0, stat.find(')') + 1));
+    const auto stat = read_proc_pid_stat(pid);
+    if (start != 0 && stat && stat->starttime == start && stat->state != 'Z') {
+      alive.push_back(std::to_string(pid) + " (" + stat->comm + ")");
     }
   }
   return alive;
@@ -67,14 +63,8 @@ std::vector<pid_t> load_pids(const XrunlabRun& r) {
   for (const std::string& p : processes_mentioning(r.out_dir)) {
     if (p.find("xrunlab-load") == std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(p));
-    const std::string stat = read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
-    const auto paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream fields(stat.substr(paren + 2));
-    std::string state;
-    long ppid = 0;
-    fields >> state >> ppid;
-    if (ppid == r.child.pid()) out.push_back(pid);
+    const auto stat = read_proc_pid_stat(pid);
+    if (stat && stat->ppid == r.child.pid()) out.push_back(pid);
   }
   return out;
 }

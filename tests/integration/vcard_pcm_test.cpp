@@ -29,6 +29,7 @@
 #include "engine/backend/vcard.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
+#include "engine/system/proc_stat.hpp"
 #include "engine/system/process.hpp"
 #include "engine/wire/vcard_shared.hpp"
 #include "tests/support/files.hpp"
@@ -507,22 +508,6 @@ TEST_F(VcardPcmOpen, MissingOrMismatchedShmObject) {
 
 // ---- jackd on the card ---------------------------------------------------------------------
 
-// utime + stime of a process in clock ticks.
-std::optional<uint64_t> cpu_ticks(pid_t pid) {
-  const std::string stat =
-      testing_support::read_text_or_empty("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close_paren = stat.rfind(')');
-  if (close_paren == std::string::npos) return std::nullopt;
-  std::istringstream in(stat.substr(close_paren + 2));
-  std::string field;
-  uint64_t utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && in >> field; ++i) {  // field 3 is the state
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return utime + stime;
-}
-
 std::string line_with(const std::string& log, const std::string& needle) {
   const size_t at = log.find(needle);
   if (at == std::string::npos) return "";
@@ -624,11 +609,11 @@ TEST_F(VcardJackd, JackdRunsItsAlsaDriverOnTheCard) {
   reader.poll();
   const uint64_t w0 = cap.wakes_written.load();
   const int64_t t0 = mono_ns();
-  const std::optional<uint64_t> c0 = cpu_ticks(jackd_.pid());
+  const std::optional<uint64_t> c0 = process_cpu_ticks(jackd_.pid());
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const uint64_t w1 = cap.wakes_written.load();
   const int64_t t1 = mono_ns();
-  const std::optional<uint64_t> c1 = cpu_ticks(jackd_.pid());
+  const std::optional<uint64_t> c1 = process_cpu_ticks(jackd_.pid());
   reader.poll();
   ASSERT_TRUE(c0 && c1);
   const double seconds = static_cast<double>(t1 - t0) / 1e9;

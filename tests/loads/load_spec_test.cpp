@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/base/text.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -51,6 +53,29 @@ TEST(LoadSpec, RejectionsNameThePart) {
   }
   parse_load("bogus", 2, &why);
   EXPECT_NE(why.find("compile[:JOBS]"), std::string::npos);
+}
+
+// --help shows every kind the parser knows, and each form it shows parses.
+TEST(LoadHelp, ShowsEveryKindAndEveryFormParses) {
+  const std::string help = load_help();
+  for (const char* spec : {"compile", "compile:2", "hackbench", "hackbench:2", "cpu:1", "io-write",
+                           "io-write:8", "io-read", "io-read:8", "io-copy", "io-copy:8", "net",
+                           "stress-ng:\"--cpu 1\"", "cmd:\"sleep 1\"", "cpu:1@nice=5"}) {
+    std::string why;
+    const auto s = parse_load(spec, 2, &why);
+    ASSERT_TRUE(s) << spec << ": " << why;
+    EXPECT_NE(help.find(s->kind), std::string::npos) << s->kind;
+  }
+  EXPECT_NE(help.find("@nice=N"), std::string::npos);
+  // The parser's own list of kinds (its message for an unknown one) is the help's list.
+  std::string why;
+  ASSERT_FALSE(parse_load("bogus", 2, &why));
+  std::string list = why.substr(why.find("; use ") + 6);
+  list.replace(list.find(" or "), 4, ",");
+  for (std::string_view form : split(list, ',')) {
+    form = trim(form);
+    EXPECT_NE(help.find(std::string(form)), std::string::npos) << form;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "engine/base/text.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -400,6 +402,24 @@ TEST(TargetsFor, DeadlineGivenValuesAndReclaim) {
   t = targets_for(ok("deadline:reclaim"), 256, 48000, 100'000);
   EXPECT_EQ(t.client, dl(250'000, 5'333'333, kSchedFlagReclaim));
   EXPECT_EQ(t.server, dl(533'333, 5'333'333, kSchedFlagReclaim));
+}
+
+// --help shows every form the parser accepts: the forms its own error message lists.
+TEST(PolicyHelp, ShowsEveryFormTheParserKnows) {
+  std::string why;
+  ASSERT_FALSE(parse_policy("bogus", &why));
+  const std::string prefix = "unknown policy 'bogus'; use one of ";
+  ASSERT_EQ(why.rfind(prefix, 0), 0u) << why;
+  const std::string help = policy_help();
+  size_t forms = 0;
+  for (std::string_view form : split(std::string_view(why).substr(prefix.size()), ',')) {
+    form = trim(form);
+    if (form == "reclaim]") continue;  // the tail of deadline[:RUNTIME_US,PERIOD_US][,reclaim]
+    EXPECT_NE(help.find(std::string(form)), std::string::npos) << form;
+    ++forms;
+  }
+  EXPECT_GE(forms, 9u);
+  EXPECT_EQ(help.find('\n'), std::string::npos);
 }
 
 }  // namespace

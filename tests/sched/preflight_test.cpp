@@ -6,12 +6,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <filesystem>
 #include <string>
+
+#include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
 namespace {
+
+using testing_support::TempDir;
 
 #define EXPECT_HAS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
@@ -392,48 +396,134 @@ TEST(ProbeSchedIso, MainlineKernelHasNone) {
   EXPECT_EQ(sched_getscheduler(0), before);  // the probe ran on its own thread
 }
 
-std::string read_all(const char* path) {
-  std::ifstream in(path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A fixture root: the /proc and /sys files collect_sched_facts reads, written by the test.
+// An RT-group-scheduling machine with 2 CPUs: this process in the cgroup-v1 cpu group /audio,
+// which has no RT runtime, and the fair servers holding 0.25 + 0.5 CPUs.
+void write_rt_group_machine(const TempDir& root) {
+  root.write("proc/self/status", "Name:\txrunlab\nCapEff:\t0000000000800000\n");
+  root.write("proc/sys/kernel/sched_rt_runtime_us", "900000\n");
+  root.write("proc/sys/kernel/sched_rt_period_us", "1000000\n");
+  root.write("proc/sys/kernel/osrelease", "5.10.0-test\n");
+  root.write("proc/self/cgroup", "5:cpuset:/\n4:cpu,cpuacct:/audio\n0::/\n");
+  root.write("proc/self/mountinfo",
+             "24 18 0:20 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+             "30 24 0:26 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu,cpuacct\n");
+  root.write("sys/fs/cgroup/cpu/cpu.rt_runtime_us", "950000\n");
+  root.write("sys/fs/cgroup/cpu/audio/cpu.rt_runtime_us", "0\n");
+  root.write("sys/devices/system/cpu/online", "0-1\n");
+  root.write("sys/kernel/debug/sched/fair_server/cpu0/runtime", "250\n");
+  root.write("sys/kernel/debug/sched/fair_server/cpu0/period", "1000\n");
+  root.write("sys/kernel/debug/sched/fair_server/cpu1/runtime", "500\n");
+  root.write("sys/kernel/debug/sched/fair_server/cpu1/period", "1000\n");
 }
 
-TEST(CollectSchedFacts, AgreesWithTheSystem) {
-  const SchedFacts f = collect_sched_facts();
+TEST(CollectSchedFacts, ReadsEveryFileFromTheRoot) {
+  TempDir root("preflight");
+  write_rt_group_machine(root);
+  const SchedFacts f = collect_sched_facts(root.str());
+  EXPECT_TRUE(f.cap_sys_nice);  // CapEff bit 23
+  EXPECT_EQ(f.sched_rt_runtime_us, 900000);
+  EXPECT_EQ(f.sched_rt_period_us, 1000000);
+  EXPECT_EQ(f.cgroup_rt_runtime_us, std::optional<int64_t>(0));
+  EXPECT_EQ(f.ncpus, 2);
+  EXPECT_TRUE(f.cgroup_v1_cpu_rt);
+  EXPECT_EQ(f.dl_reserved_cpus, 0.75);  // the debugfs values win over the kernel release
+  // And the decision over them: RT is refused in the group without RT runtime.
+  EXPECT_HAS(check("fifo", f), "cpu.rt_runtime_us is 0");
+}
+
+TEST(CollectSchedFacts, WithoutDebugfsTheKernelReleaseGivesTheFairServers) {
+  TempDir root("preflight");
+  write_rt_group_machine(root);
+  std::filesystem::remove_all(root.file("sys/kernel/debug"));
+  root.write("proc/sys/kernel/osrelease", "6.12.9-test\n");
+  root.write("sys/devices/system/cpu/online", "0-3,6\n");
+  const SchedFacts f = collect_sched_facts(root.str());
+  EXPECT_EQ(f.ncpus, 5);
+  EXPECT_EQ(f.dl_reserved_cpus, fair_server_reserved_cpus("6.12.9-test", 5));
+  EXPECT_GT(f.dl_reserved_cpus, 0.0);
+  root.write("proc/sys/kernel/osrelease", "6.11.0\n");
+  EXPECT_EQ(collect_sched_facts(root.str()).dl_reserved_cpus, 0.0);
+}
+
+TEST(CollectSchedFacts, MissingFilesKeepTheDefaults) {
+  TempDir root("preflight");
+  root.write("proc/self/status", "Name:\txrunlab\nCapEff:\t0000000000000000\n");
+  root.write("sys/devices/system/cpu/online", "0\n");
+  root.write("proc/sys/kernel/osrelease", "5.10.0\n");
+  const SchedFacts f = collect_sched_facts(root.str());
+  const SchedFacts defaults;
+  EXPECT_FALSE(f.cap_sys_nice);
+  EXPECT_EQ(f.sched_rt_runtime_us, defaults.sched_rt_runtime_us);
+  EXPECT_EQ(f.sched_rt_period_us, defaults.sched_rt_period_us);
+  EXPECT_EQ(f.cgroup_rt_runtime_us, std::nullopt);
+  EXPECT_FALSE(f.cgroup_v1_cpu_rt);
+  EXPECT_EQ(f.ncpus, 1);
+  EXPECT_EQ(f.dl_reserved_cpus, 0.0);
+}
+
+TEST(CollectSchedFacts, NoCapEffLineMeansRootOnly) {
+  TempDir root("preflight");
+  root.write("proc/self/status", "Name:\txrunlab\n");
+  EXPECT_EQ(collect_sched_facts(root.str()).cap_sys_nice, ::geteuid() == 0);
+}
+
+TEST(CollectSchedFacts, UnparsableValuesKeepTheDefaults) {
+  TempDir root("preflight");
+  write_rt_group_machine(root);
+  root.write("proc/sys/kernel/sched_rt_runtime_us", "lots\n");
+  root.write("sys/fs/cgroup/cpu/audio/cpu.rt_runtime_us", "\n");
+  root.write("sys/kernel/debug/sched/fair_server/cpu1/period", "0\n");  // no division by 0
+  const SchedFacts f = collect_sched_facts(root.str());
+  EXPECT_EQ(f.sched_rt_runtime_us, SchedFacts{}.sched_rt_runtime_us);
+  EXPECT_EQ(f.cgroup_rt_runtime_us, std::nullopt);
+  EXPECT_EQ(f.dl_reserved_cpus, 0.0);  // the 5.10 release: no fair servers
+}
+
+// The process's own facts come from the process, whatever the root: the limits set here.
+TEST(CollectSchedFacts, TheProcessLimitsAsSet) {
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &saved), 0);
+  rlimit lowered = saved;
+  lowered.rlim_cur = saved.rlim_max == RLIM_INFINITY ? 7 : std::min<rlim_t>(saved.rlim_max, 7);
+  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &lowered), 0);
+  TempDir root("preflight");
+  const SchedFacts f = collect_sched_facts(root.str());
+  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &saved), 0);
+  EXPECT_EQ(f.rlimit_rtprio, std::optional<uint64_t>(lowered.rlim_cur));
   EXPECT_EQ(f.euid, geteuid());
-  EXPECT_EQ(f.ncpus, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+// ---- the realtime permission, tried for real -----------------------------------------------
+
+TEST(CheckRealtimePermission, AnInvalidPriorityIsRefusedWithOneLineSayingWhatToDo) {
   rlimit rl{};
   ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &rl), 0);
-  if (rl.rlim_cur == RLIM_INFINITY) {
-    EXPECT_FALSE(f.rlimit_rtprio.has_value());
-  } else {
-    EXPECT_EQ(f.rlimit_rtprio, static_cast<uint64_t>(rl.rlim_cur));
+  const std::string limit =
+      rl.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(rl.rlim_cur);
+  for (int priority : {0, 100}) {
+    EXPECT_EQ(check_realtime_permission(priority),
+              "SCHED_FIFO priority " + std::to_string(priority) +
+                  " is not permitted (Invalid argument; RLIMIT_RTPRIO is " + limit +
+                  "): add your user to the 'audio' group with '@audio - rtprio 95' in "
+                  "/etc/security/limits.d/, log in again, or run with --priority 0 (no realtime)");
   }
-  ASSERT_EQ(getrlimit(RLIMIT_NICE, &rl), 0);
-  if (rl.rlim_cur == RLIM_INFINITY) {
-    EXPECT_FALSE(f.rlimit_nice.has_value());
-  } else {
-    EXPECT_EQ(f.rlimit_nice, static_cast<uint64_t>(rl.rlim_cur));
+}
+
+TEST(CheckRealtimePermission, PermittedExactlyWhenTheCapabilityOrTheLimitAllowsIt) {
+  const SchedFacts f = collect_sched_facts();
+  for (int priority : {1, 70, 99}) {
+    const bool allowed =
+        f.cap_sys_nice || !f.rlimit_rtprio || *f.rlimit_rtprio >= static_cast<uint64_t>(priority);
+    const std::string got = check_realtime_permission(priority);
+    if (allowed) {
+      EXPECT_EQ(got, "") << priority;
+    } else {
+      EXPECT_HAS(got, "is not permitted (Operation not permitted; RLIMIT_RTPRIO is ");
+      EXPECT_EQ(got.find('\n'), std::string::npos);
+    }
   }
-  EXPECT_EQ(parse_cap_sys_nice(read_all("/proc/self/status")).value_or(f.euid == 0),
-            f.cap_sys_nice);
-  EXPECT_EQ(std::to_string(f.sched_rt_runtime_us) + "\n",
-            read_all("/proc/sys/kernel/sched_rt_runtime_us"));
-  EXPECT_EQ(std::to_string(f.sched_rt_period_us) + "\n",
-            read_all("/proc/sys/kernel/sched_rt_period_us"));
-  EXPECT_EQ(f.cgroup_v1_cpu_rt,
-            faccessat(AT_FDCWD, "/sys/fs/cgroup/cpu/cpu.rt_runtime_us", W_OK, AT_EACCESS) == 0);
-  const auto dir =
-      cgroup_v1_cpu_dir(read_all("/proc/self/cgroup"), read_all("/proc/self/mountinfo"));
-  if (dir && access((*dir + "/cpu.rt_runtime_us").c_str(), R_OK) == 0) {
-    EXPECT_TRUE(f.cgroup_rt_runtime_us.has_value());
-  } else {
-    EXPECT_FALSE(f.cgroup_rt_runtime_us.has_value());
-  }
-  EXPECT_GE(f.dl_reserved_cpus, 0);
-  EXPECT_LE(f.dl_reserved_cpus, f.ncpus);
-  EXPECT_EQ(f.iso_supported, probe_sched_iso());
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER) << "the probe ran on a thread of its own";
 }
 
 TEST(CollectSchedFacts, RealFactsGiveOneLineOrNothing) {

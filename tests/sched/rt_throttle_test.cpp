@@ -12,9 +12,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
+#include "engine/base/file.hpp"
+#include "engine/base/proc_cgroup.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
@@ -25,10 +26,7 @@ using testing_support::TempDir;
 namespace fs = std::filesystem;
 
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  return read_file(path).value_or("");
 }
 
 void put(const std::string& path, const std::string& text) {
@@ -47,19 +45,34 @@ bool contains(const std::string& text, const std::string& part) {
 
 // The cpu line's group in /proc/<pid>/cgroup ("" if none).
 std::string cpu_group_of(pid_t pid) {
-  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/cgroup"));
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto first = line.find(':');
-    const auto second = line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    std::istringstream controllers(line.substr(first + 1, second - first - 1));
-    std::string c;
-    while (std::getline(controllers, c, ',')) {
-      if (c == "cpu") return line.substr(second + 1);
-    }
-  }
-  return "";
+  return cgroup_v1_cpu_group(slurp("/proc/" + std::to_string(pid) + "/cgroup")).value_or("");
+}
+
+// ---- membership, from hand-written /proc/PID/cgroup texts ------------------------------------
+
+TEST(CgroupInGroup, TheCpuLinesGroupUnderTheControllersMountPoint) {
+  const std::string systemd = "11:cpu,cpuacct:/user.slice/xrunlab-77\n0::/user.slice\n";
+  const std::string root = "/sys/fs/cgroup/cpu,cpuacct";
+  EXPECT_TRUE(cgroup_in_group(systemd, root, root + "/user.slice/xrunlab-77"));
+  EXPECT_FALSE(cgroup_in_group(systemd, root, root + "/xrunlab-77"));  // same name elsewhere
+  EXPECT_FALSE(cgroup_in_group(systemd, root, root + "/user.slice"));  // its parent
+  EXPECT_FALSE(cgroup_in_group(systemd, "/sys/fs/cgroup/cpu", root + "/user.slice/xrunlab-77"));
+  const std::string plain = "4:cpuset:/\n3:cpu:/xrunlab-77\n";
+  EXPECT_TRUE(cgroup_in_group(plain, "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu/xrunlab-77"));
+  EXPECT_TRUE(cgroup_in_group("3:cpu:/\n", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu"));
+}
+
+TEST(CgroupInGroup, NoV1CpuGroupMeansInNone) {
+  const std::string group = "/sys/fs/cgroup/cpu/xrunlab-77";
+  EXPECT_FALSE(cgroup_in_group("0::/xrunlab-77\n", "/sys/fs/cgroup/cpu", group));
+  EXPECT_FALSE(cgroup_in_group("3:cpuacct:/xrunlab-77\n", "/sys/fs/cgroup/cpu", group));
+  EXPECT_FALSE(cgroup_in_group("", "/sys/fs/cgroup/cpu", group));
+  EXPECT_FALSE(cgroup_in_group("3:cpu:/xrunlab-77\n", "", "/xrunlab-77"));  // no cpu mount
+}
+
+TEST(InCgroup, NotInAGroupThatDoesNotExistNorForAProcessThatDoesNot) {
+  EXPECT_FALSE(in_cgroup(::getpid(), "/sys/fs/cgroup/cpu/xrunlab-no-such-group"));
+  EXPECT_FALSE(in_cgroup(-1, "/sys/fs/cgroup/cpu"));
 }
 
 // ---- detection from hand-written texts ------------------------------------------------------
@@ -207,12 +220,15 @@ TEST_F(RealCgroupTest, GroupLimitsItsProcessesAndIsRemovedByRestore) {
   EXPECT_TRUE(contains(moved, std::to_string(child))) << moved;
   const std::string relative = group.path().substr(support_.cpu_root.size());
   EXPECT_EQ(cpu_group_of(child), relative);
+  EXPECT_TRUE(in_cgroup(child, group.path()));
+  EXPECT_FALSE(in_cgroup(::getpid(), group.path()));
   EXPECT_TRUE(contains(slurp(group.path() + "/cgroup.procs"), std::to_string(child)));
 
   const auto problems = journal.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
   EXPECT_FALSE(exists(group.path()));
   EXPECT_EQ(cpu_group_of(child), original);
+  EXPECT_FALSE(in_cgroup(child, group.path()));
   EXPECT_EQ(::sched_getscheduler(child), SCHED_FIFO);  // still RT, back in its group
   kill_and_reap(child);
 }

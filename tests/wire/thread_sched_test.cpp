@@ -113,11 +113,14 @@ TEST(PolicyName, KnownAndUnknown) {
   EXPECT_EQ(policy_name(-1), "policy -1");
 }
 
-TEST(FormatCpuList, Ranges) {
+TEST(CpuList, RangesBothWays) {
   EXPECT_EQ(format_cpu_list({}), "");
   EXPECT_EQ(format_cpu_list({3}), "3");
   EXPECT_EQ(format_cpu_list({0, 1, 4}), "0-1,4");
   EXPECT_EQ(format_cpu_list({7, 0, 2, 1, 2, 5, 6}), "0-2,5-7");
+  EXPECT_EQ(parse_cpu_list("0-2,5-7\n"), (std::vector<int>{0, 1, 2, 5, 6, 7}));
+  EXPECT_EQ(parse_cpu_list("3"), (std::vector<int>{3}));
+  EXPECT_EQ(parse_cpu_list(""), (std::vector<int>{}));
 }
 
 TEST(FormatThreadLine, SchedtoolLikeWithSignedNice) {
