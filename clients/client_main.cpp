@@ -1,6 +1,6 @@
 // xrunlab-client: one synthetic DSP client. Its options: engine/wire/client_args.hpp.
 //
-// Threads: JACK's process thread (clients/rt/process.hpp: clocks, DSP, one ring push per
+// Threads: JACK's process thread (clients/rt/process_callback.hpp: clocks, DSP, one ring push per
 // cycle), the drain thread (ring -> CycleStats and the audio check -> telemetry), and the main
 // thread (start/stop commands, signals).
 //
@@ -32,7 +32,7 @@
 #include "clients/drain/cycle_stats.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
-#include "clients/rt/process.hpp"
+#include "clients/rt/process_callback.hpp"
 #include "clients/rt/test_signal.hpp"
 #include "clients/rt/thread_tid.hpp"
 #include "engine/wire/client_args.hpp"

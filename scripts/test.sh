@@ -12,10 +12,10 @@ cmake --build build -j"$jobs"
 
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread \
   -DXRUNLAB_BENCHMARKS=OFF >/dev/null
-cmake --build build-tsan -j"$jobs" --target spsc_ring_test vcard_seqlock_test process_test
+cmake --build build-tsan -j"$jobs" --target spsc_ring_test vcard_seqlock_test process_callback_test
 build-tsan/bin/spsc_ring_test
 build-tsan/bin/vcard_seqlock_test
-build-tsan/bin/process_test
+build-tsan/bin/process_callback_test
 
 build/bin/callback_bench --benchmark_min_time=0.05 --benchmark_filter=BM_Bookkeeping
 

@@ -16,19 +16,6 @@ namespace xrunlab {
 
 namespace {
 
-constexpr const char* kPolicyHelp =
-    "Scheduling of jackd's realtime thread and of every client's process thread: "
-    "fifo[:PRIO], rr[:PRIO] (PRIO is the server's; clients run 5 below, as in JACK2), "
-    "other[:NICE], batch[:NICE] (NICE is one signed number, -20..19: other:-20 is 'nice -20'), "
-    "idle, deadline[:RUNTIME_US,PERIOD_US][,reclaim], iso[:ISO_CPU] (the kernel's SCHED_ISO, "
-    "-ck kernels only), iso-emu[:ISO_CPU[,ISO_PERIOD_S]] (a user-space emulation of SCHED_ISO), "
-    "rt-throttle:PCT[,PERIOD_US] (SCHED_FIFO in a cgroup-v1 group with PCT% RT bandwidth).";
-
-constexpr const char* kLoadHelp =
-    "Run a background load during the measurement (repeatable): compile[:JOBS], "
-    "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
-    "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
-
 // The specs given as text become typed once, here; a bad one is a usage error naming the flag.
 void make_specs(const std::string& policy_text, const std::vector<std::string>& load_texts,
                 const std::string& inject_text, const std::string& backend_text, RunOptions& o) {
@@ -96,8 +83,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   // The four specs arrive as text and become types once, after parsing (make_specs below).
   std::string policy_text = "fifo", inject_text, backend_text;
   std::vector<std::string> load_texts;
-  run->add_option("--policy", policy_text, kPolicyHelp)->type_name("SPEC")->capture_default_str();
-  run->add_option("--load", load_texts, kLoadHelp)->type_name("SPEC");
+  run->add_option("--policy", policy_text, policy_help())->type_name("SPEC")->capture_default_str();
+  run->add_option("--load", load_texts, load_help())->type_name("SPEC");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");

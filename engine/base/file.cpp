@@ -55,4 +55,15 @@ std::optional<int64_t> read_number(const std::string& path) {
   return value;
 }
 
+bool write_all(int fd, std::string_view bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace xrunlab

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace xrunlab {
 
@@ -17,5 +18,9 @@ std::optional<std::string> read_first_line(const std::string& path, std::string*
 // The one decimal integer a small /proc, /sys or cgroup file holds ("950000\n", "-1"), blanks
 // around it allowed; nullopt when the file cannot be read or holds anything else.
 std::optional<int64_t> read_number(const std::string& path);
+
+// Writes all of `bytes` to the descriptor, retrying after EINTR and short writes. False when a
+// write fails (errno tells why; EPIPE when the reader is gone).
+bool write_all(int fd, std::string_view bytes);
 
 }  // namespace xrunlab

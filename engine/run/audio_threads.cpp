@@ -1,12 +1,7 @@
 #include "engine/run/audio_threads.hpp"
 
 #include <fmt/format.h>
-#include <pthread.h>
-#include <sched.h>
-#include <sys/resource.h>
 
-#include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "engine/base/errors.hpp"
@@ -19,40 +14,6 @@ namespace {
 // Where the iso-emu governor puts the audio threads while they are over their share.
 ThreadTarget iso_demoted() {
   return ThreadTarget{};  // SCHED_OTHER nice 0
-}
-
-// Is SCHED_FIFO at `priority` permitted here? Tried on a short-lived thread.
-std::string check_realtime_permission(int priority) {
-  std::string why;
-  std::thread probe([&] {
-    sched_param sp{};
-    sp.sched_priority = priority;
-    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-    if (rc != 0) why = std::strerror(rc);
-  });
-  probe.join();
-  if (why.empty()) return "";
-  rlimit rl{};
-  getrlimit(RLIMIT_RTPRIO, &rl);
-  return fmt::format(
-      "SCHED_FIFO priority {} is not permitted ({}; RLIMIT_RTPRIO is {}): add your user to the "
-      "'audio' group with '@audio - rtprio 95' in /etc/security/limits.d/, log in again, or "
-      "run with --priority 0 (no realtime)",
-      priority, why, rl.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(rl.rlim_cur));
-}
-
-// Is process `pid` in the cgroup-v1 group at `group_path` (…/cpu/<group>)?
-bool in_cgroup(pid_t pid, const std::string& group_path) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
-  const auto cpu = group_path.find("/cpu/");
-  const std::string group = cpu == std::string::npos ? group_path : group_path.substr(cpu + 4);
-  for (std::string line; std::getline(in, line);) {
-    const auto a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
-    if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1) == group;
-  }
-  return false;
 }
 
 }  // namespace

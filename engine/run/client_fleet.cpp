@@ -8,25 +8,12 @@
 #include <thread>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/run/client_telemetry.hpp"
 
 namespace xrunlab {
-namespace {
 
 using std::chrono::milliseconds;
-
-void write_all(int fd, const std::string& s) {
-  if (fd < 0) return;
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
-}
-
-}  // namespace
 
 std::string client_name(const std::string& prefix, int index) {
   return fmt::format("{}c{:02d}", prefix, index);

@@ -7,22 +7,10 @@
 #include <cstring>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/system/clock.hpp"
 
 namespace xrunlab {
-namespace {
-
-void write_all(int fd, std::string_view s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
-}
-
-}  // namespace
 
 JackdLogTap::~JackdLogTap() {
   close();

@@ -1,6 +1,6 @@
 // Benchmark of the process callback's own bookkeeping: the real process_cycle_rt
-// (clients/rt/process.hpp) through the real JACK seam, with DSP work of zero stages (the DSP
-// work itself is sized by --dsp-load and excluded here). One iteration is one callback: the
+// (clients/rt/process_callback.hpp) through the real JACK seam, with DSP work of zero stages (the
+// DSP work itself is sized by --dsp-load and excluded here). One iteration is one callback: the
 // clock and JACK reads at entry, the port buffers, the zero-stage bank (a copy from each input
 // to its output), the clock read at exit and the push of one CycleRecord into the SPSC ring.
 //
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "clients/rt/jack_seam.hpp"
-#include "clients/rt/process.hpp"
+#include "clients/rt/process_callback.hpp"
 #include "clients/rt/thread_tid.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/jack/jack_server.hpp"

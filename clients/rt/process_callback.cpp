@@ -1,4 +1,4 @@
-#include "clients/rt/process.hpp"
+#include "clients/rt/process_callback.hpp"
 
 #include <algorithm>
 #include <cstring>

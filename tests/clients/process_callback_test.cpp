@@ -1,7 +1,7 @@
-// The real process callback (clients/rt/process.hpp) with a fake JACK and a fake clock behind
-// its seam: no server. Every expectation is exact by construction: the fake clock advances by
-// one microsecond per read, so even durations are known.
-#include "clients/rt/process.hpp"
+// The real process callback (clients/rt/process_callback.hpp) with a fake JACK and a fake clock
+// behind its seam: no server. Every expectation is exact by construction: the fake clock advances
+// by one microsecond per read, so even durations are known.
+#include "clients/rt/process_callback.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
