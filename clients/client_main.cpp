@@ -177,7 +177,8 @@ void lock_memory(const ClientArgs& a) {
 // The measurement window, from the main thread to the drain thread (0 = not set yet).
 struct Window {
   std::atomic<uint64_t> start_at{0};
-  std::atomic<uint64_t> stop_at{0};
+  std::atomic<uint64_t> planned_stop_at{0};  // the end unless the run stops early
+  std::atomic<uint64_t> stop_at{0};          // the end, final
 };
 
 // The drain side: turns the callback's records into telemetry. Built before activation on the
@@ -227,9 +228,11 @@ class Drain {
     constexpr uint64_t kGraceUs = 500000;  // a callback may still be running at the stop time
     while (!stats_.finished()) {
       t0_ = window.start_at.load();
-      t1_ = window.stop_at.load();
+      const uint64_t planned = window.planned_stop_at.load(), stop = window.stop_at.load();
+      t1_ = stop != 0 ? stop : planned;
       if (!stats_.started() && t0_ != 0) stats_.set_start(t0_);
-      if (t1_ != 0) stats_.set_stop(t1_);
+      if (planned != 0) stats_.set_planned_stop(planned);
+      if (stop != 0) stats_.set_stop(stop);
       drain_audio();
       ctx_.config.ring->drain([&](const CycleRecord& r) { stats_.consume(r); });
       stats_.add_ring_dropped(ctx_.shared.ring_dropped.load(std::memory_order_relaxed));
@@ -332,15 +335,23 @@ std::string read_command(int timeout_ms, std::string* buffer) {
   return read_command(0, buffer);
 }
 
-// "start USECS" / "stop USECS" (the keyword given with its space): true and *usecs set when
-// `line` is that command with a whole number.
-bool parse_time_command(const std::string& line, const char* keyword, uint64_t* usecs) {
+// "KEYWORD USECS" or "KEYWORD USECS USECS" (the keyword given with its space): true, *first
+// and (when there is one) *second set, when `line` is that command with whole numbers.
+bool parse_time_command(const std::string& line, const char* keyword, uint64_t* first,
+                        std::optional<uint64_t>* second = nullptr) {
   const size_t k = std::strlen(keyword);
   if (line.compare(0, k, keyword) != 0) return false;
-  const char* first = line.data() + k;
+  const char* p = line.data() + k;
   const char* last = line.data() + line.size();
-  const auto [ptr, ec] = std::from_chars(first, last, *usecs);
-  return ec == std::errc() && ptr == last && first != last;
+  const auto [end1, ec1] = std::from_chars(p, last, *first);
+  if (ec1 != std::errc() || end1 == p) return false;
+  if (end1 == last) return true;
+  uint64_t v = 0;
+  if (second == nullptr || *end1 != ' ') return false;
+  const auto [end2, ec2] = std::from_chars(end1 + 1, last, v);
+  if (ec2 != std::errc() || end2 != last || end2 == end1 + 1) return false;
+  *second = v;
+  return true;
 }
 
 // The main thread while the drain thread works: the window from --duration or from the
@@ -362,9 +373,11 @@ void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
     }
     const std::string cmd = read_command(20, &buffer);
     uint64_t usecs = 0;
+    std::optional<uint64_t> planned_end;
     if (cmd == "eof") {
       stop_now();
-    } else if (parse_time_command(cmd, "start ", &usecs)) {
+    } else if (parse_time_command(cmd, "start ", &usecs, &planned_end)) {
+      if (planned_end) window->planned_stop_at = *planned_end;
       window->start_at = usecs;
     } else if (parse_time_command(cmd, "stop ", &usecs)) {
       if (window->start_at.load() == 0) window->start_at = jack_get_time();

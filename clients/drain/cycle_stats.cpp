@@ -29,13 +29,33 @@ void CycleStats::emit_current() {
   current_.reset();
 }
 
+std::optional<uint64_t> CycleStats::end_us() const {
+  if (stop_us_) return stop_us_;
+  return planned_stop_us_;
+}
+
 void CycleStats::consume(const CycleRecord& r) {
   ++cycles_total_;
-  if (finished_ || !start_us_ || r.t_entry_us < *start_us_) return;
+  if (finished_) return;
   if (stop_us_ && r.t_entry_us >= *stop_us_) {
-    finish();
+    finish();  // every record before this one is in the window or before it: count them
     return;
   }
+  if (stop_us_) {
+    // The end is final: nothing held can fall outside the window any more.
+    while (!held_.empty()) {
+      count(held_.front());
+      held_.pop_front();
+    }
+    count(r);
+    return;
+  }
+  held_.push_back(r);
+}
+
+void CycleStats::count(const CycleRecord& r) {
+  if (!start_us_ || r.t_entry_us < *start_us_) return;
+  if (const auto end = end_us(); end && r.t_entry_us >= *end) return;
   const int64_t second = static_cast<int64_t>((r.t_entry_us - *start_us_) / 1000000u);
   if (!current_) begin_second(0);
   // Seconds in which this client ran no cycle at all are emitted too, with zero cycles.
@@ -106,12 +126,20 @@ void CycleStats::consume(const CycleRecord& r) {
 }
 
 bool CycleStats::poll(uint64_t now_us, uint64_t grace_us) {
-  if (!finished_ && stop_us_ && now_us >= *stop_us_ + grace_us) finish();
+  if (finished_) return true;
+  // Older than the hold: an early stop sent while it ran would have arrived.
+  while (!held_.empty() && held_.front().t_entry_us + kHoldUs <= now_us) {
+    count(held_.front());
+    held_.pop_front();
+  }
+  if (const auto end = end_us(); end && now_us >= *end + grace_us) finish();
   return finished_;
 }
 
 void CycleStats::finish() {
   if (finished_) return;
+  for (const CycleRecord& r : held_) count(r);
+  held_.clear();
   finished_ = true;
   emit_current();
   telemetry::Final f;

@@ -3,7 +3,15 @@
 // telemetry for the measurement window [start, stop). Memory is bounded by one second of
 // cycles, whatever the run length. Pure logic with no JACK calls, so it is unit-tested with
 // synthetic records.
+//
+// The window's end comes in two ways: planned (the engine says it with the start: the end
+// unless the run stops early) and final (a stop command, or --duration). A cycle is counted
+// only once it is certain to lie inside the window: before the final stop, or, while the end
+// is only planned, once it is older than kHoldUs - an early stop, which the engine sends the
+// moment it decides to stop, has arrived by then. So no cycle that began after the planned end
+// is ever counted, and none after an early end unless its stop command took over kHoldUs.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 
@@ -16,6 +24,11 @@ class CycleStats {
  public:
   using Emit = std::function<void(const telemetry::Message&)>;
   static constexpr size_t kWorstPerSecond = 3;
+  // How long a cycle is held back while the window's end is only planned: far longer than the
+  // engine's stop command takes to reach the client (its loop wakes every 10 ms, the client's
+  // command reader every 20 ms), short enough that each second still reaches the engine's
+  // first checkpoint, 1.5 s into the window.
+  static constexpr uint64_t kHoldUs = 200000;
 
   // Where a cycle's period starts (the "interrupt" the delay is measured from).
   enum class Reference {
@@ -33,16 +46,20 @@ class CycleStats {
   }
 
   void set_start(uint64_t t0_us) { start_us_ = t0_us; }
+  // The end the window will have unless a final stop comes earlier.
+  void set_planned_stop(uint64_t t1_us) { planned_stop_us_ = t1_us; }
+  // The window's end, final.
   void set_stop(uint64_t t1_us) { stop_us_ = t1_us; }
   bool started() const { return start_us_.has_value(); }
   bool finished() const { return finished_; }
 
-  // Records must come in callback order.
+  // Records must come in callback order. A record at or after the final stop ends the window.
   void consume(const CycleRecord& r);
-  // Call periodically with the current JACK time: once the stop time has passed (plus `grace`
-  // for a callback still running), flush the last second and emit Final. Returns finished().
+  // Call periodically with the current JACK time: counts the records older than kHoldUs, and
+  // once the (planned or final) stop time has passed by `grace` (a callback may still be
+  // running), flushes the last second and emits Final. Returns finished().
   bool poll(uint64_t now_us, uint64_t grace_us);
-  // Flush now (shutdown without a stop time): emits the partial second and Final.
+  // Flush now (shutdown): counts what is held back, emits the partial second and Final.
   void finish();
 
   void add_ring_dropped(uint64_t n) { ring_dropped_ = n; }
@@ -57,6 +74,8 @@ class CycleStats {
  private:
   void emit_current();
   void begin_second(int64_t second);
+  void count(const CycleRecord& r);        // one cycle into the statistics, if inside the window
+  std::optional<uint64_t> end_us() const;  // the final stop, else the planned one
 
   int index_;
   Reference reference_ = Reference::kFrames;
@@ -66,6 +85,8 @@ class CycleStats {
   Emit emit_;
   std::optional<uint64_t> start_us_;
   std::optional<uint64_t> stop_us_;
+  std::optional<uint64_t> planned_stop_us_;
+  std::deque<CycleRecord> held_;  // consumed, not yet certain to be inside the window
   std::optional<telemetry::Second> current_;
   uint64_t cycles_total_ = 0;
   uint64_t cycles_measured_ = 0;

@@ -364,8 +364,10 @@ void Runner::measure() {
   tap_.open_window(t0);
   live_.with([&](RunResult& r) { r.startup_s = static_cast<double>(t0 - t_begin_us_) / 1e6; });
   monitor.set_window_start(t0);
-  fleet_.send(fmt::format("start {}\n", t0));
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);
+  // The clients know the planned end from the start: no cycle after it is ever counted, however
+  // late the stop command arrives.
+  fleet_.send(fmt::format("start {} {}\n", t0, planned_end));
   say(fmt::format("measuring for {} s (Ctrl-C stops early and keeps the results)", o_.duration_s));
 
   while (monitor.now_us() < t0) std::this_thread::sleep_for(milliseconds(1));
@@ -379,7 +381,8 @@ void Runner::measure() {
   uint64_t next_sample = t0 + 1000000;
   // Checkpoints (run.json and summary.txt marked "incomplete") keep what was measured even if
   // the engine itself is killed with SIGKILL.
-  uint64_t next_checkpoint = t0 + 1200000;  // once the clients have sent their first second
+  // The first once the clients have sent their first second (held back CycleStats::kHoldUs).
+  uint64_t next_checkpoint = t0 + 1500000;
   uint64_t next_backend_poll = t0;
   backend_->set_window(t0, 0);
   uint64_t end = planned_end;
@@ -414,6 +417,8 @@ void Runner::measure() {
     std::this_thread::sleep_for(milliseconds(10));
   }
 
+  // The window's end to every client at once (an early stop moves it before the planned end).
+  fleet_.send(fmt::format("stop {}\n", end));
   // A stopped run keeps its last partial second of system data too.
   if (end > last_sample + 200000) take_sample(end);
   if (jackd_ticks0 && end > t0) {
@@ -432,8 +437,7 @@ void Runner::measure() {
   nlohmann::json iso = policy_.stop_governor();
   if (!iso.is_null()) live_.with([&](RunResult& r) { r.iso_emulation = std::move(iso); });
 
-  // Stop: tell every client the end of the window, then collect their last seconds.
-  fleet_.send(fmt::format("stop {}\n", end));
+  // Collect the clients' last seconds.
   backend_->set_window(t0, end);
   stop_loads_into_result(t0);
   tap_.close_window(end + 20000);  // late notifications of the last cycle still count

@@ -9,8 +9,11 @@
 //     {"type":"final", ...}    after the stop time: totals, then the client exits
 //     {"type":"error", ...}    a fatal client error, then the client exits non-zero
 //   engine -> client (the client's stdin):
-//     "start <jack_usecs>\n"  measure cycles whose callback starts at or after this JACK time
-//     "stop <jack_usecs>\n"   ... and before this one; then flush, send "final" and exit
+//     "start <jack_usecs> [<end_usecs>]\n"
+//                             measure cycles whose callback starts at or after this JACK time,
+//                             and (when given) before the planned end, unless a stop ends the
+//                             window earlier
+//     "stop <jack_usecs>\n"   ... and before this one (final); then flush, send "final", exit
 //
 // Times are jack_get_time() microseconds (CLOCK_MONOTONIC_RAW on Linux), the same clock in the
 // engine (its monitor client) and in every client, so a window is the same for all of them.

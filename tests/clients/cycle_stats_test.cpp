@@ -58,6 +58,54 @@ TEST(CycleStats, IgnoresCyclesOutsideTheWindow) {
   EXPECT_EQ(c.finals[0].cycles_measured, 1u);
 }
 
+// The planned end (given with the start) is the end unless a final stop comes earlier: a cycle
+// is counted only once it is certain to be inside the window.
+TEST(CycleStats, APlannedEndNeverCountsACycleAfterIt) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  s.set_start(kT0);
+  s.set_planned_stop(kT0 + 1000000);
+  s.consume(rec(kT0, 1, 100));
+  s.consume(rec(kT0 + 999990, 1, 100));
+  s.consume(rec(kT0 + 1000000, 1, 100));  // at the planned end: outside
+  s.consume(rec(kT0 + 1010000, 1, 100));  // after it, consumed before any stop arrived
+  EXPECT_FALSE(s.poll(kT0 + 1000000 + 499, 500));
+  EXPECT_TRUE(s.poll(kT0 + 1000000 + 500, 500));
+  EXPECT_EQ(s.cycles_measured(), 2u);
+  ASSERT_EQ(c.seconds.size(), 1u);
+  EXPECT_EQ(c.seconds[0].cycles, 2u);
+}
+
+TEST(CycleStats, AnEarlyStopBeforeThePlannedEndStillCountsNothingAfterIt) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  s.set_start(kT0);
+  s.set_planned_stop(kT0 + 2000000);
+  s.consume(rec(kT0 + 100000, 1, 100));
+  s.consume(rec(kT0 + 700000, 1, 100));        // after the early end below, consumed before it came
+  EXPECT_FALSE(s.poll(kT0 + 700010, 500000));  // both still held: not older than the grace
+  s.set_stop(kT0 + 600000);                    // the early stop arrives
+  s.consume(rec(kT0 + 710000, 1, 100));        // at or after the final stop: ends the window
+  EXPECT_TRUE(s.finished());
+  EXPECT_EQ(s.cycles_measured(), 1u);
+  ASSERT_EQ(c.finals.size(), 1u);
+  EXPECT_EQ(c.finals[0].cycles_measured, 1u);
+}
+
+TEST(CycleStats, HeldCyclesAreCountedOnceOlderThanTheHold) {
+  Collector c;
+  CycleStats s(1, kRate, kFrames, c.emit());
+  s.set_start(kT0);
+  s.consume(rec(kT0, 1, 100));
+  s.consume(rec(kT0 + 1000000, 1, 100));  // second 1: closes second 0 once counted
+  s.poll(kT0 + 1000000 + CycleStats::kHoldUs - 1, 500000);
+  EXPECT_EQ(s.cycles_measured(), 1u);  // the first is certain, the second not yet
+  EXPECT_EQ(c.seconds.size(), 0u);
+  s.poll(kT0 + 1000000 + CycleStats::kHoldUs, 500000);
+  EXPECT_EQ(s.cycles_measured(), 2u);
+  EXPECT_EQ(c.seconds.size(), 1u);  // second 0 was emitted when second 1 began
+}
+
 TEST(CycleStats, ExactPerSecondValuesAndCounters) {
   Collector c;
   CycleStats s(3, kRate, kFrames, c.emit());

@@ -26,7 +26,7 @@ using nlohmann::json;
 // its per-second rows are the seconds 0, 1, 2 ... of the one measurement window (no gap), they
 // add up to its cycle count, every measured cycle has a delay, and the callbacks it ran since
 // activation include the measured ones. (That no row lies past the window's end is
-// DISABLED_NoCycleAfterTheWindowIsMeasured, below.)
+// NoCycleAfterTheWindowIsMeasured, below.)
 void expect_consistent_client(const json& c) {
   const auto cycles = c["cycles"].get<uint64_t>();
   const json& rows = c["per_second"]["rows"];
@@ -154,12 +154,10 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   expect_nothing_left(r);
 }
 
-// KNOWN DEFECT (engine/run + clients/drain), disabled until fixed: a client learns the window's
-// end only from the engine's "stop END" line, which the engine sends after reading every audio
-// thread's scheduling once more; by then the client has already counted the cycles that began
-// after END (here 1 or 2 per client, in a row for second 3 of a 3 s window). Each client must
-// measure [start, stop) exactly: no cycle at or after END, no per-second row past the window.
-TEST(Integration, DISABLED_NoCycleAfterTheWindowIsMeasured) {
+// Each client measures [start, end) exactly: no cycle at or after the end, no per-second row
+// past the window. (Until the clients learned the planned end with the start command, each
+// counted the 1-2 cycles that began between the end and the arrival of the stop command.)
+TEST(Integration, NoCycleAfterTheWindowIsMeasured) {
   XrunlabRun r;
   ASSERT_EQ(run_to_end({"run", "--clients", "4", "--ports", "2", "--period", "256", "--duration",
                         "3", "--dsp-load", "10", "--label", "it-window", "--no-plots"},
@@ -293,7 +291,7 @@ TEST(Integration, AKilledEngineLeavesNothingTheNextRunDoesNotClean) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
                         "60", "--label", "it-kill9", "--no-plots"});
   wait_until_measuring(r);
-  std::this_thread::sleep_for(2500ms);  // past the first checkpoint (1.2 s into the window)
+  std::this_thread::sleep_for(2500ms);  // past the first checkpoint (1.5 s into the window)
   kill(r.child.pid(), SIGKILL);
   finish(r, 10s);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
