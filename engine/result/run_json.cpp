@@ -300,11 +300,23 @@ struct Value<in_json> {
   static in_json of(const in_json& v, const std::string&) { return v; }
 };
 
+// JSON has one kind of number: 300.0 is the integer 300 (a hand-made or another tool's file
+// may write it so); 300.5 is not.
 template <typename T>
 struct IntegerValue {
   static T of(const in_json& v, const std::string& path) {
     using limits = std::numeric_limits<T>;
     const char* kind = std::is_unsigned_v<T> ? "a non-negative integer" : "an integer";
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::trunc(d)) refuse(path, kind, v);
+      if (std::is_unsigned_v<T> && d < 0) refuse(path, kind, v);
+      // The range of T, as doubles: 2^64 and 2^63 are exact, their predecessors are not.
+      if (d < static_cast<double>(limits::min()) || d >= std::ldexp(1.0, limits::digits)) {
+        refuse(path, "an integer in range", v);
+      }
+      return static_cast<T>(d);
+    }
     if (!v.is_number_integer()) refuse(path, kind, v);  // unsigned JSON numbers included
     if (v.is_number_unsigned()) {
       if (v.get<uint64_t>() > static_cast<uint64_t>(limits::max())) {

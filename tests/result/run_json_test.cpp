@@ -205,7 +205,11 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   j["warnings"] = {"ok", 7};
   EXPECT_EQ(why_of(j), "'warnings[1]' is not a string (it is number)");
   j = good;
+  j["settings"]["frames"] = 256.5;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not a non-negative integer (it is number)");
   j["settings"]["frames"] = 1e12;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not an integer in range (it is number)");
+  j["settings"]["frames"] = -256.0;
   EXPECT_EQ(why_of(j), "'settings.frames' is not a non-negative integer (it is number)");
   j = good;
   j["settings"]["frames"] = 5000000000;
@@ -214,14 +218,17 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   j.erase("schema_version");
   EXPECT_EQ(why_of(j), "no 'schema_version': not an xrunlab run.json");
   EXPECT_EQ(why_of(nlohmann::json::array()), "'run.json' is not an object (it is array)");
-  // A null is an absent value, not a wrong one.
+  // A null is an absent value, not a wrong one; 256.0 is the integer 256 (JSON has one kind of
+  // number).
   j = good;
+  j["settings"]["frames"] = 256.0;
   j["host"] = nullptr;
   j["settings"]["clients"] = nullptr;
   std::string why;
   const auto r = run_result_from_json(j, &why);
   ASSERT_TRUE(r) << why;
   EXPECT_EQ(r->clients, 0);
+  EXPECT_EQ(r->frames, 256u);
 }
 
 }  // namespace
