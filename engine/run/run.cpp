@@ -881,7 +881,7 @@ void Runner::checkpoint(uint64_t now_us) {
       "checkpoint during the run; if it is still here, the engine was killed before the end";
   finalize(r_);
   try {
-    write_run_folder(r_, run_dir_, false, "");
+    write_run_files(run_dir_, render_run_files(r_));
   } catch (const Error& e) {
     say(std::string("warning: checkpoint failed: ") + e.what());
   }
@@ -1144,7 +1144,7 @@ RunOutcome Runner::run() {
     r_.ended_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
     finalize(r_);
     try {
-      write_run_folder(r_, run_dir_, false, "");
+      write_run_files(run_dir_, render_run_files(r_));
     } catch (const Error&) {
     }
     throw;
@@ -1200,13 +1200,8 @@ RunOutcome Runner::run() {
           a.xruns_without_glitch, AudioResult::kMatchWindowMs));
     }
   }
-  const std::vector<std::string> plot_warnings =
-      write_run_folder(r_, run_dir_, o_.plots, scripts_dir());
-  if (!plot_warnings.empty()) {
-    // The files say so too, not only the printed summary.
-    r_.warnings.insert(r_.warnings.end(), plot_warnings.begin(), plot_warnings.end());
-    write_run_folder(r_, run_dir_, false, "");
-  }
+  // Plot warnings go into r_.warnings before any file is written: the files say so too.
+  write_run_folder(r_, run_dir_, o_.plots, scripts_dir());
   out.result = r_;
   out.code = failure_code_;
   return out;
