@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/report/report_csv.hpp"
+#include "engine/report/report_text.hpp"
 
 namespace xrunlab {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 // A positive finite number, else 0 (unknown).
 double known(double v) {
   return std::isfinite(v) && v > 0 ? v : 0;
-}
-
-// o[key] when it is a string, else `fallback`.
-std::string text_member(const nlohmann::json& o, const char* key, const char* fallback = "") {
-  if (!o.is_object()) return fallback;
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
 }
 
 std::string join(const std::vector<int>& v) {
@@ -39,8 +33,8 @@ std::string usecs(double v) {
 
 std::string plot_title(const RunResult& r) {
   return fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
-                     text_member(r.spec, "label", "run"), r.clients, r.ports, r.frames, r.rate,
-                     text_member(r.backend, "name", "dummy"), r.status);
+                     json_text(r.spec, "label", "run"), r.clients, r.ports, r.frames, r.rate,
+                     json_text(r.backend, "name", "dummy"), r.status);
 }
 
 PlotContext plot_context(const RunResult& r) {
@@ -48,8 +42,8 @@ PlotContext plot_context(const RunResult& r) {
   c.policy = r.scheduling;
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
-      std::string spec = text_member(l, "spec");
-      if (spec.empty()) spec = text_member(l, "kind");
+      std::string spec = json_text(l, "spec");
+      if (spec.empty()) spec = json_text(l, "kind");
       if (spec.empty()) continue;
       c.loads += (c.loads.empty() ? "" : ", ") + spec;
     }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "engine/base/text.hpp"
+#include "engine/report/report_text.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
@@ -43,14 +44,6 @@ constexpr std::string_view kDelta = " Delta Maximum . . . . . . . . :";  // jack
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-// Keeps one field or table row on one line whatever a client or the OS reported.
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  std::replace_if(
-      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  return out;
 }
 
 // Value texts. Integers end in column 38 like jack_test's "%6d"; "%8.1f" puts the integer part

@@ -10,6 +10,7 @@
 #include "engine/base/file.hpp"
 #include "engine/report/json_members.hpp"
 #include "engine/report/report_summary.hpp"
+#include "engine/report/report_text.hpp"
 #include "engine/result/run_json.hpp"
 
 namespace xrunlab {
@@ -93,21 +94,16 @@ const std::vector<RecordField>& record_fields() {
 
 RunRecord record_of(const RunResult& r) {
   RunRecord rec;
-  if (r.spec.is_object()) {
-    const auto label = r.spec.find("label");
-    if (label != r.spec.end() && label->is_string()) rec.label = label->get<std::string>();
-  }
+  rec.label = json_text(r.spec, "label");
   rec.started_utc = r.started_utc;
   rec.status = r.status;
   rec.policy = r.scheduling;
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
-      const auto spec = l.is_object() ? l.find("spec") : l.end();
-      if (spec == l.end() || !spec->is_string() || spec->get_ref<const std::string&>().empty()) {
-        continue;
-      }
+      const std::string spec = json_text(l, "spec");
+      if (spec.empty()) continue;
       if (!rec.loads.empty()) rec.loads += '+';
-      rec.loads += spec->get<std::string>();
+      rec.loads += spec;
     }
   }
   rec.seconds = r.seconds_ran;
