@@ -259,6 +259,26 @@ TEST(ReplotRunFolder, DrawsWhatTheRunDrew) {
   EXPECT_FALSE(fs::exists(dir + "/plots/cpu.png"));
 }
 
+// A run folder named with quotes, '<' (gnuplot's "read from a command"), backquotes and $(...)
+// is only a path: written, read back and re-plotted, nothing is run.
+TEST(ReplotRunFolder, HostileFolderNameIsOnlyData) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  TempDir base;
+  const std::string name = "<touch pwned; a 'b' \"c\" `touch pwned` $(touch pwned)";
+  const fs::path cwd = fs::current_path();
+  fs::current_path(base.path());  // the relative name starts with '<'
+  RunResult r = run_result();
+  write_run_folder(r, name, /*plots=*/true, XRUNLAB_SOURCE_SCRIPTS_DIR);
+  fs::remove(name + "/plots/timeline.png");
+  const PlotResult p = replot_run_folder(name, XRUNLAB_SOURCE_SCRIPTS_DIR);
+  fs::current_path(cwd);
+  EXPECT_EQ(p.error, "");
+  EXPECT_EQ(r.warnings, run_result().warnings);
+  EXPECT_EQ(read_text((base.path() / name / "plots/timeline.png").string()).substr(1, 3), "PNG");
+  EXPECT_FALSE(fs::exists(base.path() / "pwned"));
+  EXPECT_FALSE(fs::exists(cwd / "pwned"));
+}
+
 // Plots that cannot be drawn leave the older ones alone (they are all there is).
 TEST(ReplotRunFolder, KeepsOlderPlotsWhenItCannotDraw) {
   TempDir tmp;
