@@ -5,13 +5,15 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
+#include "engine/base/text.hpp"
 #include "engine/report/multirun.hpp"
 #include "engine/report/plots.hpp"
+#include "engine/report/run_folder.hpp"
 #include "engine/report/run_record.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
@@ -23,17 +25,11 @@ namespace fs = std::filesystem;
 
 constexpr const char* kRecordsSuffix = ".records.json";
 
+// A file the user named (or one this command made); Error(kUsage) when it cannot be read.
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::kUsage, "cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw Error(ExitCode::kUsage, "cannot read '" + path + "'");
+  return std::move(*text);
 }
 
 std::vector<RunRecord> read_records_file(const std::string& path) {
@@ -111,23 +107,8 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
     if (!fs::exists(dir + "/run.json")) {
       throw Error(ExitCode::kUsage, "'" + dir + "' is not a run folder (no run.json)");
     }
-    PlotOptions po;
-    const auto j = nlohmann::json::parse(read_text(dir + "/run.json"), nullptr, false);
-    if (!j.is_discarded()) {
-      // Runs from before --backend existed have "backend": "dummy" (a string).
-      const auto backend = j.value("/jack/backend"_json_pointer, nlohmann::json());
-      po.title = fmt::format(
-          "{}: {} clients x {} ports, {} frames @ {} Hz, {}",
-          j.value("/spec/label"_json_pointer, std::string("run")),
-          j.value("/settings/clients"_json_pointer, 0), j.value("/settings/ports"_json_pointer, 0),
-          j.value("/settings/frames"_json_pointer, 0), j.value("/settings/rate_hz"_json_pointer, 0),
-          backend.is_object()   ? backend.value("name", std::string("?"))
-          : backend.is_string() ? backend.get<std::string>()
-                                : "dummy");
-      po.period_us = j.value("/settings/period_us"_json_pointer, 0.0);
-    }
-    const PlotResult p = write_plots(dir, find_script_dir(self_exe), po);
-    for (const std::string& w : p.written) std::cout << w << "\n";
+    const PlotResult p = replot_run_folder(dir, find_script_dir(self_exe));
+    for (const RunFile& f : p.files) std::cout << (fs::path(dir) / f.name).string() << "\n";
     if (!p.error.empty()) {
       std::cerr << "xrunlab: error: " << dir << ": " << p.error << "\n";
       rc = static_cast<int>(ExitCode::kMissingProgram);

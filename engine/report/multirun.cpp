@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "engine/report/report_summary.hpp"
+#include "engine/report/report_text.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
@@ -142,14 +143,6 @@ std::string summary_line(const Metric& m, double v) {
 std::string cell(Style style, double v) {
   if (style == Style::kPercent || style == Style::kRate) return fmt::format("{:.1f}", v);
   return fmt::format("{}", as_int(v));
-}
-
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
 }
 
 std::string csv_field(std::string_view s) {

@@ -4,98 +4,64 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <filesystem>
+#include <set>
+
+#include "engine/report/report_csv.hpp"
+#include "engine/report/report_text.hpp"
 
 namespace xrunlab {
 namespace {
 
-using nlohmann::json;
-
-const json* member(const json& o, const char* key) {
-  if (!o.is_object()) return nullptr;
-  const auto it = o.find(key);
-  return it == o.end() ? nullptr : &*it;
+// A positive finite number, else 0 (unknown).
+double known(double v) {
+  return std::isfinite(v) && v > 0 ? v : 0;
 }
 
-std::string string_at(const json& o, const char* key) {
-  const json* v = member(o, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int i : v) out += (out.empty() ? "" : " ") + std::to_string(i);
+  return out;
 }
 
-double number_at(const json& o, const char* key) {
-  const json* v = member(o, key);
-  if (v == nullptr || !v->is_number()) return 0;
-  const double d = v->get<double>();
-  return std::isfinite(d) && d > 0 ? d : 0;
+// A length in usecs as a script argument: 3 decimals, "0" for unknown.
+std::string usecs(double v) {
+  return known(v) > 0 ? fmt::format("{:.3f}", v) : "0";
 }
 
 }  // namespace
 
-PlotContext plot_context_from_json(const json& run) {
+std::string plot_title(const RunResult& r) {
+  return fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
+                     json_text(r.spec, "label", "run"), r.clients, r.ports, r.frames, r.rate,
+                     json_text(r.backend, "name", "dummy"), r.status);
+}
+
+PlotContext plot_context(const RunResult& r) {
   PlotContext c;
-  if (!run.is_object()) {
-    c.note = "run.json is not a JSON object";
-    return c;
-  }
-  if (const json* s = member(run, "scheduling")) c.policy = string_at(*s, "label");
-  if (const json* loads = member(run, "loads"); loads != nullptr && loads->is_array()) {
-    for (const json& l : *loads) {
-      std::string spec = string_at(l, "spec");
-      if (spec.empty()) spec = string_at(l, "kind");
+  c.policy = r.scheduling;
+  if (r.loads.is_array()) {
+    for (const nlohmann::json& l : r.loads) {
+      std::string spec = json_text(l, "spec");
+      if (spec.empty()) spec = json_text(l, "kind");
       if (spec.empty()) continue;
       c.loads += (c.loads.empty() ? "" : ", ") + spec;
     }
     if (c.loads.empty()) c.loads = "none";
   }
-  if (const json* s = member(run, "settings")) {
-    c.period_us = number_at(*s, "period_us");
-    c.spare_us = number_at(*s, "spare_time_us");
+  c.period_us = known(r.period_us);
+  c.spare_us = known(r.spare_us);
+  c.resolution_us = known(r.delay_resolution_us);
+  for (const XrunEvent& e : r.xruns.events) {
+    if (std::isfinite(e.t_s)) c.xruns_s.push_back(e.t_s);
   }
-  if (const json* m = member(run, "measurement"))
-    c.resolution_us = number_at(*m, "delay_resolution_us");
-  if (const json* x = member(run, "xruns")) {
-    if (const json* events = member(*x, "events"); events != nullptr && events->is_array()) {
-      c.xruns_known = true;
-      for (const json& e : *events) {
-        const json* t = member(e, "t_s");
-        if (t == nullptr || !t->is_number()) continue;
-        const double v = t->get<double>();
-        if (std::isfinite(v)) c.xruns_s.push_back(v);
-      }
-    }
-  }
-  if (const json* a = member(run, "audio"); a != nullptr && a->is_object()) {
-    if (const json* list = member(*a, "glitch_list"); list != nullptr && list->is_array()) {
-      c.glitches_known = true;
-      for (const json& g : *list) {
-        const json* t = member(g, "t_s");
-        if (t != nullptr && t->is_number() && std::isfinite(t->get<double>())) {
-          c.glitches_s.push_back(t->get<double>());
-        }
-      }
+  if (r.audio) {
+    c.glitches_known = true;
+    for (const GlitchResult& g : r.audio->glitches) {
+      if (std::isfinite(g.t_s)) c.glitches_s.push_back(g.t_s);
     }
   }
   return c;
-}
-
-PlotContext read_plot_context(const std::string& run_json_path) {
-  std::ifstream in(run_json_path, std::ios::binary);
-  if (!in) {
-    PlotContext c;
-    c.note =
-        fmt::format("{} not found: no xrun markers, policy or loads in the plots", run_json_path);
-    return c;
-  }
-  try {
-    return plot_context_from_json(json::parse(in));
-  } catch (const std::exception& e) {
-    PlotContext c;
-    c.note = fmt::format("cannot parse {}: {}", run_json_path, e.what());
-    return c;
-  }
 }
 
 std::string context_title(const PlotContext& c) {
@@ -110,6 +76,25 @@ std::vector<int> pick_clients(std::vector<int> clients) {
   clients.erase(std::unique(clients.begin(), clients.end()), clients.end());
   if (clients.size() <= 3) return clients;
   return {clients.front(), clients[(clients.size() - 1) / 2], clients.back()};
+}
+
+PlotSeries plot_series(const RunResult& r) {
+  PlotSeries s;
+  std::set<int> clients;
+  for (const TimeseriesSecond& t : timeseries_seconds(r)) {
+    for (const auto& [index, row] : t.clients) clients.insert(index);
+    if (t.all.delay_max_us) ++s.delay_points;
+    if (t.system != nullptr) ++s.system_points;
+  }
+  s.clients.assign(clients.begin(), clients.end());
+  for (const ClientResult& c : r.client_results) {
+    for (const auto& [value, count] : c.delay.nonzero()) {
+      ++s.histogram_points;
+      s.delay_counts[value] += count;
+      s.delay_by_client[c.index][value] += count;
+    }
+  }
+  return s;
 }
 
 DelaySpread delay_spread(const std::map<int64_t, uint64_t>& counts) {
@@ -166,6 +151,49 @@ std::string format_histogram_blocks(const std::vector<std::map<int64_t, uint64_t
     }
   }
   return out;
+}
+
+PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
+  namespace fs = std::filesystem;
+  auto in_dir = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  const PlotContext context = plot_context(r);
+  const PlotSeries series = plot_series(r);
+  const std::vector<int> picked = pick_clients(series.clients);
+  // Block 0: all clients together; then one block per drawn client (histogram.gp's index).
+  std::vector<std::map<int64_t, uint64_t>> histograms = {series.delay_counts};
+  for (int c : picked) {
+    const auto it = series.delay_by_client.find(c);
+    histograms.push_back(it == series.delay_by_client.end() ? std::map<int64_t, uint64_t>{}
+                                                            : it->second);
+  }
+  std::string title = plot_title(r);
+  if (const std::string more = context_title(context); !more.empty()) title += "\n" + more;
+  const std::string picked_text = join(picked);
+  const std::string period = usecs(context.period_us);
+
+  PlotInputs in;
+  in.data = {
+      {"timeseries.csv", format_timeseries_csv(r)},
+      {"xruns.dat", format_xrun_times(context.xruns_s)},
+      {"glitches.dat", format_xrun_times(context.glitches_s)},
+      {"histogram.dat",
+       format_histogram_blocks(histograms, histogram_max_gap_us(context.resolution_us))},
+  };
+  in.scripts = {"timeline", "histogram"};
+  in.args = {
+      {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir("timeline.png"), title, period,
+       picked_text,
+       fmt::format("{} {} {} {}", series.clients.size(), series.delay_points, series.system_points,
+                   context.xruns_s.size()),
+       in_dir("glitches.dat"),
+       std::to_string(context.glitches_known ? static_cast<int64_t>(context.glitches_s.size())
+                                             : -1)},
+      {in_dir("histogram.dat"), in_dir("histogram.png"), title, period, usecs(context.spare_us),
+       picked_text, std::to_string(series.clients.size()), std::to_string(series.histogram_points),
+       fmt::format("{} {}", delay_axis_needs_log(delay_spread(series.delay_counts)) ? 1 : 0,
+                   usecs(context.resolution_us))},
+  };
+  return in;
 }
 
 }  // namespace xrunlab

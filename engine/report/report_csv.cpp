@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <utility>
 #include <vector>
+
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 namespace {
@@ -16,6 +20,11 @@ constexpr std::string_view kTimeseriesHeader =
     "over_spare,over_1000,late,user_pct,nice_pct,system_pct,iowait_pct,irq_pct,softirq_pct,"
     "intr_per_s,ctxt_per_s,dsp_load_pct,xruns\n";
 constexpr std::string_view kNoSystem = ",,,,,,,,,,";  // the ten system cells, empty
+constexpr std::string_view kHistogramHeader = "client,metric,value_us,count";
+// histogram.csv's metrics, in the order each client's rows come.
+constexpr std::array<std::string_view, 4> kMetrics = {"delay", "delay_dll", "duration", "cycle"};
+constexpr std::string_view kUnderflow = "_underflow";
+constexpr std::string_view kOverflowDropped = "_overflow_dropped";
 
 std::string real(double v) {
   return fmt::format("{:.3f}", v);
@@ -91,42 +100,127 @@ std::optional<int64_t> system_second_of(double t_s) {
   return static_cast<int64_t>(std::floor(t_s - 0.5));
 }
 
-std::string format_timeseries_csv(const RunResult& r) {
+std::vector<TimeseriesSecond> timeseries_seconds(const RunResult& r) {
   // second -> (client index, row), in client order; std::map keeps the seconds ascending.
-  std::map<int64_t, std::vector<std::pair<int, const ClientSecond*>>> by_second;
+  std::map<int64_t, TimeseriesSecond> by_second;
   for (const ClientResult& c : r.client_results) {
-    for (const ClientSecond& s : c.seconds) by_second[s.second].emplace_back(c.index, &s);
+    for (const ClientSecond& s : c.seconds) by_second[s.second].clients.emplace_back(c.index, &s);
   }
-  std::map<int64_t, const SystemSecond*> system;
   for (const SystemSecond& s : r.system) {
     if (const auto second = system_second_of(s.t_s)) {
-      system.emplace(*second, &s);
-      by_second[*second];  // an "all" row even without client rows
+      TimeseriesSecond& t = by_second[*second];  // an "all" row even without client rows
+      if (t.system == nullptr) t.system = &s;
     }
   }
-
-  std::string out(kTimeseriesHeader);
-  for (auto& [second, rows] : by_second) {
-    std::stable_sort(rows.begin(), rows.end(),
+  std::vector<TimeseriesSecond> out;
+  out.reserve(by_second.size());
+  for (auto& [second, t] : by_second) {
+    t.second = second;
+    std::stable_sort(t.clients.begin(), t.clients.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [index, s] : rows) {
-      out += fmt::format("{},{},{}{}\n", second, index, client_columns(*s), kNoSystem);
+    t.all = aggregate(t.clients);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string format_timeseries_csv(const RunResult& r) {
+  std::string out(kTimeseriesHeader);
+  for (const TimeseriesSecond& t : timeseries_seconds(r)) {
+    for (const auto& [index, s] : t.clients) {
+      out += fmt::format("{},{},{}{}\n", t.second, index, client_columns(*s), kNoSystem);
     }
-    const auto sys = system.find(second);
     out += fmt::format(
-        "{},all,{},{}\n", second, client_columns(aggregate(rows)),
-        sys != system.end() ? system_columns(*sys->second) : std::string(kNoSystem.substr(1)));
+        "{},all,{},{}\n", t.second, client_columns(t.all),
+        t.system != nullptr ? system_columns(*t.system) : std::string(kNoSystem.substr(1)));
   }
   return out;
 }
 
 std::string format_histogram_csv(const RunResult& r) {
-  std::string out = "client,metric,value_us,count\n";
+  std::string out = std::string(kHistogramHeader) + "\n";
   for (const ClientResult& c : r.client_results) {
-    histogram_rows(out, c.index, "delay", c.delay);
-    histogram_rows(out, c.index, "delay_dll", c.delay_dll);
-    histogram_rows(out, c.index, "duration", c.duration);
-    histogram_rows(out, c.index, "cycle", c.cycle);
+    histogram_rows(out, c.index, kMetrics[0], c.delay);
+    histogram_rows(out, c.index, kMetrics[1], c.delay_dll);
+    histogram_rows(out, c.index, kMetrics[2], c.duration);
+    histogram_rows(out, c.index, kMetrics[3], c.cycle);
+  }
+  return out;
+}
+
+namespace {
+
+template <typename Int>
+bool parse_integer(std::string_view s, Int& out) {
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return !s.empty() && ec == std::errc() && ptr == end;
+}
+
+// One metric of one client as histogram.csv has it.
+struct MetricRows {
+  std::vector<std::pair<int64_t, uint64_t>> values;
+  uint64_t underflow = 0, overflow_dropped = 0;
+  uint64_t above_bound = 0;  // values > Histogram::kDefaultBoundUs among `values`
+
+  Histogram histogram() const {
+    // Room for every value above the bound, so each one is kept as histogram.csv lists it.
+    Histogram h(Histogram::kDefaultBoundUs,
+                std::max<size_t>(Histogram::kDefaultOverflowKeep, above_bound));
+    for (const auto& [value, count] : values) h.add(value, count);
+    h.add_unknown(underflow, overflow_dropped);
+    return h;
+  }
+};
+
+}  // namespace
+
+std::optional<std::map<int, ClientHistograms>> parse_histogram_csv(std::string_view text,
+                                                                   std::string* why) {
+  auto fail = [&](size_t line, const std::string& what) {
+    if (why != nullptr) *why = fmt::format("line {}: {}", line, what);
+    return std::nullopt;
+  };
+  const std::vector<std::string_view> rows = lines(text);
+  if (rows.empty() || rows.front() != kHistogramHeader) {
+    return fail(1, fmt::format("the header is not '{}'", kHistogramHeader));
+  }
+  std::map<int, std::array<MetricRows, kMetrics.size()>> parsed;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const size_t line = i + 1;
+    if (rows[i].empty()) continue;
+    const std::vector<std::string_view> cells = split(rows[i], ',');
+    if (cells.size() != 4) return fail(line, fmt::format("{} cells, not 4", cells.size()));
+    int client = 0;
+    uint64_t count = 0;
+    if (!parse_integer(cells[0], client)) return fail(line, "the client is not an integer");
+    if (!parse_integer(cells[3], count)) return fail(line, "the count is not an integer");
+    std::string_view metric = cells[1];
+    enum class Kind { kValue, kUnderflow, kOverflowDropped } kind = Kind::kValue;
+    if (ends_with(metric, kUnderflow)) {
+      kind = Kind::kUnderflow;
+      metric.remove_suffix(kUnderflow.size());
+    } else if (ends_with(metric, kOverflowDropped)) {
+      kind = Kind::kOverflowDropped;
+      metric.remove_suffix(kOverflowDropped.size());
+    }
+    const auto m = std::find(kMetrics.begin(), kMetrics.end(), metric);
+    if (m == kMetrics.end()) return fail(line, fmt::format("unknown metric '{}'", cells[1]));
+    MetricRows& to = parsed[client][static_cast<size_t>(m - kMetrics.begin())];
+    if (kind != Kind::kValue) {
+      if (!cells[2].empty()) return fail(line, fmt::format("{} has a value", cells[1]));
+      (kind == Kind::kUnderflow ? to.underflow : to.overflow_dropped) += count;
+      continue;
+    }
+    int64_t value = 0;
+    if (!parse_integer(cells[2], value)) return fail(line, "the value is not an integer");
+    to.values.emplace_back(value, count);
+    if (value > static_cast<int64_t>(Histogram::kDefaultBoundUs)) to.above_bound += count;
+  }
+  std::map<int, ClientHistograms> out;
+  for (const auto& [client, metrics] : parsed) {
+    out.emplace(client, ClientHistograms{metrics[0].histogram(), metrics[1].histogram(),
+                                         metrics[2].histogram(), metrics[3].histogram()});
   }
   return out;
 }

@@ -1,12 +1,16 @@
 #pragma once
 // timeseries.csv and histogram.csv: the per-second series and the per-client histograms of
 // one run, for spreadsheets, gnuplot (scripts/timeline.gp, histogram.gp) and scripts. RFC 4180
-// layout with
-// '\n' line ends; empty optionals are empty cells; real numbers have 3 decimals.
-// Non-realtime: used by the engine after (or during) a run.
+// layout with '\n' line ends; empty optionals are empty cells; real numbers have 3 decimals.
+// histogram.csv is also read back here (the histograms are in no other file). Non-realtime:
+// used by the engine after (or during) a run and by `xrunlab plot`.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/result/result.hpp"
 
@@ -27,6 +31,16 @@ namespace xrunlab {
 // A second with a system sample and no client rows still gets its "all" row (cycles 0).
 std::string format_timeseries_csv(const RunResult& r);
 
+// One second of timeseries.csv, as the model gives it: the rows above without their text.
+// Pointers into the RunResult it was made from.
+struct TimeseriesSecond {
+  int64_t second = 0;
+  std::vector<std::pair<int, const ClientSecond*>> clients;  // (client index, row), ascending
+  ClientSecond all;                                          // the "all" row's client columns
+  const SystemSecond* system = nullptr;                      // its system columns; none: empty
+};
+std::vector<TimeseriesSecond> timeseries_seconds(const RunResult& r);
+
 // The second of the measurement window a system sample belongs to. A SystemSecond covers the
 // second that ends at t_s, so it is counted in the second holding the middle of that interval:
 // floor(t_s - 0.5). This tolerates a sampler that wakes late or early by up to half a second
@@ -44,5 +58,18 @@ std::optional<int64_t> system_second_of(double t_s);
 // each with an empty value_us and only when the count is not zero. The counts of a client's
 // metric rows therefore add up to the histogram's count.
 std::string format_histogram_csv(const RunResult& r);
+
+// The histograms of one client that histogram.csv holds.
+struct ClientHistograms {
+  Histogram delay, delay_dll, duration, cycle;
+};
+
+// Reads histogram.csv back: client index -> its histograms, every row restored (values into
+// their bins or overflow list, the underflow and overflow_dropped rows as values known only by
+// number, Histogram::add_unknown), so format_histogram_csv writes the same rows again. Empty
+// lines are skipped. nullopt with *why (may be null; "line N: ...") when the header or a row is
+// not in the format above.
+std::optional<std::map<int, ClientHistograms>> parse_histogram_csv(std::string_view text,
+                                                                   std::string* why);
 
 }  // namespace xrunlab

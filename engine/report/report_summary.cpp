@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "engine/base/text.hpp"
+#include "engine/report/report_text.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
@@ -42,20 +44,6 @@ constexpr std::string_view kDelta = " Delta Maximum . . . . . . . . :";  // jack
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Keeps one field or table row on one line whatever a client or the OS reported.
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  std::replace_if(
-      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  return out;
 }
 
 // Value texts. Integers end in column 38 like jack_test's "%6d"; "%8.1f" puts the integer part
@@ -241,10 +229,10 @@ void client_table(std::string& out, const RunResult& r) {
   rows.push_back({"idx", "name", "cycles", "delay_max", "delay_p99", "cycle_max", "duration_max",
                   "over_spare", "late", "error"});
   for (const ClientResult& c : r.client_results) {
-    const std::optional<Percentile> delay_p99 = c.delay.percentile(99.0);
+    const ClientSummaries& m = c.summary;
     rows.push_back({std::to_string(c.index), one_line(c.name), std::to_string(c.cycles),
-                    opt_cell(c.delay.max()), opt_cell(delay_p99), opt_cell(c.cycle.max()),
-                    opt_cell(c.duration.max()), std::to_string(c.over_spare),
+                    opt_cell(m.delay.max_us), opt_cell(m.delay.p99), opt_cell(m.cycle.max_us),
+                    opt_cell(m.duration.max_us), std::to_string(c.over_spare),
                     std::to_string(c.late), one_line(c.error)});
     any_error = any_error || !c.error.empty();
   }
@@ -308,9 +296,9 @@ std::optional<std::pair<std::string, std::string>> parse_line(std::string_view l
   if (line.empty() || line.front() == '*') return std::nullopt;
   if (line.front() == '#')
     return std::make_pair(std::string("#"), std::string(trim(line.substr(1))));
-  if (line.substr(0, 3) == "==>") {
+  if (starts_with(line, "==>")) {
     std::string_view name = line.substr(3);
-    if (name.size() >= 3 && name.substr(name.size() - 3) == "<==") name.remove_suffix(3);
+    if (ends_with(name, "<==")) name.remove_suffix(3);
     return std::make_pair(std::string("==>"), std::string(trim(name)));
   }
   const size_t colon = line.find(':');
@@ -402,12 +390,8 @@ std::string format_summary(const RunResult& r) {
 
 std::vector<std::pair<std::string, std::string>> parse_summary_lines(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    if (auto field = parse_line(text.substr(start, end - start))) out.push_back(std::move(*field));
-    start = end + 1;
+  for (std::string_view line : lines(text)) {
+    if (auto field = parse_line(line)) out.push_back(std::move(*field));
   }
   return out;
 }

@@ -1,33 +1,131 @@
-// The run folder: one writer per format, all reading the same RunResult.
 #include "engine/report/run_folder.hpp"
 
 #include <fmt/core.h>
 
-#include "engine/report/plots.hpp"
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
+namespace {
 
-std::vector<std::string> write_run_folder(const RunResult& r, const std::string& run_dir,
-                                          bool plots, const std::string& scripts_dir) {
-  std::vector<std::string> warnings;
-  write_file_atomic(run_dir + "/run.json", to_json(r).dump(2) + "\n");
-  write_file_atomic(run_dir + "/timeseries.csv", format_timeseries_csv(r));
-  write_file_atomic(run_dir + "/histogram.csv", format_histogram_csv(r));
-  write_file_atomic(run_dir + "/summary.txt", format_summary(r));
-  if (plots) {
-    PlotOptions po;
-    po.title = fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
-                           r.spec.value("label", std::string("run")), r.clients, r.ports, r.frames,
-                           r.rate, r.backend.value("name", std::string("dummy")), r.status);
-    po.period_us = r.period_us;
-    const PlotResult p = write_plots(run_dir, scripts_dir, po);
-    if (!p.error.empty()) warnings.push_back("plots: " + p.error);
+namespace fs = std::filesystem;
+
+// A name inside the run folder: relative, without "..".
+bool inside_folder(const std::string& name) {
+  const fs::path p(name);
+  if (name.empty() || p.is_absolute()) return false;
+  for (const fs::path& part : p) {
+    if (part == "..") return false;
   }
-  return warnings;
+  return true;
+}
+
+std::string read_or_throw(const std::string& path) {
+  std::string why;
+  std::optional<std::string> text = read_file(path, &why);
+  if (!text) throw Error(ExitCode::kUsage, why);
+  return std::move(*text);
+}
+
+}  // namespace
+
+std::vector<RunFile> render_run_files(const RunResult& r) {
+  return {
+      {"run.json", to_json(r).dump(2) + "\n"},
+      {"timeseries.csv", format_timeseries_csv(r)},
+      {"histogram.csv", format_histogram_csv(r)},
+      {"summary.txt", format_summary(r)},
+  };
+}
+
+RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir) {
+  PlotResult p = draw_plots(r, scripts_dir);
+  RenderedPlots out;
+  out.files = std::move(p.files);
+  if (!p.error.empty()) out.warnings.push_back("plots: " + p.error);
+  return out;
+}
+
+void write_run_files(const std::string& run_dir, const std::vector<RunFile>& files) {
+  for (const RunFile& f : files) {
+    const fs::path path = fs::path(run_dir) / f.name;
+    if (!inside_folder(f.name)) {
+      throw Error(
+          ExitCode::kOutput,
+          fmt::format("cannot write '{}': not a file inside the run folder", path.string()));
+    }
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw Error(ExitCode::kOutput,
+                  fmt::format("cannot create folder '{}': {} (choose a writable folder with "
+                              "--output)",
+                              path.parent_path().string(), ec.message()));
+    }
+    write_file_atomic(path.string(), f.bytes);
+  }
+}
+
+void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
+                      const std::string& scripts_dir) {
+  std::vector<RunFile> plot_files;
+  if (plots) {
+    RenderedPlots p = render_plots(r, scripts_dir);
+    plot_files = std::move(p.files);
+    r.warnings.insert(r.warnings.end(), p.warnings.begin(), p.warnings.end());
+  }
+  std::vector<RunFile> files = render_run_files(r);
+  for (RunFile& f : plot_files) files.push_back(std::move(f));
+  write_run_files(run_dir, files);
+}
+
+RunResult load_run_folder(const std::string& dir) {
+  const std::string json_path = (fs::path(dir) / "run.json").string();
+  const nlohmann::json j =
+      nlohmann::json::parse(read_or_throw(json_path), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw Error(ExitCode::kUsage, json_path + ": not valid JSON");
+  std::string why;
+  std::optional<RunResult> r = run_result_from_json(j, &why);
+  if (!r) throw Error(ExitCode::kUsage, json_path + ": " + why);
+
+  const std::string csv_path = (fs::path(dir) / "histogram.csv").string();
+  std::optional<std::map<int, ClientHistograms>> histograms =
+      parse_histogram_csv(read_or_throw(csv_path), &why);
+  if (!histograms) throw Error(ExitCode::kUsage, csv_path + ": " + why);
+  for (auto& [index, h] : *histograms) {
+    ClientResult* client = nullptr;
+    for (ClientResult& c : r->client_results) {
+      if (c.index == index) client = &c;
+    }
+    if (client == nullptr) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("{}: client {} is not in run.json", csv_path, index));
+    }
+    client->delay = std::move(h.delay);
+    client->delay_dll = std::move(h.delay_dll);
+    client->duration = std::move(h.duration);
+    client->cycle = std::move(h.cycle);
+  }
+  return std::move(*r);
+}
+
+PlotResult replot_run_folder(const std::string& run_dir, const std::string& scripts_dir) {
+  PlotResult p = draw_plots(load_run_folder(run_dir), scripts_dir);
+  write_run_files(run_dir, p.files);
+  if (p.files.size() == std::size(kPlotFiles)) {
+    for (const char* stale : kReplacedPlotFiles) {
+      std::error_code ec;
+      fs::remove(fs::path(run_dir) / stale, ec);
+    }
+  }
+  return p;
 }
 
 }  // namespace xrunlab

@@ -1,15 +1,56 @@
 #pragma once
-// The run folder: one writer per format, all reading the same RunResult.
+// The run folder: the exporters that turn the result model into its files (bytes), the one
+// writer that puts files into a run folder, and the loader that reads a finished folder back
+// into the model. Non-realtime.
+//
+//   run.json         to_json (engine/result/run_json.hpp)
+//   timeseries.csv   format_timeseries_csv, histogram.csv format_histogram_csv (report_csv.hpp)
+//   summary.txt      format_summary (engine/report/report_summary.hpp)
+//   plots/*.png      draw_plots (engine/report/plots.hpp)
 #include <string>
 #include <vector>
 
+#include "engine/report/plots.hpp"
+#include "engine/report/run_file.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
 
-// Writes summary.txt, run.json, timeseries.csv, histogram.csv (atomically) and, when asked,
-// plots/*.png into run_dir. Returns warnings (e.g. plots that could not be drawn).
-std::vector<std::string> write_run_folder(const RunResult& r, const std::string& run_dir,
-                                          bool plots, const std::string& scripts_dir);
+// Pure: the model as run.json, timeseries.csv, histogram.csv, summary.txt (no plots), in that
+// order.
+std::vector<RunFile> render_run_files(const RunResult& r);
+
+// The plots as files ("plots/timeline.png", "plots/histogram.png"), drawn by gnuplot from the
+// model in a private temporary folder; problems come back as warnings ("plots: ..."), never
+// thrown.
+struct RenderedPlots {
+  std::vector<RunFile> files;
+  std::vector<std::string> warnings;
+};
+RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir);
+
+// The one place that writes a run folder: each file atomically (temp + rename,
+// engine/system/atomic_file.hpp), in the order given, folders created. Throws Error(kOutput)
+// naming the path (also for a name that is absolute or leaves the folder with "..").
+void write_run_files(const std::string& run_dir, const std::vector<RunFile>& files);
+
+// The end of a run: plots first (when asked), their warnings appended to r.warnings (so the
+// files say so too), then every file written once (the data files first).
+void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
+                      const std::string& scripts_dir);
+
+// A finished run folder as the model: run.json (run_result_from_json; as finalize() left it,
+// not to be finalized again) with each client's histograms from histogram.csv
+// (parse_histogram_csv). So render_run_files of it gives the folder's run.json, timeseries.csv,
+// histogram.csv and summary.txt again. Throws Error(kUsage) naming the file when run.json or
+// histogram.csv is missing or not what xrunlab writes, or histogram.csv names a client run.json
+// does not have.
+RunResult load_run_folder(const std::string& dir);
+
+// `xrunlab plot`: the plots of a run folder drawn again from load_run_folder(run_dir) with
+// draw_plots and written into it with write_run_files; once both are written, the plots of
+// older versions they replace (kReplacedPlotFiles) are removed. Throws as load_run_folder and
+// write_run_files; a plot that could not be drawn is in the returned error.
+PlotResult replot_run_folder(const std::string& run_dir, const std::string& scripts_dir);
 
 }  // namespace xrunlab

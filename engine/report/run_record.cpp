@@ -4,12 +4,14 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "engine/base/file.hpp"
+#include "engine/report/json_members.hpp"
 #include "engine/report/report_summary.hpp"
+#include "engine/report/report_text.hpp"
+#include "engine/result/run_json.hpp"
 
 namespace xrunlab {
 namespace {
@@ -45,154 +47,21 @@ std::string stem_of(std::string_view path) {
   return name;
 }
 
-// A number from j[a][b]..., nullopt when absent or not a number.
-std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  const nlohmann::json* p = &j;
-  for (const char* k : keys) {
-    if (!p->is_object()) return std::nullopt;
-    const auto it = p->find(k);
-    if (it == p->end()) return std::nullopt;
-    p = &*it;
-  }
-  if (!p->is_number()) return std::nullopt;
-  return p->get<double>();
-}
-
-std::string string_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  const nlohmann::json* p = &j;
-  for (const char* k : keys) {
-    if (!p->is_object()) return {};
-    const auto it = p->find(k);
-    if (it == p->end()) return {};
-    p = &*it;
-  }
-  return p->is_string() ? p->get<std::string>() : std::string();
-}
-
-bool read_whole_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return false;
-  out.resize(static_cast<size_t>(size));
-  in.seekg(0, std::ios::beg);
-  in.read(out.data(), size);
-  return static_cast<bool>(in) || in.gcount() == size;
-}
-
 void set_why(std::string* why, std::string msg) {
   if (why) *why = std::move(msg);
 }
 
 // The top-level parts of run.json that a RunRecord needs; the rest (per-client and per-second
-// arrays, the host block: most of the file) is skipped.
-bool kept_key(std::string_view key) {
-  static constexpr std::string_view keep[] = {"spec",     "started_utc", "status", "scheduling",
-                                              "settings", "measurement", "totals", "loads"};
-  return std::find(std::begin(keep), std::end(keep), key) != std::end(keep);
+// arrays, the host block: most of the file) is skipped (parse_json_members).
+const std::vector<std::string_view>& record_parts() {
+  static const std::vector<std::string_view> parts = {"schema_version", "spec",       "started_utc",
+                                                      "status",         "scheduling", "settings",
+                                                      "measurement",    "totals",     "loads"};
+  return parts;
 }
 
-// Fast path for summarizing many runs: scan the top-level object without building it, only
-// matching brackets and strings, and parse just the kept members. A full parse of every
-// run.json (100-200 KB each) costs ~1.4 ms; this costs a fraction. Returns false on anything
-// unexpected (the caller then parses the whole text, which validates it and explains errors).
-class TopLevelScanner {
- public:
-  explicit TopLevelScanner(std::string_view t) : t_(t) {}
-
-  bool run(nlohmann::json& out) {
-    std::string kept = "{";
-    skip_space();
-    if (!eat('{')) return false;
-    skip_space();
-    if (eat('}')) return finish(kept, out);
-    for (;;) {
-      skip_space();
-      const size_t key_start = i_;
-      if (!skip_string()) return false;
-      const std::string_view key = t_.substr(key_start + 1, i_ - key_start - 2);
-      skip_space();
-      if (!eat(':')) return false;
-      skip_space();
-      const size_t value_start = i_;
-      if (!skip_value()) return false;
-      if (key.find('\\') == std::string_view::npos && kept_key(key)) {
-        if (kept.size() > 1) kept += ',';
-        kept.append(t_.substr(key_start, value_start - key_start));
-        kept.append(t_.substr(value_start, i_ - value_start));
-      }
-      skip_space();
-      if (eat(',')) continue;
-      if (eat('}')) break;
-      return false;
-    }
-    skip_space();
-    if (i_ != t_.size()) return false;
-    return finish(kept, out);
-  }
-
- private:
-  static bool finish(std::string& kept, nlohmann::json& out) {
-    kept += '}';
-    out = nlohmann::json::parse(kept, nullptr, /*allow_exceptions=*/false);
-    return !out.is_discarded();
-  }
-  void skip_space() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t'))
-      ++i_;
-  }
-  bool eat(char c) {
-    if (i_ < t_.size() && t_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  // At '"': moves past the closing quote.
-  bool skip_string() {
-    if (!eat('"')) return false;
-    while (i_ < t_.size()) {
-      const char c = t_[i_++];
-      if (c == '"') return true;
-      if (c == '\\') ++i_;
-    }
-    return false;
-  }
-  bool skip_value() {
-    if (i_ >= t_.size()) return false;
-    const char c = t_[i_];
-    if (c == '"') return skip_string();
-    if (c == '{' || c == '[') {
-      size_t depth = 0;
-      while (i_ < t_.size()) {
-        const char d = t_[i_];
-        if (d == '"') {
-          if (!skip_string()) return false;
-          continue;
-        }
-        ++i_;
-        if (d == '{' || d == '[') {
-          ++depth;
-        } else if (d == '}' || d == ']') {
-          if (--depth == 0) return true;
-        }
-      }
-      return false;
-    }
-    const size_t start = i_;
-    while (i_ < t_.size() && t_[i_] != ',' && t_[i_] != '}' && t_[i_] != ' ' && t_[i_] != '\n' &&
-           t_[i_] != '\r' && t_[i_] != '\t')
-      ++i_;
-    return i_ > start;
-  }
-
-  std::string_view t_;
-  size_t i_ = 0;
-};
-
-bool parse_kept_parts(std::string_view text, nlohmann::json& out) {
-  return TopLevelScanner(text).run(out);
+std::optional<double> number(const std::optional<int64_t>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
 
 }  // namespace
@@ -223,69 +92,71 @@ const std::vector<RecordField>& record_fields() {
   return fields;
 }
 
+RunRecord record_of(const RunResult& r) {
+  RunRecord rec;
+  rec.label = json_text(r.spec, "label");
+  rec.started_utc = r.started_utc;
+  rec.status = r.status;
+  rec.policy = r.scheduling;
+  if (r.loads.is_array()) {
+    for (const nlohmann::json& l : r.loads) {
+      const std::string spec = json_text(l, "spec");
+      if (spec.empty()) continue;
+      if (!rec.loads.empty()) rec.loads += '+';
+      rec.loads += spec;
+    }
+  }
+  rec.seconds = r.seconds_ran;
+  rec.clients = r.clients;
+  rec.ports = r.ports;
+  rec.frames = r.frames;
+  rec.timeout_count = static_cast<double>(r.timeout_count);
+  rec.xrun_count = static_cast<double>(r.xrun_count);
+  rec.delay_over_spare = static_cast<double>(r.delay_over_spare);
+  rec.delay_over_1000 = static_cast<double>(r.delay_over_1000);
+  rec.delay_max_us = number(r.delay.max_us);
+  rec.cycle_max_us = number(r.cycle.max_us);
+  rec.dsp_load_pct = r.avg_dsp_load;
+  rec.cpu_system_pct = r.avg_system;
+  rec.cpu_user_pct = r.avg_user;
+  rec.cpu_nice_pct = r.avg_nice;
+  rec.cpu_iowait_pct = r.avg_iowait;
+  rec.cpu_irq_pct = r.avg_irq;
+  rec.cpu_softirq_pct = r.avg_softirq;
+  rec.intr_rate = r.avg_intr;
+  rec.ctxt_rate = r.avg_ctxt;
+  if (r.delay.p99) rec.delay_p99_us = static_cast<double>(r.delay.p99->value_us);
+  return rec;
+}
+
 std::optional<RunRecord> read_run_folder(const std::string& dir, std::string* why) {
   const std::string path = (fs::path(dir) / "run.json").string();
-  std::string text;
-  if (!read_whole_file(path, text)) {
+  const std::optional<std::string> text = read_file(path);
+  if (!text) {
     set_why(why, path + ": cannot read");
     return std::nullopt;
   }
-  nlohmann::json j;
-  if (!parse_kept_parts(text, j)) {
-    // Not the plain layout the scanner expects (or broken): the full parser, which also says
-    // what is wrong.
-    const nlohmann::json::parser_callback_t filter = [](int depth, nlohmann::json::parse_event_t ev,
-                                                        nlohmann::json& parsed) {
-      if (ev != nlohmann::json::parse_event_t::key || depth != 1) return true;
-      return kept_key(parsed.get_ref<const std::string&>());
-    };
-    try {
-      j = nlohmann::json::parse(text, filter);
-    } catch (const nlohmann::json::exception& e) {
-      set_why(why, path + ": not valid JSON (" + e.what() + ")");
-      return std::nullopt;
-    }
+  std::string problem;
+  const std::optional<nlohmann::json> j = parse_json_members(*text, record_parts(), &problem);
+  if (!j) {
+    set_why(why, path + ": " + problem);
+    return std::nullopt;
   }
-  if (!j.is_object() || !j.contains("totals") || !j.contains("spec")) {
+  if (!j->is_object() || !j->contains("totals") || !j->contains("spec")) {
     set_why(why, path + ": not an xrunlab run.json (no 'spec' or 'totals')");
     return std::nullopt;
   }
-  RunRecord r;
-  r.label = string_at(j, {"spec", "label"});
-  if (r.label.empty()) r.label = fs::path(dir).lexically_normal().parent_path().filename().string();
-  r.source = dir;
-  r.started_utc = string_at(j, {"started_utc"});
-  r.status = string_at(j, {"status"});
-  r.policy = string_at(j, {"scheduling", "label"});
-  if (const auto it = j.find("loads"); it != j.end() && it->is_array()) {
-    for (const auto& l : *it) {
-      const std::string spec = string_at(l, {"spec"});
-      if (spec.empty()) continue;
-      if (!r.loads.empty()) r.loads += '+';
-      r.loads += spec;
-    }
+  const std::optional<RunResult> r = run_result_from_json(*j, &problem);
+  if (!r) {
+    set_why(why, path + ": " + problem);
+    return std::nullopt;
   }
-  r.seconds = number_at(j, {"measurement", "seconds_ran"});
-  r.clients = number_at(j, {"settings", "clients"});
-  r.ports = number_at(j, {"settings", "ports"});
-  r.frames = number_at(j, {"settings", "frames"});
-  r.timeout_count = number_at(j, {"totals", "timeout_count"});
-  r.xrun_count = number_at(j, {"totals", "xrun_count"});
-  r.delay_over_spare = number_at(j, {"totals", "delay_over_spare"});
-  r.delay_over_1000 = number_at(j, {"totals", "delay_over_1000us"});
-  r.delay_max_us = number_at(j, {"totals", "delay_us", "max"});
-  r.cycle_max_us = number_at(j, {"totals", "cycle_us", "max"});
-  r.dsp_load_pct = number_at(j, {"totals", "avg_dsp_load_pct"});
-  r.cpu_system_pct = number_at(j, {"totals", "avg_cpu_system_pct"});
-  r.cpu_user_pct = number_at(j, {"totals", "avg_cpu_user_pct"});
-  r.cpu_nice_pct = number_at(j, {"totals", "avg_cpu_nice_pct"});
-  r.cpu_iowait_pct = number_at(j, {"totals", "avg_cpu_iowait_pct"});
-  r.cpu_irq_pct = number_at(j, {"totals", "avg_cpu_irq_pct"});
-  r.cpu_softirq_pct = number_at(j, {"totals", "avg_cpu_softirq_pct"});
-  r.intr_rate = number_at(j, {"totals", "avg_interrupt_rate"});
-  r.ctxt_rate = number_at(j, {"totals", "avg_context_switch_rate"});
-  r.delay_p99_us = number_at(j, {"totals", "delay_us", "p99", "value_us"});
-  return r;
+  RunRecord rec = record_of(*r);
+  if (rec.label.empty()) {
+    rec.label = fs::path(dir).lexically_normal().parent_path().filename().string();
+  }
+  rec.source = dir;
+  return rec;
 }
 
 std::vector<std::string> find_run_folders(const std::vector<std::string>& roots) {

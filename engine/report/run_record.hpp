@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/result/result.hpp"
+
 namespace xrunlab {
 
 // One run, from a run folder's run.json or imported from an old jack_test summary.
@@ -51,8 +53,17 @@ struct RecordField {
 };
 const std::vector<RecordField>& record_fields();
 
-// Reads dir/run.json (one read, one parse that drops the per-client and per-second arrays).
-// nullopt with *why set ("DIR/run.json: ...") when it is missing or not an xrunlab run.json.
+// The one mapping from the result model to jack_test's fields: label (spec.label; "" when the
+// spec has none), started_utc, status, policy (the scheduling label), loads (the load specs
+// joined with '+'), and the numbers; optional numbers of the model stay missing (an empty run
+// has no Delay Maximum). source is left to the caller.
+RunRecord record_of(const RunResult& r);
+
+// Reads dir/run.json (one read; only the top-level parts a record needs are parsed:
+// parse_json_members, then run_result_from_json of that partial document) and maps it with
+// record_of; a run without a label is named after its label folder (the run folder's parent).
+// nullopt with *why set ("DIR/run.json: ...") when it is missing or not an xrunlab run.json
+// (no 'spec' or 'totals', not valid JSON, a value of the wrong type: the key is named).
 std::optional<RunRecord> read_run_folder(const std::string& dir, std::string* why);
 
 // Every folder at or below the roots (recursive) containing run.json, sorted, no duplicates.

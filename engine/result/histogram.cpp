@@ -27,7 +27,7 @@ void Histogram::keep_overflow(int64_t value_us) {
 
 void Histogram::add(int64_t value_us, uint64_t times) {
   if (times == 0) return;
-  if (count_ == 0) {
+  if (count_ == unknown_below_ + unknown_above_) {  // the first value known
     min_ = max_ = value_us;
   } else {
     min_ = std::min(min_, value_us);
@@ -46,16 +46,24 @@ void Histogram::add(int64_t value_us, uint64_t times) {
   }
 }
 
+void Histogram::add_unknown(uint64_t below_zero, uint64_t above_bound) {
+  count_ += below_zero + above_bound;
+  underflow_count_ += below_zero;
+  unknown_below_ += below_zero;
+  overflow_count_ += above_bound;
+  unknown_above_ += above_bound;
+}
+
 void Histogram::merge(const Histogram& other) {
   if (other.count_ == 0) return;
-  if (count_ == 0) {
-    min_ = other.min_;
-    max_ = other.max_;
-  } else {
-    min_ = std::min(min_, other.min_);
-    max_ = std::max(max_, other.max_);
+  if (other.min()) {
+    const bool first = !min();
+    min_ = first ? other.min_ : std::min(min_, other.min_);
+    max_ = first ? other.max_ : std::max(max_, other.max_);
   }
   count_ += other.count_;
+  unknown_below_ += other.unknown_below_;
+  unknown_above_ += other.unknown_above_;
   sum_ += other.sum_;
   underflow_count_ += other.underflow_count_;
   underflow_min_ = std::min(underflow_min_, other.underflow_min_);
@@ -78,18 +86,19 @@ void Histogram::merge(const Histogram& other) {
 }
 
 std::optional<int64_t> Histogram::min() const {
-  if (count_ == 0) return std::nullopt;
+  if (count_ == unknown_below_ + unknown_above_) return std::nullopt;
   return min_;
 }
 
 std::optional<int64_t> Histogram::max() const {
-  if (count_ == 0) return std::nullopt;
+  if (count_ == unknown_below_ + unknown_above_) return std::nullopt;
   return max_;
 }
 
 std::optional<double> Histogram::mean() const {
-  if (count_ == 0) return std::nullopt;
-  return static_cast<double>(sum_ / static_cast<long double>(count_));
+  const uint64_t known = count_ - unknown_below_ - unknown_above_;
+  if (known == 0) return std::nullopt;
+  return static_cast<double>(sum_ / static_cast<long double>(known));
 }
 
 std::optional<Percentile> Histogram::percentile(double p) const {
@@ -100,7 +109,9 @@ std::optional<Percentile> Histogram::percentile(double p) const {
   uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_) / 100.0 - 1e-9));
   rank = std::max<uint64_t>(rank, 1);
   if (rank <= underflow_count_) {
-    // Negative values are not binned: only the minimum is known exactly.
+    // Negative values are not binned: only the minimum is known exactly (when every negative
+    // value is known: add_unknown).
+    if (unknown_below_ > 0) return Percentile{-1, false};
     return Percentile{underflow_min_, rank == 1};
   }
   uint64_t seen = underflow_count_;

@@ -26,6 +26,14 @@ class Histogram {
 
   void add(int64_t value_us, uint64_t times = 1);
   void merge(const Histogram& other);
+  // Counts values known only by their number, as histogram.csv keeps them (its underflow and
+  // overflow_dropped rows), so that a histogram read back from it writes the same rows:
+  // `below_zero` values < 0 and `above_bound` values > bound_us() that were not kept. They
+  // count in count(), underflow_count(), overflow_dropped() and the percentile ranks; min(),
+  // max() and mean() are those of the values known (nullopt when none is). A percentile that
+  // falls among the unknown values is not exact: {bound + 1} above the bound as for any dropped
+  // overflow value, {-1} below 0 (all that is known: the value is negative).
+  void add_unknown(uint64_t below_zero, uint64_t above_bound);
 
   uint64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -56,7 +64,8 @@ class Histogram {
   int64_t underflow_min_ = 0;
   int64_t underflow_sum_ = 0;
   uint64_t count_ = 0;
-  long double sum_ = 0;
+  uint64_t unknown_below_ = 0, unknown_above_ = 0;  // add_unknown: counted, values not known
+  long double sum_ = 0;                             // of the values known
   int64_t min_ = 0;
   int64_t max_ = 0;
 };

@@ -118,7 +118,9 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
 void finalize(RunResult& r) {
   Histogram delay, delay_dll, duration, cycle;
   r.delay_over_spare = r.delay_over_1000 = r.injected = 0;
-  for (const ClientResult& c : r.client_results) {
+  for (ClientResult& c : r.client_results) {
+    c.summary = {summarize(c.delay), summarize(c.delay_dll), summarize(c.signal),
+                 summarize(c.duration), summarize(c.cycle)};
     delay.merge(c.delay);
     delay_dll.merge(c.delay_dll);
     duration.merge(c.duration);

@@ -30,6 +30,12 @@ struct ClientSecond {
   uint64_t over_spare = 0, over_1000 = 0, late = 0;
 };
 
+// What run.json keeps of a client's histograms (it has no room for the histograms themselves:
+// those are in histogram.csv).
+struct ClientSummaries {
+  MetricSummary delay, delay_dll, signal, duration, cycle;
+};
+
 struct ClientResult {
   int index = 0;
   std::string name;
@@ -52,6 +58,7 @@ struct ClientResult {
   uint64_t unreferenced = 0;  // cycles with no usable reference (excluded from delay)
   std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
   std::vector<ClientSecond> seconds;
+  ClientSummaries summary;  // derived from the histograms by finalize(); what the writers show
 };
 
 // Adds one second of telemetry to a client result (exact merge).
@@ -167,12 +174,12 @@ struct RunResult {
   std::vector<std::string> warnings;
   double startup_s = 0;  // engine start to the measurement window start
   long engine_peak_rss_kib = 0;
-  std::optional<double> jackd_cpu_pct;
-  std::optional<AudioResult> audio;  // the audible chain (absent: --no-audio-check, 1 client)  //
-                                     // jackd's CPU time over the window, % of one core
+  std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
+  std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
 
-  // Derived totals (filled by finalize()).
+  // Derived totals (filled by finalize(), like each client's summary; a RunResult read back
+  // from run.json has them as written and must not be finalized again).
   uint64_t timeout_count = 0;
   uint64_t xrun_count = 0;
   uint64_t delay_over_spare = 0, delay_over_1000 = 0;
@@ -183,7 +190,8 @@ struct RunResult {
   double avg_intr = 0, avg_ctxt = 0;
 };
 
-// Computes the derived totals from the per-client and per-second data.
+// Computes the derived totals and each client's summary from the per-client and per-second
+// data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.
 void finalize(RunResult& r);
 
 // Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts

@@ -1,5 +1,12 @@
 #include "engine/result/run_json.hpp"
 
+#include <fmt/core.h>
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
 namespace xrunlab {
 namespace {
 
@@ -73,12 +80,12 @@ json client_json(const ClientResult& c) {
           {"delay_over_spare", c.over_spare},
           {"delay_over_1000us", c.over_1000},
           {"late_cycles", c.late},
-          {"delay_us", to_json(summarize(c.delay))},
-          {"delay_dll_us", to_json(summarize(c.delay_dll))},
-          {"signal_us", to_json(summarize(c.signal))},
+          {"delay_us", to_json(c.summary.delay)},
+          {"delay_dll_us", to_json(c.summary.delay_dll)},
+          {"signal_us", to_json(c.summary.signal)},
           {"unreferenced_cycles", c.unreferenced},
-          {"duration_us", to_json(summarize(c.duration))},
-          {"cycle_us", to_json(summarize(c.cycle))},
+          {"duration_us", to_json(c.summary.duration)},
+          {"cycle_us", to_json(c.summary.cycle)},
           {"worst_cycles", worst_list(c.worst)},
           {"per_second", per_second(c.seconds)}};
 }
@@ -232,6 +239,487 @@ json to_json(const RunResult& r) {
       {"system_per_second", system},
       {"warnings", r.warnings},
   };
+}
+
+// ---- run.json read back ---------------------------------------------------------------------
+//
+// One reader per part of to_json above, in the same order. Every key is read by its name; a key
+// that is absent or null keeps the model's default (older runs lack keys, see
+// run_result_from_json), a key of the wrong type refuses the whole document, naming the key.
+
+namespace {
+
+using in_json = nlohmann::json;
+
+struct Refused {
+  std::string why;
+};
+
+[[noreturn]] void refuse(const std::string& path, std::string_view expected, const in_json& v) {
+  throw Refused{fmt::format("'{}' is not {} (it is {})", path, expected, v.type_name())};
+}
+
+std::string key_path(const std::string& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string index_path(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// One JSON value converted to a model type; `path` names it in a refusal.
+template <typename T>
+struct Value;
+
+template <>
+struct Value<bool> {
+  static bool of(const in_json& v, const std::string& path) {
+    if (!v.is_boolean()) refuse(path, "true or false", v);
+    return v.get<bool>();
+  }
+};
+
+template <>
+struct Value<std::string> {
+  static std::string of(const in_json& v, const std::string& path) {
+    if (!v.is_string()) refuse(path, "a string", v);
+    return v.get<std::string>();
+  }
+};
+
+template <>
+struct Value<double> {
+  static double of(const in_json& v, const std::string& path) {
+    if (!v.is_number()) refuse(path, "a number", v);
+    return v.get<double>();
+  }
+};
+
+template <>
+struct Value<in_json> {
+  static in_json of(const in_json& v, const std::string&) { return v; }
+};
+
+// JSON has one kind of number: 300.0 is the integer 300 (a hand-made or another tool's file
+// may write it so); 300.5 is not.
+template <typename T>
+struct IntegerValue {
+  static T of(const in_json& v, const std::string& path) {
+    using limits = std::numeric_limits<T>;
+    const char* kind = std::is_unsigned_v<T> ? "a non-negative integer" : "an integer";
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::trunc(d)) refuse(path, kind, v);
+      if (std::is_unsigned_v<T> && d < 0) refuse(path, kind, v);
+      // The range of T, as doubles: 2^64 and 2^63 are exact, their predecessors are not.
+      if (d < static_cast<double>(limits::min()) || d >= std::ldexp(1.0, limits::digits)) {
+        refuse(path, "an integer in range", v);
+      }
+      return static_cast<T>(d);
+    }
+    if (!v.is_number_integer()) refuse(path, kind, v);  // unsigned JSON numbers included
+    if (v.is_number_unsigned()) {
+      if (v.get<uint64_t>() > static_cast<uint64_t>(limits::max())) {
+        refuse(path, "an integer in range", v);
+      }
+      return static_cast<T>(v.get<uint64_t>());
+    }
+    const int64_t i = v.get<int64_t>();
+    if (std::is_unsigned_v<T> && i < 0) refuse(path, kind, v);
+    if (i < static_cast<int64_t>(limits::min()) ||
+        (i > 0 && static_cast<uint64_t>(i) > static_cast<uint64_t>(limits::max()))) {
+      refuse(path, "an integer in range", v);
+    }
+    return static_cast<T>(i);
+  }
+};
+template <>
+struct Value<int> : IntegerValue<int> {};
+template <>
+struct Value<long> : IntegerValue<long> {};
+template <>
+struct Value<long long> : IntegerValue<long long> {};
+template <>
+struct Value<unsigned> : IntegerValue<unsigned> {};
+template <>
+struct Value<unsigned long> : IntegerValue<unsigned long> {};
+template <>
+struct Value<unsigned long long> : IntegerValue<unsigned long long> {};
+
+template <typename T>
+struct Value<std::optional<T>> {
+  static std::optional<T> of(const in_json& v, const std::string& path) {
+    if (v.is_null()) return std::nullopt;
+    return Value<T>::of(v, path);
+  }
+};
+
+template <typename T>
+struct Value<std::vector<T>> {
+  static std::vector<T> of(const in_json& v, const std::string& path) {
+    if (!v.is_array()) refuse(path, "an array", v);
+    std::vector<T> out;
+    out.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(Value<T>::of(v[i], index_path(path, i)));
+    return out;
+  }
+};
+
+// An object of run.json and where it is.
+class Object {
+ public:
+  // `v` must be an object (refused otherwise).
+  Object(const in_json& v, std::string path) : v_(v), path_(std::move(path)) {
+    if (!v_.is_object()) refuse(path_.empty() ? "run.json" : path_, "an object", v_);
+  }
+
+  // The member `key`; nullptr when absent or null.
+  const in_json* find(std::string_view key) const {
+    const auto it = v_.find(key);
+    return it == v_.end() || it->is_null() ? nullptr : &*it;
+  }
+  std::string path(std::string_view key) const { return key_path(path_, key); }
+
+  // Sets `out` from the member `key` when it is there (absent or null: `out` keeps its value).
+  template <typename T>
+  void get(std::string_view key, T& out) const {
+    if (const in_json* v = find(key)) out = Value<T>::of(*v, path(key));
+  }
+  // The member `key` as an object; nullopt when absent or null.
+  std::optional<Object> object(std::string_view key) const {
+    if (const in_json* v = find(key)) return Object(*v, path(key));
+    return std::nullopt;
+  }
+  // Calls each(Object, index) for every element of the array `key` (absent or null: none).
+  template <typename F>
+  void each(std::string_view key, F each_object) const {
+    const in_json* v = find(key);
+    if (v == nullptr) return;
+    if (!v->is_array()) refuse(path(key), "an array", *v);
+    for (size_t i = 0; i < v->size(); ++i) each_object(Object((*v)[i], index_path(path(key), i)));
+  }
+
+ private:
+  const in_json& v_;
+  std::string path_;
+};
+
+// run.json writes file names inside the run folder with their folder ("audio/x.wav").
+std::string strip_audio_folder(std::string name) {
+  constexpr std::string_view kFolder = "audio/";
+  if (name.compare(0, kFolder.size(), kFolder) == 0) name.erase(0, kFolder.size());
+  return name;
+}
+
+std::optional<Percentile> percentile_from(const Object& o, std::string_view key) {
+  const auto p = o.object(key);
+  if (!p) return std::nullopt;
+  Percentile out;
+  p->get("value_us", out.value_us);
+  p->get("exact", out.exact);
+  return out;
+}
+
+MetricSummary summary_from(const Object& o, std::string_view key) {
+  MetricSummary m;
+  const auto s = o.object(key);
+  if (!s) return m;
+  s->get("count", m.count);
+  s->get("min", m.min_us);
+  s->get("max", m.max_us);
+  s->get("mean", m.mean_us);
+  m.p50 = percentile_from(*s, "p50");
+  m.p99 = percentile_from(*s, "p99");
+  m.p999 = percentile_from(*s, "p99_9");
+  return m;
+}
+
+std::vector<AudioThread> threads_from(const Object& o, std::string_view key) {
+  std::vector<AudioThread> out;
+  o.each(key, [&](const Object& t) {
+    AudioThread a;
+    t.get("pid", a.sched.pid);
+    t.get("tid", a.sched.tid);
+    t.get("process", a.sched.process);
+    t.get("thread", a.sched.thread);
+    t.get("policy_number", a.sched.policy);  // "policy" is its name, derived from the number
+    t.get("rt_priority", a.sched.rt_priority);
+    t.get("nice", a.sched.nice);
+    t.get("dl_runtime_ns", a.sched.dl_runtime_ns);
+    t.get("dl_deadline_ns", a.sched.dl_deadline_ns);
+    t.get("dl_period_ns", a.sched.dl_period_ns);
+    t.get("flags", a.sched.flags);
+    t.get("cpus", a.sched.cpus);
+    t.get("last_cpu", a.sched.last_cpu);
+    t.get("role", a.role);
+    t.get("expected", a.expected);
+    t.get("mismatch", a.mismatch);  // "in_requested_class" is mismatch.empty()
+    out.push_back(std::move(a));
+  });
+  return out;
+}
+
+std::vector<ClientSecond> per_second_from(const Object& c) {
+  std::vector<ClientSecond> out;
+  const auto ps = c.object("per_second");
+  if (!ps) return out;
+  std::vector<std::string> columns;
+  ps->get("columns", columns);
+  auto column = [&](std::string_view name) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == name) return i;
+    }
+    return columns.size();  // not in this file: the cell stays at its default
+  };
+  const size_t second = column("second"), cycles = column("cycles"),
+               delay_min = column("delay_min_us"), delay_mean = column("delay_mean_us"),
+               delay_max = column("delay_max_us"), duration_max = column("duration_max_us"),
+               cycle_max = column("cycle_max_us"), over_spare = column("over_spare"),
+               over_1000 = column("over_1000"), late = column("late");
+  const in_json* rows = ps->find("rows");
+  if (rows == nullptr) return out;
+  const std::string rows_path = ps->path("rows");
+  if (!rows->is_array()) refuse(rows_path, "an array", *rows);
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const in_json& row = (*rows)[i];
+    const std::string row_path = index_path(rows_path, i);
+    if (!row.is_array()) refuse(row_path, "an array", row);
+    if (row.size() != columns.size()) {
+      throw Refused{
+          fmt::format("'{}' has {} cells for {} columns", row_path, row.size(), columns.size())};
+    }
+    auto cell = [&](size_t k, auto& out_cell) {
+      if (k < row.size() && !row[k].is_null()) {
+        out_cell = Value<std::decay_t<decltype(out_cell)>>::of(row[k], index_path(row_path, k));
+      }
+    };
+    ClientSecond s;
+    cell(second, s.second);
+    cell(cycles, s.cycles);
+    cell(delay_min, s.delay_min_us);
+    cell(delay_mean, s.delay_mean_us);
+    cell(delay_max, s.delay_max_us);
+    cell(duration_max, s.duration_max_us);
+    cell(cycle_max, s.cycle_max_us);
+    cell(over_spare, s.over_spare);
+    cell(over_1000, s.over_1000);
+    cell(late, s.late);
+    out.push_back(s);
+  }
+  return out;
+}
+
+ClientResult client_from(const Object& c) {
+  ClientResult r;
+  c.get("index", r.index);
+  c.get("name", r.name);
+  c.get("pid", r.pid);
+  c.get("activated", r.hello);
+  c.get("rt_tid", r.rt_tid);
+  c.get("sched_error", r.sched_error);
+  c.get("final_report", r.final);
+  c.get("error", r.error);
+  if (const auto dsp = c.object("dsp")) {
+    dsp->get("stages", r.dsp_stages);
+    dsp->get("target_us", r.dsp_target_us);
+    dsp->get("ns_per_stage", r.dsp_ns_per_stage);
+  }
+  c.get("cycles", r.cycles);
+  c.get("cycles_total", r.cycles_total);
+  c.get("ring_dropped", r.ring_dropped);
+  c.get("injected_overruns", r.injected);
+  c.get("delay_over_spare", r.over_spare);
+  c.get("delay_over_1000us", r.over_1000);
+  c.get("late_cycles", r.late);
+  r.summary.delay = summary_from(c, "delay_us");
+  r.summary.delay_dll = summary_from(c, "delay_dll_us");
+  r.summary.signal = summary_from(c, "signal_us");
+  c.get("unreferenced_cycles", r.unreferenced);
+  r.summary.duration = summary_from(c, "duration_us");
+  r.summary.cycle = summary_from(c, "cycle_us");
+  c.each("worst_cycles", [&](const Object& w) {
+    telemetry::WorstCycle cycle;
+    double t_s = 0;
+    w.get("t_s", t_s);
+    cycle.t_us = static_cast<int64_t>(std::llround(t_s * 1e6));  // written as t_us / 1e6
+    w.get("frame", cycle.frame);
+    w.get("delay_us", cycle.delay_us);
+    w.get("duration_us", cycle.duration_us);
+    w.get("cycle_us", cycle.cycle_us);
+    r.worst.push_back(cycle);
+  });
+  r.seconds = per_second_from(c);
+  return r;
+}
+
+AudioResult audio_from(const Object& a, uint32_t period_frames) {
+  AudioResult out;
+  out.period_frames = period_frames;  // not in run.json: the run's period (as the engine sets it)
+  a.get("frames_checked", out.totals.frames);
+  a.get("unlocked_frames", out.totals.unlocked_frames);
+  a.get("glitches", out.totals.glitches);
+  a.get("audible_events", out.events);
+  a.get("delta_max", out.totals.delta_max);
+  a.get("glitches_without_xrun", out.glitches_without_xrun);
+  a.get("xruns_without_glitch", out.xruns_without_glitch);
+  a.get("ring_dropped_chunks", out.totals.ring_dropped);
+  a.get("recording", out.totals.recording);
+  out.totals.recording = strip_audio_folder(out.totals.recording);
+  a.get("recorded_frames", out.totals.recorded_frames);
+  a.get("check_ns_per_frame", out.totals.check_ns_per_frame);
+  a.get("complete", out.final_received);
+  a.each("glitch_list", [&](const Object& g) {
+    GlitchResult r;
+    g.get("t_s", r.t_s);
+    g.get("kind", r.report.kind);
+    g.get("frame", r.report.frame);
+    g.get("at_frame", r.report.at_frame);
+    g.get("jump_frames", r.report.jump);
+    g.get("length_frames", r.report.length);
+    g.get("max_deviation", r.report.max_deviation);
+    g.get("excerpt", r.report.excerpt);
+    r.report.excerpt = strip_audio_folder(r.report.excerpt);
+    g.get("nearest_xrun_t_s", r.xrun_t_s);
+    g.get("xrun_distance_ms", r.xrun_distance_ms);
+    g.get("matched_xrun", r.matched);
+    g.get("late_clients", r.late_clients);
+    g.get("driver_xrun", r.driver_xrun);
+    out.glitches.push_back(std::move(r));
+  });
+  return out;
+}
+
+RunResult run_from(const Object& j) {
+  RunResult r;
+  if (j.find("schema_version") == nullptr) {
+    throw Refused{"no 'schema_version': not an xrunlab run.json"};
+  }
+  j.get("schema_version", r.schema_version);
+  j.get("xrunlab_version", r.xrunlab_version);
+  j.get("command_line", r.command_line);
+  j.get("spec", r.spec);
+  j.get("host", r.host);
+  if (const auto jack = j.object("jack")) {
+    jack->get("server_name", r.server_name);
+    jack->get("jackd_argv", r.jackd_argv);
+    if (const in_json* b = jack->find("backend")) {
+      if (b->is_string()) {
+        r.backend = {{"name", b->get<std::string>()}};  // before --backend: "dummy"
+      } else if (b->is_object()) {
+        r.backend = *b;
+      } else {
+        refuse(jack->path("backend"), "an object", *b);
+      }
+    }
+    jack->each("graph", [&](const Object& e) {
+      std::pair<std::string, std::string> edge;
+      e.get("from", edge.first);
+      e.get("to", edge.second);
+      r.graph.push_back(std::move(edge));
+    });
+  }
+  j.get("started_utc", r.started_utc);
+  j.get("ended_utc", r.ended_utc);
+  j.get("status", r.status);
+  j.get("status_detail", r.status_detail);
+  j.get("exit_code", r.exit_code);
+  if (const auto s = j.object("scheduling")) {
+    s->get("policy_spec", r.policy_spec);
+    s->get("label", r.scheduling);
+    r.threads_start = threads_from(*s, "threads_start");
+    r.threads_end = threads_from(*s, "threads_end");
+    s->get("iso_emulation", r.iso_emulation);
+    s->get("rt_throttle", r.rt_throttle);
+  }
+  // Runs from before --load have no "loads": null, "not known", rather than "none".
+  r.loads = nullptr;
+  j.get("loads", r.loads);
+  if (const auto s = j.object("settings")) {
+    s->get("clients", r.clients);
+    s->get("ports", r.ports);
+    s->get("frames", r.frames);
+    s->get("rate_hz", r.rate);
+    s->get("period_us", r.period_us);
+    s->get("spare_time_us", r.spare_us);
+  }
+  if (const auto m = j.object("measurement")) {
+    m->get("seconds_ran", r.seconds_ran);
+    m->get("delay_reference", r.delay_reference);
+    m->get("delay_resolution_us", r.delay_resolution_us);
+    // delay_reference_exact is the backend's reference_exact; dll_reference is a fixed text.
+    m->get("startup_s", r.startup_s);
+    m->get("engine_peak_rss_kib", r.engine_peak_rss_kib);
+    m->get("jackd_cpu_pct", r.jackd_cpu_pct);
+  }
+  if (const auto t = j.object("totals")) {
+    t->get("timeout_count", r.timeout_count);
+    t->get("xrun_count", r.xrun_count);
+    t->get("delay_over_spare", r.delay_over_spare);
+    t->get("delay_over_1000us", r.delay_over_1000);
+    t->get("injected_overruns", r.injected);
+    r.delay = summary_from(*t, "delay_us");
+    r.delay_dll = summary_from(*t, "delay_dll_us");
+    r.duration = summary_from(*t, "duration_us");
+    r.cycle = summary_from(*t, "cycle_us");
+    t->get("avg_dsp_load_pct", r.avg_dsp_load);
+    t->get("avg_cpu_user_pct", r.avg_user);
+    t->get("avg_cpu_nice_pct", r.avg_nice);
+    t->get("avg_cpu_system_pct", r.avg_system);
+    t->get("avg_cpu_iowait_pct", r.avg_iowait);
+    t->get("avg_cpu_irq_pct", r.avg_irq);
+    t->get("avg_cpu_softirq_pct", r.avg_softirq);
+    t->get("avg_interrupt_rate", r.avg_intr);
+    t->get("avg_context_switch_rate", r.avg_ctxt);
+  }
+  if (const auto x = j.object("xruns")) {
+    x->get("monitor_events", r.xruns.monitor_events);
+    x->get("monitor_callbacks", r.xruns.monitor_callbacks);
+    x->get("log_client_events", r.xruns.log_client_events);
+    x->get("log_client_lines", r.xruns.log_client_lines);
+    x->get("log_driver_xruns", r.xruns.log_driver_xruns);
+    x->get("log_driver_max_delay_us", r.xruns.log_driver_max_delay_us);
+    x->get("card_xruns", r.xruns.card_xruns);
+    x->get("driver_xruns_reach_monitor", r.driver_xruns_reach_monitor);
+    x->get("late_clients", r.xruns.late_clients);
+    x->each("events", [&](const Object& e) {
+      XrunEvent event;
+      e.get("t_s", event.t_s);
+      e.get("frame", event.frame);
+      e.get("callbacks", event.callbacks);
+      r.xruns.events.push_back(event);
+    });
+  }
+  if (const auto a = j.object("audio")) r.audio = audio_from(*a, r.frames);
+  j.each("clients", [&](const Object& c) { r.client_results.push_back(client_from(c)); });
+  j.each("system_per_second", [&](const Object& s) {
+    SystemSecond sys;
+    s.get("t_s", sys.t_s);
+    s.get("user_pct", sys.user_pct);
+    s.get("nice_pct", sys.nice_pct);
+    s.get("system_pct", sys.system_pct);
+    s.get("iowait_pct", sys.iowait_pct);
+    s.get("irq_pct", sys.irq_pct);
+    s.get("softirq_pct", sys.softirq_pct);
+    s.get("intr_per_s", sys.intr_per_s);
+    s.get("ctxt_per_s", sys.ctxt_per_s);
+    s.get("dsp_load_pct", sys.dsp_load_pct);
+    s.get("cpu_accounted_pct", sys.cpu_accounted_pct);
+    s.get("xruns", sys.xruns);
+    r.system.push_back(sys);
+  });
+  j.get("warnings", r.warnings);
+  return r;
+}
+
+}  // namespace
+
+std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why) {
+  try {
+    return run_from(Object(j, ""));
+  } catch (const Refused& e) {
+    if (why != nullptr) *why = e.why;
+    return std::nullopt;
+  }
 }
 
 }  // namespace xrunlab

@@ -1,6 +1,9 @@
 #pragma once
-// run.json: the whole RunResult, machine-readable, with schema_version and full context.
+// run.json: the whole RunResult, machine-readable, with schema_version and full context; and
+// the one reader that turns it back into a RunResult. Non-realtime.
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "engine/result/result.hpp"
 
@@ -8,5 +11,26 @@ namespace xrunlab {
 
 nlohmann::ordered_json to_json(const MetricSummary& m);
 nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
+
+// The RunResult that to_json wrote: to_json(*run_result_from_json(to_json(r))) is to_json(r).
+// The result is as finalize() left it (derived totals and client summaries as written): do not
+// finalize it again. What run.json does not hold stays empty: the clients' histograms (in
+// histogram.csv: load_run_folder in engine/report/run_folder.hpp reads them back), jackd's log
+// events (xruns.log_events) and each glitch's telemetry index and JACK time.
+//
+// A key that is absent or null keeps the model's default, so older run.json files read: before
+// --policy they lack scheduling.threads_*/iso_emulation/rt_throttle/policy_spec and the clients'
+// rt_tid/sched_error; before --load, "loads" (read as null: not known, rather than "none");
+// before the per-second CPU accounting, system_per_second[].cpu_accounted_pct; before --backend,
+// jack.backend was the string "dummy" (read as {"name": "dummy"}), and clients[].signal_us,
+// unreferenced_cycles, measurement.jackd_cpu_pct, xruns.card_xruns and
+// driver_xruns_reach_monitor were not there; before the audible chain, "audio"; before glitches
+// named who was late, glitch_list[].late_clients/driver_xrun. A partial document (only some
+// top-level parts, as `xrunlab summary` reads) reads the same way.
+//
+// nullopt with *why (may be null) naming the key at fault when a value has the wrong type
+// ("'settings.clients' is not an integer (it is string)"), a per-second row does not match its
+// columns, or "schema_version" is missing (not an xrunlab run.json).
+std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why);
 
 }  // namespace xrunlab

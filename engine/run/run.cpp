@@ -27,7 +27,7 @@
 #include "engine/run/line_hub.hpp"
 #include "engine/run/live_result.hpp"
 #include "engine/run/run_dir.hpp"
-#include "engine/run/run_folder_shim.hpp"
+#include "engine/report/run_folder.hpp"
 #include "engine/run/run_warnings.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"

@@ -2,90 +2,170 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
-#include "engine/system/atomic_file.hpp"
+#include "engine/report/report_csv.hpp"
 
 namespace xrunlab {
 namespace {
 
 using nlohmann::json;
 
-json full_run() {
-  return json::parse(R"json({
-    "scheduling": {"label": "SCHED_FIFO 70 (server) / 65 (clients)", "threads_start": []},
-    "loads": [{"spec": "compile", "kind": "compile"}, {"kind": "hackbench"}, {"spec": 3}],
-    "settings": {"clients": 14, "period_us": 1333.3333333333333,
-                 "spare_time_us": 1000.0},
-    "measurement": {"delay_resolution_us": 20.833333333333332},
-    "xruns": {"events": [{"t_s": 0.863839, "frame": 130496, "callbacks": 14},
-                         {"t_s": "late"}, {"frame": 3}, {"t_s": 29.5}]}
-  })json");
+// Three clients over four seconds at 256 frames / 48 kHz (dummy backend resolution); client 3
+// has a bad second 2; two xruns and one audible glitch; two loads.
+RunResult plotted_result() {
+  RunResult r;
+  r.spec = {{"label", "fifo-3"}};
+  r.backend = {{"name", "dummy"}};
+  r.status = "completed";
+  r.clients = 3;
+  r.ports = 2;
+  r.frames = 256;
+  r.rate = 48000;
+  r.period_us = 5333.333333333333;
+  r.spare_us = 4000;
+  r.delay_resolution_us = 20.833333333333332;
+  r.scheduling = "SCHED_FIFO 70 (server) / 65 (clients)";
+  r.loads = json::array(
+      {{{"spec", "compile"}, {"kind", "compile"}}, {{"kind", "hackbench"}}, {{"spec", 3}}});
+  for (int index = 1; index <= 3; ++index) {
+    ClientResult c;
+    c.index = index;
+    for (int64_t s = 0; s < 4; ++s) {
+      telemetry::Second sec;
+      sec.index = index;
+      sec.second = s;
+      sec.cycles = 10;
+      sec.delay = {{5 + index, 8}, {40 + s, 2}};
+      if (index == 3 && s == 2) sec.delay[7400] = 1;
+      sec.duration = {{60, 10}};
+      sec.cycle = {{200 + s, 10}};
+      add_second(c, sec);
+    }
+    r.client_results.push_back(std::move(c));
+  }
+  for (int s = 0; s < 3; ++s) {  // no sample for the last second
+    SystemSecond sys;
+    sys.t_s = s + 1.0;
+    sys.user_pct = 20;
+    r.system.push_back(sys);
+  }
+  r.xruns.events = {{2.25, 108000, 3}, {std::nan(""), 0, 1}, {2.75, 132000, 1}};
+  AudioResult a;
+  GlitchResult g;
+  g.t_s = 2.26;
+  a.glitches = {g};
+  r.audio = a;
+  finalize(r);
+  return r;
+}
+
+// One title for a run and for `xrunlab plot`, from the model.
+TEST(PlotTitle, FromTheModel) {
+  RunResult r = plotted_result();
+  EXPECT_EQ(plot_title(r), "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed");
+  r.spec = nullptr;
+  r.backend = {{"name", "vcard"}};
+  r.status = "incomplete";
+  EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, vcard, incomplete");
+  r.backend = json::object();  // a result that names no backend: from before --backend
+  EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, incomplete");
 }
 
 TEST(PlotContext, ReadsEveryField) {
-  const PlotContext c = plot_context_from_json(full_run());
+  const PlotContext c = plot_context(plotted_result());
   EXPECT_EQ(c.policy, "SCHED_FIFO 70 (server) / 65 (clients)");
   EXPECT_EQ(c.loads, "compile, hackbench");  // the kind when there is no spec; junk skipped
-  EXPECT_DOUBLE_EQ(c.period_us, 1333.3333333333333);
-  EXPECT_DOUBLE_EQ(c.spare_us, 1000.0);
-  EXPECT_EQ(c.xruns_s, (std::vector<double>{0.863839, 29.5}));
-  EXPECT_TRUE(c.xruns_known);
+  EXPECT_DOUBLE_EQ(c.period_us, 5333.333333333333);
+  EXPECT_DOUBLE_EQ(c.spare_us, 4000.0);
   EXPECT_DOUBLE_EQ(c.resolution_us, 20.833333333333332);
-  EXPECT_EQ(c.note, "");
+  EXPECT_EQ(c.xruns_s, (std::vector<double>{2.25, 2.75}));  // a time that is not finite: none
+  EXPECT_EQ(c.glitches_s, std::vector<double>{2.26});
+  EXPECT_TRUE(c.glitches_known);
   EXPECT_EQ(context_title(c),
             "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench");
 }
 
-// Runs before the loads existed have no "loads" key: the title does not claim "none".
-TEST(PlotContext, OlderOrEmptyRunJson) {
-  json run = full_run();
-  run.erase("loads");
-  EXPECT_EQ(plot_context_from_json(run).loads, "");
-  run["loads"] = json::array();
-  EXPECT_EQ(plot_context_from_json(run).loads, "none");
+// Runs before the loads existed have no "loads" (null in the model): the title does not claim
+// "none". Impossible numbers stay unknown.
+TEST(PlotContext, OlderOrEmptyResult) {
+  RunResult r = plotted_result();
+  r.loads = nullptr;
+  EXPECT_EQ(plot_context(r).loads, "");
+  r.loads = json::array();
+  EXPECT_EQ(plot_context(r).loads, "none");
 
-  const PlotContext empty = plot_context_from_json(json::object());
+  const PlotContext empty = plot_context(RunResult{});
   EXPECT_EQ(empty.policy, "");
+  EXPECT_EQ(empty.loads, "none");  // a new result: no --load
   EXPECT_EQ(empty.period_us, 0);
   EXPECT_TRUE(empty.xruns_s.empty());
-  EXPECT_FALSE(empty.xruns_known);  // unknown, not "no xruns"
+  EXPECT_FALSE(empty.glitches_known);  // no audio check, not "no glitches"
   EXPECT_EQ(empty.resolution_us, 0);
-  EXPECT_EQ(context_title(empty), "");
+  EXPECT_EQ(context_title(PlotContext{}), "");
 
-  const PlotContext wrong = plot_context_from_json(json::array({1, 2}));
-  EXPECT_NE(wrong.note, "");
-  EXPECT_TRUE(wrong.xruns_s.empty());
-
-  // Mistyped or impossible values stay unknown.
-  run["settings"] = {{"period_us", "1333"}, {"spare_time_us", -5}};
-  run["xruns"] = json::parse(R"({"events": [{"t_s": 1.0}, {"t_s": null}]})");
-  const PlotContext c = plot_context_from_json(run);
+  r.period_us = std::nan("");
+  r.spare_us = -5;
+  r.delay_resolution_us = std::numeric_limits<double>::infinity();
+  const PlotContext c = plot_context(r);
   EXPECT_EQ(c.period_us, 0);
   EXPECT_EQ(c.spare_us, 0);
-  EXPECT_EQ(c.xruns_s, std::vector<double>{1.0});
+  EXPECT_EQ(c.resolution_us, 0);
 }
 
-TEST(PlotContext, ReadsFileAndSaysWhyNot) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(testing::TempDir()) / "xrunlab-plot-data-test";
-  fs::create_directories(dir);
-  const std::string path = (dir / "run.json").string();
-  fs::remove(path);
-  PlotContext c = read_plot_context(path);
-  EXPECT_NE(c.note.find("not found"), std::string::npos) << c.note;
+TEST(PlotSeries, FromSecondsAndHistograms) {
+  const RunResult r = plotted_result();
+  const PlotSeries s = plot_series(r);
+  EXPECT_EQ(s.clients, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(s.delay_points, 4u);
+  EXPECT_EQ(s.system_points, 3u);
+  // Per client: 2 values at 5 + index (4 x 8 cycles), 40..43 (2 each); client 3 also 7400.
+  EXPECT_EQ(s.histogram_points, 3u * 5 + 1);
+  EXPECT_EQ(s.delay_by_client.at(3).at(7400), 1u);
+  EXPECT_EQ(s.delay_by_client.at(2).at(7), 32u);
+  EXPECT_EQ(s.delay_counts.at(41), 6u);
+  uint64_t total = 0;
+  for (const auto& [value, n] : s.delay_counts) total += n;
+  EXPECT_EQ(total, r.delay.count);
 
-  write_file_atomic(path, "{\"scheduling\": ");
-  c = read_plot_context(path);
-  EXPECT_NE(c.note.find("cannot parse"), std::string::npos) << c.note;
-  EXPECT_EQ(c.policy, "");
+  const PlotSeries none = plot_series(RunResult{});
+  EXPECT_TRUE(none.clients.empty());
+  EXPECT_EQ(none.delay_points + none.system_points + none.histogram_points, 0u);
+}
 
-  write_file_atomic(path, full_run().dump());
-  c = read_plot_context(path);
-  EXPECT_EQ(c.note, "");
-  EXPECT_EQ(c.xruns_s.size(), 2u);
-  fs::remove_all(dir);
+// What gnuplot is given, argument by argument (scripts/timeline.gp and histogram.gp).
+TEST(PlotInputs, DataFilesAndArguments) {
+  const RunResult r = plotted_result();
+  const PlotInputs in = plot_inputs(r, "/tmp/p");
+  ASSERT_EQ(in.data.size(), 4u);
+  EXPECT_EQ(in.data[0].name, "timeseries.csv");
+  EXPECT_EQ(in.data[0].bytes, format_timeseries_csv(r));
+  EXPECT_EQ(in.data[1].name, "xruns.dat");
+  EXPECT_EQ(in.data[1].bytes, "t_s\n2.250000\n2.750000\n");
+  EXPECT_EQ(in.data[2].name, "glitches.dat");
+  EXPECT_EQ(in.data[2].bytes, "t_s\n2.260000\n");
+  EXPECT_EQ(in.data[3].name, "histogram.dat");
+  EXPECT_EQ(in.data[3].bytes.substr(0, 20),
+            "6 32\n7 32\n8 32\n40 6\n");  // 8 -> 40: within a tick and a half
+  EXPECT_EQ(in.scripts, (std::vector<std::string>{"timeline", "histogram"}));
+  const std::string title =
+      "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed\n"
+      "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench";
+  ASSERT_EQ(in.args.size(), 2u);
+  EXPECT_EQ(in.args[0], (std::vector<std::string>{"/tmp/p/timeseries.csv", "/tmp/p/xruns.dat",
+                                                  "/tmp/p/timeline.png", title, "5333.333", "1 2 3",
+                                                  "3 4 3 2", "/tmp/p/glitches.dat", "1"}));
+  // 7400 is over 10 x max(p99 = 43, 10): a log time axis.
+  EXPECT_EQ(in.args[1],
+            (std::vector<std::string>{"/tmp/p/histogram.dat", "/tmp/p/histogram.png", title,
+                                      "5333.333", "4000.000", "1 2 3", "3", "16", "1 20.833"}));
+
+  // No audio check: the glitch count is -1 (unknown), not 0.
+  RunResult quiet = r;
+  quiet.audio.reset();
+  EXPECT_EQ(plot_inputs(quiet, "/tmp/p").args[0].back(), "-1");
 }
 
 TEST(PickClients, FirstMiddleLast) {

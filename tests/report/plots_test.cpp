@@ -2,12 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "engine/report/report_csv.hpp"
 #include "engine/result/result.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
@@ -25,8 +26,6 @@ using testing_support::read_text;
 using testing_support::TempDir;
 
 namespace fs = std::filesystem;
-
-// A fresh folder under the test temp dir, removed with everything in it.
 
 // Sets an environment variable for one scope.
 class ScopedEnv {
@@ -50,6 +49,34 @@ class ScopedEnv {
  private:
   std::string name_;
   std::optional<std::string> old_;
+};
+
+// The names created directly in a folder while it is watched (inotify).
+class CreatedIn {
+ public:
+  explicit CreatedIn(const fs::path& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    if (fd_ < 0 || ::inotify_add_watch(fd_, dir.c_str(), IN_CREATE) < 0) {
+      throw std::runtime_error("cannot watch " + dir.string());
+    }
+  }
+  CreatedIn(const CreatedIn&) = delete;
+  CreatedIn& operator=(const CreatedIn&) = delete;
+  ~CreatedIn() { ::close(fd_); }
+  std::vector<std::string> names() {
+    std::vector<std::string> out;
+    alignas(inotify_event) char buf[8192];
+    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;) {
+      for (char* p = buf; p < buf + n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(p);
+        if (e->len > 0) out.emplace_back(e->name);
+        p += sizeof(inotify_event) + e->len;
+      }
+    }
+    return out;
+  }
+
+ private:
+  int fd_;
 };
 
 bool have_gnuplot() {
@@ -92,11 +119,6 @@ RunResult small_result() {
   return r;
 }
 
-void write_csvs(const fs::path& dir, const RunResult& r) {
-  write_file_atomic((dir / "timeseries.csv").string(), format_timeseries_csv(r));
-  write_file_atomic((dir / "histogram.csv").string(), format_histogram_csv(r));
-}
-
 uint32_t big_endian32(const std::string& s, size_t at) {
   uint32_t v = 0;
   for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
@@ -117,116 +139,86 @@ void expect_png(const fs::path& png) {
   EXPECT_LE(height, 4000u) << png;
 }
 
-constexpr const char* kPngs[] = {"timeline.png", "histogram.png"};
-
-void expect_pngs(const fs::path& run_dir, const PlotResult& p) {
+// draw_plots' PNGs, in order, and nothing left in the temporary folder ($TMPDIR = tmp).
+void expect_pngs(const PlotResult& p, const TempDir& tmp) {
   EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.written.size(), std::size(kPngs));
-  for (const char* name : kPngs) {
-    const fs::path png = run_dir / "plots" / name;
-    EXPECT_NE(std::find(p.written.begin(), p.written.end(), png.string()), p.written.end()) << png;
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(p.files[0].name, "plots/timeline.png");
+  EXPECT_EQ(p.files[1].name, "plots/histogram.png");
+  for (const RunFile& f : p.files) {
+    const std::string png = tmp.write("check/" + fs::path(f.name).filename().string(), f.bytes);
     expect_png(png);
+    fs::remove(png);
   }
-  // Only the plots are left behind: no temporary folder.
-  size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(run_dir / "plots")) ++entries;
-  EXPECT_EQ(entries, std::size(kPngs));
+  fs::remove(tmp.file("check"));
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << "gnuplot's temporary folder is left";
 }
 
-// The parts of run.json the plots read (engine/report/plot_data.hpp), as engine/result/run_json.cpp
-// writes them.
-std::string small_run_json() {
-  return R"json({
-  "schema_version": 1,
-  "scheduling": {"label": "SCHED_FIFO 70 (server) / 65 (clients)"},
-  "loads": [{"spec": "compile"}, {"spec": "hackbench:4"}],
-  "settings": {"clients": 3, "period_us": 5333.333, "spare_time_us": 4000.0},
-  "xruns": {"events": [{"t_s": 5.25, "frame": 252000, "callbacks": 3},
-                       {"t_s": 5.75, "frame": 276000, "callbacks": 1}]}
-})json";
-}
+// A private $TMPDIR for one test: where draw_plots makes its temporary folder.
+struct PlotTmp {
+  TempDir dir{"plots"};
+  ScopedEnv env{"TMPDIR", dir.path().c_str()};
+};
 
-TEST(WritePlots, WritesTimelineAndHistogram) {
+TEST(DrawPlots, TimelineAndHistogramFromTheModel) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
-  PlotOptions o;
-  o.title = "fifo:70 dummy 48000 Hz 256 frames 3 clients";
-  o.period_us = 5333.333;
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
+  PlotTmp tmp;
+  RunResult r = small_result();
+  r.spec = {{"label", "fifo:70"}};
+  r.scheduling = "SCHED_FIFO 70 (server) / 65 (clients)";
+  r.loads = nlohmann::json::array({{{"spec", "compile"}}, {{"spec", "hackbench:4"}}});
+  r.spare_us = 4000;
+  r.xruns.events = {{5.25, 252000, 3}, {5.75, 276000, 1}};
+  AudioResult a;
+  GlitchResult g;
+  g.t_s = 5.3;
+  a.glitches = {g};
+  r.audio = a;
+  expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
 }
 
-// Paths and titles are data, never gnuplot commands: quotes, '<' (gnuplot's "read from a
-// command"), backquotes and system() in them change nothing.
-TEST(WritePlots, HostilePathAndTitleAreOnlyData) {
+// Titles and the temporary folder's path are data, never gnuplot commands: quotes, '<'
+// (gnuplot's "read from a command"), backquotes and system() in them change nothing.
+TEST(DrawPlots, HostileTitleAndFolderAreOnlyData) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   TempDir base;
   const fs::path marker = base.path() / "pwned";
-  const fs::path run_dir = base.path() / "<touch pwned; a 'b' \"c\" `touch pwned` $(touch pwned)";
-  fs::create_directories(run_dir);
-  write_csvs(run_dir, small_result());
-  PlotOptions o;
-  o.title = "-e x\" ; system(\"touch " + marker.string() + "\") ; print \"`touch " +
-            marker.string() + "` @ARG1 _{x}^2";
-  o.period_us = 5333.333;
-  // A relative run folder starting with '<', run from its parent folder.
+  const std::string hostile = "<touch pwned; a 'b' \"c\" `touch pwned` $(touch pwned)";
+  fs::create_directories(base.path() / hostile);
+  RunResult r = small_result();
+  r.spec = {{"label", "-e x\" ; system(\"touch " + marker.string() + "\") ; print \"`touch " +
+                          marker.string() + "` @ARG1 _{x}^2"}};
+  r.scheduling = "$(touch " + marker.string() + ")";
+  // A relative $TMPDIR starting with '<', used from its parent folder.
   const fs::path cwd = fs::current_path();
   fs::current_path(base.path());
-  const PlotResult p = write_plots(run_dir.filename().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o);
-  fs::current_path(cwd);
-  EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.written.size(), std::size(kPngs));
-  for (const std::string& w : p.written) {
-    EXPECT_EQ(w.rfind(run_dir.filename().string(), 0), 0u) << w;
-    EXPECT_EQ(read_text((run_dir / fs::path(w).lexically_relative(run_dir.filename())).string())
-                  .substr(1, 3),
-              "PNG");
+  CreatedIn created(base.path() / hostile);
+  PlotResult p;
+  {
+    ScopedEnv env("TMPDIR", hostile.c_str());
+    p = draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR);
   }
+  fs::current_path(cwd);
+  const std::vector<std::string> made = created.names();
+  ASSERT_EQ(made.size(), 1u) << "gnuplot draws in one temporary folder under $TMPDIR";
+  EXPECT_EQ(made[0].rfind("xrunlab-plots-", 0), 0u) << made[0];
+  EXPECT_EQ(p.error, "");
+  ASSERT_EQ(p.files.size(), 2u);
+  for (const RunFile& f : p.files) EXPECT_EQ(f.bytes.substr(1, 3), "PNG") << f.name;
+  EXPECT_TRUE(fs::is_empty(base.path() / hostile)) << "the temporary folder was used and removed";
   EXPECT_FALSE(fs::exists(marker));
-  EXPECT_FALSE(fs::exists(base.path() / "pwned"));
   EXPECT_FALSE(fs::exists(cwd / "pwned"));
 }
 
-// With run.json: policy and loads in the title, xrun markers, the spare time from settings.
-TEST(WritePlots, ReadsContextFromRunJson) {
+TEST(DrawPlots, RunWithoutDataGivesNoDataPlots) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
-  write_file_atomic((dir.path() / "run.json").string(), small_run_json());
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  PlotTmp tmp;
+  expect_pngs(draw_plots(RunResult{}, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
 }
 
-// Regenerating the plots of a run folder from an older version removes its stale plots.
-TEST(WritePlots, ReplacesPlotsOfOlderVersions) {
+TEST(DrawPlots, ManyClientsAndNoPeriod) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
-  fs::create_directories(dir.path() / "plots");
-  write_file_atomic((dir.path() / "plots" / "delay.png").string(), "old");
-  write_file_atomic((dir.path() / "plots" / "cpu.png").string(), "old");
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
-  EXPECT_FALSE(fs::exists(dir.path() / "plots" / "delay.png"));
-}
-
-// A damaged run.json costs the markers and the title line, not the plots.
-TEST(WritePlots, DamagedRunJsonStillPlots) {
-  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
-  write_file_atomic((dir.path() / "run.json").string(), "{\"xruns\": {\"events\": [");
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
-}
-
-TEST(WritePlots, RunWithoutDataGivesNoDataPlots) {
-  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
-  write_csvs(dir.path(), RunResult{});
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
-}
-
-TEST(WritePlots, ManyClientsAndNoPeriod) {
-  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  TempDir dir;
+  PlotTmp tmp;
   RunResult r = small_result();
   for (int i = 4; i <= 20; ++i) {
     ClientResult c = r.client_results[0];
@@ -234,57 +226,52 @@ TEST(WritePlots, ManyClientsAndNoPeriod) {
     r.client_results.push_back(c);
   }
   r.system.clear();  // no system samples: the timeline has no load lines
-  write_csvs(dir.path(), r);
-  expect_pngs(dir.path(), write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  r.period_us = 0;
+  expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
 }
 
-TEST(WritePlots, MissingGnuplotIsAnErrorNotAnException) {
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
+TEST(DrawPlots, MissingGnuplotIsAnErrorNotAnException) {
+  PlotTmp tmp;
   PlotOptions o;
   o.gnuplot = "xrunlab-no-such-gnuplot";
   PlotResult p;
-  EXPECT_NO_THROW(p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
+  EXPECT_NO_THROW(p = draw_plots(small_result(), XRUNLAB_SOURCE_SCRIPTS_DIR, o));
   EXPECT_NE(p.error.find("xrunlab-no-such-gnuplot"), std::string::npos) << p.error;
   EXPECT_NE(p.error.find("install gnuplot-nox"), std::string::npos) << p.error;
-  EXPECT_TRUE(p.written.empty());
-  EXPECT_FALSE(fs::exists(dir.path() / "plots"));
+  EXPECT_TRUE(p.files.empty());
+  EXPECT_TRUE(fs::is_empty(tmp.dir.path()));
 }
 
 // The default program name, with a PATH that has no gnuplot: the message names the package.
-TEST(WritePlots, NoGnuplotInPathNamesThePackage) {
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
-  ScopedEnv path("PATH", dir.path().c_str());
+TEST(DrawPlots, NoGnuplotInPathNamesThePackage) {
+  PlotTmp tmp;
+  ScopedEnv path("PATH", tmp.dir.path().c_str());
   PlotResult p;
-  EXPECT_NO_THROW(p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR));
+  EXPECT_NO_THROW(p = draw_plots(small_result(), XRUNLAB_SOURCE_SCRIPTS_DIR));
   EXPECT_EQ(p.error,
             "gnuplot not found: install gnuplot-nox (apt-get install --no-install-recommends "
             "gnuplot-nox)");
-  EXPECT_TRUE(p.written.empty());
+  EXPECT_TRUE(p.files.empty());
 }
 
-TEST(WritePlots, GnuplotFailureIsReported) {
-  TempDir dir;
-  write_csvs(dir.path(), small_result());
+TEST(DrawPlots, GnuplotFailureIsReported) {
+  PlotTmp tmp;
   PlotOptions o;
   o.gnuplot = "false";  // exits 1 without drawing anything
-  const PlotResult p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR, o);
-  EXPECT_NE(p.error.find("exited with status 1"), std::string::npos) << p.error;
-  EXPECT_TRUE(p.written.empty());
+  const PlotResult p = draw_plots(small_result(), XRUNLAB_SOURCE_SCRIPTS_DIR, o);
+  EXPECT_EQ(p.error.rfind("timeline.gp: gnuplot exited with status 1", 0), 0u) << p.error;
+  EXPECT_TRUE(p.files.empty());
+  EXPECT_TRUE(fs::is_empty(tmp.dir.path()));
 }
 
-TEST(WritePlots, MissingInputsAreErrors) {
-  TempDir dir;
-  PlotResult p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR);
-  EXPECT_NE(p.error.find("timeseries.csv"), std::string::npos) << p.error;
-  write_file_atomic((dir.path() / "timeseries.csv").string(), "second,client\n");
-  write_file_atomic((dir.path() / "histogram.csv").string(), "client,metric,value_us,count\n");
-  p = write_plots(dir.path().string(), XRUNLAB_SOURCE_SCRIPTS_DIR);
-  EXPECT_NE(p.error.find("no column 'delay_max_us'"), std::string::npos) << p.error;
-  p = write_plots(dir.path().string(), (dir.path() / "no-scripts-here").string());
+TEST(DrawPlots, MissingScriptsAreErrors) {
+  PlotTmp tmp;
+  PlotResult p = draw_plots(small_result(), tmp.dir.file("no-scripts-here"));
+  EXPECT_EQ(p.error,
+            "plot script timeline.gp not found (set XRUNLAB_SCRIPTS to the folder that holds it)");
+  EXPECT_TRUE(p.files.empty());
+  p = draw_plots(small_result(), "");
   EXPECT_NE(p.error.find("timeline.gp not found"), std::string::npos) << p.error;
-  EXPECT_TRUE(p.written.empty());
 }
 
 TEST(FindScriptDir, SearchOrder) {

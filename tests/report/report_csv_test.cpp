@@ -189,5 +189,91 @@ TEST(HistogramCsv, CountsAddUpPerClientAndMetric) {
   }
 }
 
+// The seconds the CSV rows come from: the same seconds, clients and aggregates.
+TEST(TimeseriesSeconds, AreTheRowsOfTheCsv) {
+  const RunResult r = timeseries_result();
+  const std::vector<TimeseriesSecond> t = timeseries_seconds(r);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].second, 0);
+  ASSERT_EQ(t[0].clients.size(), 2u);
+  EXPECT_EQ(t[0].clients[0].first, 1);  // ascending by index, whatever the result's order
+  EXPECT_EQ(t[0].clients[0].second, &r.client_results[1].seconds[0]);
+  EXPECT_EQ(t[0].all.cycles, 400u);
+  EXPECT_DOUBLE_EQ(*t[0].all.delay_mean_us, 8.375);
+  EXPECT_EQ(t[0].system, &r.system[1]);  // the sample 4 ms late still counts for second 0
+  EXPECT_EQ(t[1].system, &r.system[2]);
+  EXPECT_EQ(t[2].second, 3);
+  EXPECT_TRUE(t[2].clients.empty());
+  EXPECT_FALSE(t[2].all.delay_max_us);
+  EXPECT_EQ(t[2].system, &r.system[3]);
+}
+
+// histogram.csv read back writes the same rows: kept overflow values, dropped ones and the
+// underflow included.
+RunResult with_histograms(const std::map<int, ClientHistograms>& h) {
+  RunResult r;
+  for (const auto& [index, c] : h) {
+    ClientResult out;
+    out.index = index;
+    out.delay = c.delay;
+    out.delay_dll = c.delay_dll;
+    out.duration = c.duration;
+    out.cycle = c.cycle;
+    r.client_results.push_back(std::move(out));
+  }
+  return r;
+}
+
+TEST(HistogramCsvRead, WritesTheSameRowsAgain) {
+  RunResult r;
+  ClientResult c;
+  c.index = 1;
+  c.delay = Histogram(10, 2);
+  for (int64_t v : {3, 3, 5, 11, 12, 14, 13}) c.delay.add(v);
+  c.delay_dll.add(-4, 2);
+  c.delay_dll.add(0);
+  c.duration.add(70, 5);
+  ClientResult d;  // a wide histogram: more values above the default bound than it keeps
+  d.index = 7;
+  d.cycle = Histogram(60000);
+  for (int64_t v = 20001; v < 23001; ++v) d.cycle.add(v);
+  d.cycle.add(5, 3);
+  r.client_results = {c, d};
+  const std::string text = format_histogram_csv(r);
+  std::string why;
+  const auto back = parse_histogram_csv(text, &why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ(back->at(1).delay.count(), 7u);
+  EXPECT_EQ(back->at(1).delay.overflow_dropped(), 2u);
+  EXPECT_EQ(back->at(1).delay_dll.underflow_count(), 2u);
+  EXPECT_EQ(back->at(7).cycle.count(), 3003u);
+  EXPECT_EQ(back->at(7).cycle.nonzero(), d.cycle.nonzero());
+  EXPECT_EQ(format_histogram_csv(with_histograms(*back)), text);
+  // Only the header: no client.
+  const auto none = parse_histogram_csv("client,metric,value_us,count\n", &why);
+  ASSERT_TRUE(none) << why;
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(HistogramCsvRead, RefusesWhatItDidNotWriteNamingTheLine) {
+  auto why_of = [](const std::string& text) {
+    std::string why;
+    EXPECT_FALSE(parse_histogram_csv(text, &why)) << text;
+    return why;
+  };
+  const std::string header = "client,metric,value_us,count\n";
+  EXPECT_EQ(why_of(""), "line 1: the header is not 'client,metric,value_us,count'");
+  EXPECT_EQ(why_of("second,client\n1,2\n"),
+            "line 1: the header is not 'client,metric,value_us,count'");
+  EXPECT_EQ(why_of(header + "1,delay,3,2\n1,delay,4\n"), "line 3: 3 cells, not 4");
+  EXPECT_EQ(why_of(header + "x,delay,3,2\n"), "line 2: the client is not an integer");
+  EXPECT_EQ(why_of(header + "1,delay,3,-2\n"), "line 2: the count is not an integer");
+  EXPECT_EQ(why_of(header + "1,delay,3.5,2\n"), "line 2: the value is not an integer");
+  EXPECT_EQ(why_of(header + "1,latency,3,2\n"), "line 2: unknown metric 'latency'");
+  EXPECT_EQ(why_of(header + "1,cycle_overflow_dropped,3,2\n"),
+            "line 2: cycle_overflow_dropped has a value");
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -108,5 +108,43 @@ TEST(Histogram, AddWithMultiplicity) {
   EXPECT_EQ(h.nonzero().size(), 1u);
 }
 
+// Values known only by number (histogram.csv's underflow and overflow_dropped rows) count, and
+// leave min, max and mean to the values known.
+TEST(Histogram, UnknownValuesCountButDoNotMoveTheKnownStatistics) {
+  Histogram h(100, 2);
+  h.add_unknown(2, 3);
+  EXPECT_EQ(h.count(), 5u);
+  EXPECT_FALSE(h.min());
+  EXPECT_FALSE(h.max());
+  EXPECT_FALSE(h.mean());
+  h.add(10, 4);
+  h.add(500);
+  EXPECT_EQ(h.count(), 10u);
+  EXPECT_EQ(h.underflow_count(), 2u);
+  EXPECT_EQ(h.overflow_dropped(), 3u);
+  EXPECT_EQ(*h.min(), 10);  // the first value known sets min and max despite the count before
+  EXPECT_EQ(*h.max(), 500);
+  EXPECT_DOUBLE_EQ(*h.mean(), 108.0);  // (4 * 10 + 500) / 5
+  // Ranks: 2 below 0, 4 at 10, 3 dropped above 100, 500.
+  EXPECT_EQ(h.percentile(10)->value_us, -1);
+  EXPECT_FALSE(h.percentile(10)->exact);
+  EXPECT_EQ(h.percentile(50)->value_us, 10);
+  EXPECT_TRUE(h.percentile(50)->exact);
+  EXPECT_EQ(h.percentile(80)->value_us, 101);
+  EXPECT_FALSE(h.percentile(80)->exact);
+  EXPECT_EQ(h.percentile(100)->value_us, 500);
+  EXPECT_EQ(h.nonzero(), (std::vector<std::pair<int64_t, uint64_t>>{{10, 4}, {500, 1}}));
+
+  // Merged into another histogram they stay counted and unknown.
+  Histogram m(100, 2);
+  m.add(-7);
+  m.merge(h);
+  EXPECT_EQ(m.count(), 11u);
+  EXPECT_EQ(m.underflow_count(), 3u);
+  EXPECT_EQ(m.overflow_dropped(), 3u);
+  EXPECT_EQ(*m.min(), -7);
+  EXPECT_DOUBLE_EQ(*m.mean(), (40.0 + 500 - 7) / 6);
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -77,6 +77,13 @@ TEST(Result, FinalizeTotalsAcrossClientsAndSeconds) {
   EXPECT_DOUBLE_EQ(r.avg_user, 20.0);
   EXPECT_DOUBLE_EQ(*r.avg_dsp_load, 30.0);
   EXPECT_DOUBLE_EQ(r.avg_intr, 500.0);
+  // Each client's summaries, what run.json and summary.txt show of its histograms.
+  EXPECT_EQ(r.client_results[0].summary.delay.max_us, 20);
+  EXPECT_EQ(r.client_results[0].summary.delay.count, 2u);
+  EXPECT_EQ(r.client_results[1].summary.cycle.max_us, 1300);
+  EXPECT_EQ(r.client_results[1].summary.duration.max_us, 100);
+  EXPECT_EQ(r.client_results[1].summary.delay_dll.p99->value_us, 1200);
+  EXPECT_EQ(r.client_results[1].summary.signal.count, 0u);
 }
 
 TEST(Result, FinalizeOfNothingIsZeroNotGarbage) {

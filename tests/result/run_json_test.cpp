@@ -2,10 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include "tests/support/files.hpp"
 #include "tests/support/sample_result.hpp"
 
@@ -44,6 +40,195 @@ TEST(ReportJson, PerSecondRowsMatchTheirColumns) {
   const auto& ps = j["clients"][0]["per_second"];
   ASSERT_EQ(ps["rows"].size(), 3u);
   for (const auto& row : ps["rows"]) EXPECT_EQ(row.size(), ps["columns"].size());
+}
+
+// ---- run_result_from_json ----------------------------------------------------------------------
+
+std::string dumped(const RunResult& r) {
+  return to_json(r).dump(2) + "\n";
+}
+
+RunResult read_back(const std::string& text) {
+  std::string why;
+  const std::optional<RunResult> r = run_result_from_json(nlohmann::json::parse(text), &why);
+  EXPECT_TRUE(r) << why;
+  return r.value_or(RunResult{});
+}
+
+// The sample with every part run.json can hold filled in: backend, audio with glitches, worst
+// cycles, the card's xruns, iso-emu, loads, host and spec.
+RunResult rich_result() {
+  RunResult r = testing_support::sample_result();
+  r.schema_version = 1;
+  r.xrunlab_version = "0.1.0";
+  r.command_line = {"xrunlab", "run", "--label", "rich"};
+  r.spec = {{"label", "rich"}, {"period_frames", 256}};
+  r.host = {{"hostname", "vm"}, {"cpus", 2}};
+  r.server_name = "xrunlab-1-0";
+  r.jackd_argv = {"jackd", "-R", "-d", "dummy"};
+  r.backend = {{"name", "vcard"}, {"reference_exact", true}, {"card", {{"xruns", 2}}}};
+  r.driver_xruns_reach_monitor = true;
+  r.started_utc = "2026-11-30T10:00:00Z";
+  r.ended_utc = "2026-11-30T10:00:03Z";
+  r.exit_code = 1;
+  r.iso_emulation = {{"label", "iso-emu 70%"}, {"demotions", 1}};
+  r.startup_s = 1.25;
+  r.engine_peak_rss_kib = 12345;
+  r.jackd_cpu_pct = 3.5;
+  r.graph = {{"a:out", "b:in"}};
+  r.xruns.card_xruns = 2;
+  r.xruns.log_driver_xruns = 1;
+  r.xruns.log_driver_max_delay_us = 812.5;
+  r.xruns.events = {{1.25, 60000, 2}, {1.5, 72000, 1}};
+  ClientResult& c = r.client_results[1];
+  c.pid = 4242;
+  c.hello = true;
+  c.rt_tid = 4243;
+  c.sched_error = "EPERM";
+  c.dsp_stages = 12;
+  c.dsp_target_us = 100.5;
+  c.dsp_ns_per_stage = 812.25;
+  c.cycles_total = 600;
+  c.ring_dropped = 1;
+  c.unreferenced = 3;
+  c.worst = {{1234567, 59000, 6000, 70, 6200}, {2500000, 120000, 1500, 71, 1600}};
+  c.signal.add(17, 4);
+  AudioResult a;
+  a.period_frames = 256;
+  a.totals.frames = 144000;
+  a.totals.unlocked_frames = 512;
+  a.totals.glitches = 1;
+  a.totals.delta_max = 0.25;
+  a.totals.recording = "chain.wav";
+  a.totals.recorded_frames = 144000;
+  a.totals.check_ns_per_frame = 3.5;
+  a.final_received = true;
+  GlitchResult g;
+  g.report.kind = "dropped";
+  g.report.frame = 60000;
+  g.report.at_frame = 59000;
+  g.report.jump = 256;
+  g.report.length = 256;
+  g.report.max_deviation = 1.5;
+  g.report.excerpt = "glitch-1.wav";
+  g.t_s = 1.26;
+  a.glitches.push_back(g);
+  r.audio = a;
+  finalize(r);
+  return r;
+}
+
+TEST(RunJsonRead, SampleResultRoundTripsByteForByte) {
+  const std::string text = dumped(testing_support::sample_result());
+  EXPECT_EQ(dumped(read_back(text)), text);
+}
+
+TEST(RunJsonRead, EveryPartRoundTripsByteForByte) {
+  const RunResult r = rich_result();
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  // The parts that to_json writes in another form come back as the model had them.
+  ASSERT_TRUE(back.audio);
+  EXPECT_EQ(back.audio->totals.recording, "chain.wav");
+  EXPECT_EQ(back.audio->glitches.at(0).report.excerpt, "glitch-1.wav");
+  EXPECT_EQ(back.audio->period_frames, 256u);
+  ASSERT_EQ(back.client_results.size(), 2u);
+  EXPECT_EQ(back.client_results[1].worst.at(0).t_us, 1234567);
+  EXPECT_EQ(back.client_results[1].summary.signal.count, 4u);
+  EXPECT_EQ(back.client_results[1].seconds.size(), 3u);
+  EXPECT_EQ(back.threads_end.at(1).sched.policy, 0);
+  EXPECT_EQ(back.threads_end.at(1).mismatch, r.threads_end.at(1).mismatch);
+  // Not in run.json: the histograms themselves (histogram.csv has them).
+  EXPECT_TRUE(back.client_results[1].delay.empty());
+}
+
+// The golden file read and written again is the golden file.
+TEST(RunJsonRead, GoldenFileRoundTripsByteForByte) {
+  const std::string golden =
+      testing_support::read_text(testing_support::golden_path("run_basic.json"));
+  EXPECT_EQ(dumped(read_back(golden)), golden);
+}
+
+// A run.json from before --backend, --load and the audible chain.
+TEST(RunJsonRead, OlderSchemaReads) {
+  nlohmann::json j = nlohmann::json::parse(dumped(testing_support::sample_result()));
+  j["jack"]["backend"] = "dummy";
+  j.erase("loads");
+  j.erase("audio");
+  j["measurement"].erase("jackd_cpu_pct");
+  j["xruns"].erase("card_xruns");
+  for (auto& c : j["clients"]) c.erase("signal_us");
+  for (auto& s : j["system_per_second"]) s.erase("cpu_accounted_pct");
+  std::string why;
+  const auto r = run_result_from_json(j, &why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_EQ(r->backend, nlohmann::json({{"name", "dummy"}}));
+  EXPECT_TRUE(r->loads.is_null());  // not known, rather than "none"
+  EXPECT_FALSE(r->audio);
+  EXPECT_FALSE(r->jackd_cpu_pct);
+  EXPECT_FALSE(r->xruns.card_xruns);
+  EXPECT_EQ(r->client_results.at(0).summary.signal.count, 0u);
+  EXPECT_FALSE(r->system.at(0).cpu_accounted_pct);
+  EXPECT_EQ(r->clients, 2);
+  EXPECT_EQ(r->delay.max_us, testing_support::sample_result().delay.max_us);
+}
+
+// A wrong type refuses the document, naming the key.
+TEST(RunJsonRead, RefusalsNameTheKey) {
+  const nlohmann::json good = nlohmann::json::parse(dumped(testing_support::sample_result()));
+  auto why_of = [](const nlohmann::json& j) {
+    std::string why;
+    EXPECT_FALSE(run_result_from_json(j, &why));
+    return why;
+  };
+  nlohmann::json j = good;
+  j["settings"]["clients"] = "two";
+  EXPECT_EQ(why_of(j), "'settings.clients' is not an integer (it is string)");
+  j = good;
+  j["totals"]["delay_us"]["p99"]["exact"] = 1;
+  EXPECT_EQ(why_of(j), "'totals.delay_us.p99.exact' is not true or false (it is number)");
+  j = good;
+  j["clients"][1]["per_second"]["rows"][2][1] = -5;
+  EXPECT_EQ(why_of(j),
+            "'clients[1].per_second.rows[2][1]' is not a non-negative integer (it is number)");
+  j = good;
+  j["clients"][0]["per_second"]["rows"][0].erase(0);
+  EXPECT_EQ(why_of(j), "'clients[0].per_second.rows[0]' has 9 cells for 10 columns");
+  j = good;
+  j["jack"]["backend"] = 3;
+  EXPECT_EQ(why_of(j), "'jack.backend' is not an object (it is number)");
+  j = good;
+  j["audio"] = "yes";
+  EXPECT_EQ(why_of(j), "'audio' is not an object (it is string)");
+  j = good;
+  j["warnings"] = {"ok", 7};
+  EXPECT_EQ(why_of(j), "'warnings[1]' is not a string (it is number)");
+  j = good;
+  j["settings"]["frames"] = 256.5;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not a non-negative integer (it is number)");
+  j["settings"]["frames"] = 1e12;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not an integer in range (it is number)");
+  j["settings"]["frames"] = -256.0;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not a non-negative integer (it is number)");
+  j = good;
+  j["settings"]["frames"] = 5000000000;
+  EXPECT_EQ(why_of(j), "'settings.frames' is not an integer in range (it is number)");
+  j = good;
+  j.erase("schema_version");
+  EXPECT_EQ(why_of(j), "no 'schema_version': not an xrunlab run.json");
+  EXPECT_EQ(why_of(nlohmann::json::array()), "'run.json' is not an object (it is array)");
+  // A null is an absent value, not a wrong one; 256.0 is the integer 256 (JSON has one kind of
+  // number).
+  j = good;
+  j["settings"]["frames"] = 256.0;
+  j["host"] = nullptr;
+  j["settings"]["clients"] = nullptr;
+  std::string why;
+  const auto r = run_result_from_json(j, &why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_EQ(r->clients, 0);
+  EXPECT_EQ(r->frames, 256u);
 }
 
 }  // namespace

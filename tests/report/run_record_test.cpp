@@ -1,0 +1,408 @@
+// RunRecord: one run as seen across runs. Import of old jack_test summaries, the mapping from
+// the result model, run.json reading (the fast path over partial documents) and records JSON.
+#include "engine/report/run_record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "engine/result/run_json.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/sample_result.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace xrunlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing_support::fixture_text;
+using testing_support::TempDir;
+
+std::vector<RunRecord> import_fixture(const std::string& name) {
+  std::string why;
+  std::vector<RunRecord> v = import_jack_test(fixture_text("jack_test/" + name), name, &why);
+  EXPECT_FALSE(v.empty()) << why;
+  return v;
+}
+
+// A small run.json in the layout of a real run, with per-client and per-second arrays that
+// read_run_folder must skip.
+nlohmann::json sample_run_json(const std::string& label, double delay_max) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["spec"] = {{"label", label}, {"policy", "fifo"}};
+  j["host"] = {{"hostname", "vm"}};
+  j["started_utc"] = "2026-11-30T10:32:19Z";
+  j["status"] = "completed";
+  j["scheduling"] = {{"label", "SCHED_FIFO 70 (server) / 65 (clients)"},
+                     {"threads_start", nlohmann::json::array()}};
+  j["settings"] = {{"clients", 14}, {"ports", 4}, {"frames", 128}, {"rate_hz", 48000}};
+  j["measurement"] = {{"seconds_ran", 20.0}};
+  j["totals"] = {{"timeout_count", 14},
+                 {"xrun_count", 3},
+                 {"delay_over_spare", 0},
+                 {"delay_over_1000us", 16420},
+                 {"delay_us", {{"max", delay_max}, {"p99", {{"value_us", 1208}, {"exact", true}}}}},
+                 {"cycle_us", {{"max", 2457}}},
+                 {"avg_dsp_load_pct", 46.14768733978271},
+                 {"avg_cpu_user_pct", 92.78986881071708},
+                 {"avg_cpu_nice_pct", 0.0},
+                 {"avg_cpu_system_pct", 7.160378714035391},
+                 {"avg_cpu_iowait_pct", 0.0},
+                 {"avg_cpu_irq_pct", 0.0},
+                 {"avg_cpu_softirq_pct", 0.0},
+                 {"avg_interrupt_rate", 7552.853916495876},
+                 {"avg_context_switch_rate", 15629.370775351408}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = 0; i < 100; ++i) rows.push_back({i, 375, 0, 21.3, 83});
+  j["clients"] = nlohmann::json::array({{{"index", 1}, {"per_second", {{"rows", rows}}}}});
+  j["system_per_second"] = rows;
+  j["loads"] = nlohmann::json::array({{{"spec", "compile"}}, {{"spec", "hackbench:4"}}});
+  return j;
+}
+
+// ---- import -----------------------------------------------------------------------------
+
+TEST(ImportJackTest, SchedFifoBlockWithHeadHeader) {
+  const auto v = import_fixture("sched-fifo-2.6.11-rc1-mm2-jack_test4.1.txt");
+  ASSERT_EQ(v.size(), 1u);
+  const RunRecord& r = v[0];
+  EXPECT_EQ(r.label, "jack_test4-2.6.11-rc1-mm2-fifo");  // from "==> ....log <=="
+  EXPECT_TRUE(r.imported);
+  EXPECT_EQ(r.status, "imported");
+  EXPECT_EQ(r.started_utc, "");
+  EXPECT_EQ(r.runs, 1);
+  EXPECT_EQ(r.xrun_count, 41.0);
+  EXPECT_EQ(r.cycle_max_us, 10968.0);
+  EXPECT_EQ(r.delay_max_us, 0.0);
+  EXPECT_EQ(r.timeout_count, 0.0);
+  EXPECT_EQ(r.dsp_load_pct, 44.3);
+  EXPECT_EQ(r.cpu_user_pct, 17.1);
+  EXPECT_EQ(r.ctxt_rate, 19052.6);
+  EXPECT_FALSE(r.seconds.has_value());  // this post lacked the settings block
+  EXPECT_FALSE(r.clients.has_value());
+  EXPECT_FALSE(r.delay_p99_us.has_value());
+}
+
+TEST(ImportJackTest, Rt2612FourteenClients) {
+  const auto v = import_fixture("rt-2.6.12-V0.7.51-jack_test4.1-14clients.txt");
+  ASSERT_EQ(v.size(), 1u);
+  const RunRecord& r = v[0];
+  EXPECT_EQ(r.label, "rt-2.6.12-V0.7.51-jack_test4.1-14clients");  // the file's stem
+  EXPECT_EQ(r.clients, 14.0);
+  EXPECT_EQ(r.ports, 4.0);
+  EXPECT_EQ(r.frames, 64.0);
+  EXPECT_EQ(r.seconds, 300.0);
+  EXPECT_EQ(r.delay_max_us, 18.0);
+  EXPECT_EQ(r.cycle_max_us, 637.0);
+  EXPECT_EQ(r.dsp_load_pct, 36.3);
+  EXPECT_EQ(r.cpu_system_pct, 18.8);
+  EXPECT_EQ(r.intr_rate, 1680.1);
+  EXPECT_EQ(r.runs, 1);
+}
+
+TEST(ImportJackTest, IdleJackTest3) {
+  const auto v = import_fixture("idle-2.6.10-rt-jack_test3.txt");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].xrun_count, 0.0);
+  EXPECT_EQ(v[0].delay_max_us, 0.0);
+  EXPECT_EQ(v[0].cycle_max_us, 582.0);
+  EXPECT_EQ(v[0].dsp_load_pct, 30.7);
+  EXPECT_EQ(v[0].cpu_iowait_pct, 0.1);
+  EXPECT_EQ(v[0].ctxt_rate, 17020.5);
+  EXPECT_FALSE(v[0].frames.has_value());
+}
+
+// "Number of runs (3)": jack_test had already averaged three runs into this block. It becomes
+// one record that says so (runs = 3), not three invented runs.
+TEST(ImportJackTest, MultiRunBlockIsOneRecordOfThreeRuns) {
+  const auto v = import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].runs, 3);
+  EXPECT_EQ(v[0].clients, 10.0);
+  EXPECT_EQ(v[0].delay_max_us, 150.0);
+  EXPECT_EQ(v[0].cycle_max_us, 725.0);
+  EXPECT_EQ(v[0].ctxt_rate, 9208.7);
+}
+
+TEST(ImportJackTest, DotSummaryGivesOneRecordPerRunPerCase) {
+  const auto v = import_fixture("dot-SUMMARY-2005.txt");
+  std::map<std::string, std::vector<const RunRecord*>> by_case;
+  std::vector<std::string> order;
+  for (const RunRecord& r : v) {
+    if (by_case[r.label].empty()) order.push_back(r.label);
+    by_case[r.label].push_back(&r);
+    EXPECT_TRUE(r.imported);
+    EXPECT_FALSE(r.cycle_max_us.has_value());
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"sched-iso-fix", "sched-iso", "sched-fifo",
+                                             "sched-iso-fix+compile", "sched-iso+compile",
+                                             "sched-fifo+compile"}));
+  EXPECT_EQ(v.size(), 28u);
+  const std::map<std::string, size_t> counts = {
+      {"sched-iso-fix", 3},         {"sched-iso", 3},         {"sched-fifo", 6},
+      {"sched-iso-fix+compile", 3}, {"sched-iso+compile", 5}, {"sched-fifo+compile", 8}};
+  for (const auto& [name, n] : counts) EXPECT_EQ(by_case[name].size(), n) << name;
+  const std::vector<double> fifo_delay = {347, 277, 246, 199, 261, 305};
+  for (size_t i = 0; i < fifo_delay.size(); ++i) {
+    EXPECT_EQ(by_case["sched-fifo"][i]->delay_max_us, fifo_delay[i]);
+    EXPECT_EQ(by_case["sched-fifo"][i]->xrun_count, 0.0);
+  }
+  EXPECT_EQ(by_case["sched-iso+compile"][3]->delay_max_us, 217192.0);
+  EXPECT_EQ(by_case["sched-iso+compile"][4]->xrun_count, 101.0);
+  EXPECT_EQ(by_case["sched-fifo+compile"][3]->xrun_count, 4.0);
+  EXPECT_EQ(by_case["sched-iso-fix"][0]->delay_max_us, 33894.0);
+  EXPECT_EQ(by_case["sched-iso-fix"][0]->xrun_count, 26.0);
+}
+
+TEST(ImportJackTest, ToleratesCrlfLeadingSpacesAndNoise) {
+  const std::string text =
+      "From: someone@example.org\r\n"
+      "Here are my numbers:\r\n"
+      "\r\n"
+      "==> /home/u/logs/fifo-run.log <==\r\n"
+      "    XRUN Count  . . . . . . . . . :     7\r\n"
+      "\tDelay Maximum . . . . . . . . :   123   usecs\r\n"
+      "Some unrelated line: with a colon\r\n"
+      "==> /home/u/logs/iso-run.log <==\r\n"
+      "XRUN Count . . . . . . . . . : 9\r\n";
+  std::string why;
+  const auto v = import_jack_test(text, "mail.txt", &why);
+  ASSERT_EQ(v.size(), 2u) << why;
+  EXPECT_EQ(v[0].label, "fifo-run");
+  EXPECT_EQ(v[0].xrun_count, 7.0);
+  EXPECT_EQ(v[0].delay_max_us, 123.0);
+  EXPECT_EQ(v[1].label, "iso-run");
+  EXPECT_EQ(v[1].xrun_count, 9.0);
+  EXPECT_FALSE(v[1].delay_max_us.has_value());
+  EXPECT_EQ(v[0].source, "mail.txt");
+}
+
+TEST(ImportJackTest, RejectsWhatIsNotASummary) {
+  for (const std::string& text :
+       {std::string(), std::string("hello world\nthis is: not a summary\n"),
+        std::string("Delta Maximum . . . . . . . . : 0.00000\n")}) {
+    std::string why;
+    EXPECT_TRUE(import_jack_test(text, "notes.txt", &why).empty());
+    EXPECT_EQ(why, "notes.txt: not a jack_test summary (no known field such as 'XRUN Count')");
+  }
+}
+
+TEST(RunRecordJson, RoundTrips) {
+  std::vector<RunRecord> runs = import_fixture("dot-SUMMARY-2005.txt");
+  runs.push_back(import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt").at(0));
+  RunRecord sample = record_of(testing_support::sample_result());
+  sample.label = "sample";
+  runs.push_back(sample);
+  RunResult empty;
+  finalize(empty);
+  runs.push_back(record_of(empty));
+  runs.back().label = "empty";
+  for (const RunRecord& r : runs) {
+    const nlohmann::json j = to_json(r);
+    std::string why;
+    const auto back = run_record_from_json(j, &why);
+    ASSERT_TRUE(back) << why;
+    EXPECT_EQ(to_json(*back), j);
+  }
+  const nlohmann::json j = to_json(runs.back());
+  EXPECT_TRUE(j["dsp_load_pct"].is_null());
+  EXPECT_TRUE(j["delay_max_us"].is_null());
+  EXPECT_EQ(j["xrun_count"], 0.0);
+}
+
+TEST(RunRecordJson, RejectsBadTypesNamingTheKey) {
+  RunRecord sample = record_of(testing_support::sample_result());
+  sample.label = "sample";
+  nlohmann::json j = to_json(sample);
+  j["xrun_count"] = "many";
+  std::string why;
+  EXPECT_FALSE(run_record_from_json(j, &why));
+  EXPECT_EQ(why, "run record: 'xrun_count' is not a number");
+  EXPECT_FALSE(run_record_from_json(nlohmann::json::array(), &why));
+  EXPECT_FALSE(run_record_from_json(nlohmann::json{{"xrun_count", 1}}, &why));
+  EXPECT_EQ(why, "run record: no 'label'");
+}
+
+// ---- run folders ------------------------------------------------------------------------
+
+TEST(ReadRunFolder, ReadsTheFieldsOfRunJson) {
+  TempDir tmp;
+  const std::string dir = tmp.str() + "/fifo/20261130T103219Z";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/run.json") << sample_run_json("fifo", 2395).dump(2);
+  std::string why;
+  const auto r = read_run_folder(dir, &why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_EQ(r->label, "fifo");
+  EXPECT_EQ(r->source, dir);
+  EXPECT_FALSE(r->imported);
+  EXPECT_EQ(r->started_utc, "2026-11-30T10:32:19Z");
+  EXPECT_EQ(r->status, "completed");
+  EXPECT_EQ(r->policy, "SCHED_FIFO 70 (server) / 65 (clients)");
+  EXPECT_EQ(r->loads, "compile+hackbench:4");
+  EXPECT_EQ(r->seconds, 20.0);
+  EXPECT_EQ(r->clients, 14.0);
+  EXPECT_EQ(r->ports, 4.0);
+  EXPECT_EQ(r->frames, 128.0);
+  EXPECT_EQ(r->timeout_count, 14.0);
+  EXPECT_EQ(r->xrun_count, 3.0);
+  EXPECT_EQ(r->delay_over_spare, 0.0);
+  EXPECT_EQ(r->delay_over_1000, 16420.0);
+  EXPECT_EQ(r->delay_max_us, 2395.0);
+  EXPECT_EQ(r->delay_p99_us, 1208.0);
+  EXPECT_EQ(r->cycle_max_us, 2457.0);
+  EXPECT_EQ(r->dsp_load_pct, 46.14768733978271);
+  EXPECT_EQ(r->cpu_user_pct, 92.78986881071708);
+  EXPECT_EQ(r->cpu_system_pct, 7.160378714035391);
+  EXPECT_EQ(r->cpu_softirq_pct, 0.0);
+  EXPECT_EQ(r->intr_rate, 7552.853916495876);
+  EXPECT_EQ(r->ctxt_rate, 15629.370775351408);
+}
+
+// read_run_folder skips the big parts of run.json without parsing them: brackets and quotes
+// inside skipped strings must not confuse it, and any layout (compact, indented) reads the same.
+TEST(ReadRunFolder, SkippedPartsWithTrickyStringsAndAnyLayout) {
+  TempDir tmp;
+  nlohmann::json j = sample_run_json("tricky \"label\" {x}", 7);
+  j["host"]["cmdline"] = "a}]\\\"{[ \\";
+  j["clients"][0]["name"] = "c\"}],{";
+  j["zzz_after"] = {{"note", "]}"}, {"n", -1.5e3}, {"t", true}, {"z", nullptr}};
+  std::string why;
+  for (const std::string& text : {j.dump(), j.dump(2), j.dump(-1, ' ', true)}) {
+    std::ofstream(tmp.str() + "/run.json", std::ios::trunc) << text;
+    const auto r = read_run_folder(tmp.str(), &why);
+    ASSERT_TRUE(r) << why;
+    EXPECT_EQ(r->label, "tricky \"label\" {x}");
+    EXPECT_EQ(r->delay_max_us, 7.0);
+    EXPECT_EQ(r->loads, "compile+hackbench:4");
+  }
+  // Broken in a skipped part: still an error, not a half-read record.
+  std::string broken = j.dump();
+  broken.resize(broken.size() - 3);
+  std::ofstream(tmp.str() + "/run.json", std::ios::trunc) << broken;
+  EXPECT_FALSE(read_run_folder(tmp.str(), &why));
+  EXPECT_NE(why.find("not valid JSON"), std::string::npos) << why;
+}
+
+TEST(ReadRunFolder, NullDspLoadStaysMissing) {
+  TempDir tmp;
+  nlohmann::json j = sample_run_json("x", 1);
+  j["totals"]["avg_dsp_load_pct"] = nullptr;
+  j["totals"].erase("delay_us");
+  std::ofstream(tmp.str() + "/run.json") << j.dump();
+  std::string why;
+  const auto r = read_run_folder(tmp.str(), &why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_FALSE(r->dsp_load_pct.has_value());
+  EXPECT_FALSE(r->delay_max_us.has_value());
+  EXPECT_FALSE(r->delay_p99_us.has_value());
+}
+
+TEST(ReadRunFolder, SaysWhyItCannot) {
+  TempDir tmp;
+  std::string why;
+  EXPECT_FALSE(read_run_folder(tmp.str(), &why));
+  EXPECT_EQ(why, tmp.str() + "/run.json: cannot read");
+  std::ofstream(tmp.str() + "/run.json") << "{\"spec\": {";
+  EXPECT_FALSE(read_run_folder(tmp.str(), &why));
+  EXPECT_EQ(why.rfind(tmp.str() + "/run.json: not valid JSON", 0), 0u) << why;
+  std::ofstream(tmp.str() + "/run.json") << "{\"a\": 1}";
+  EXPECT_FALSE(read_run_folder(tmp.str(), &why));
+  EXPECT_EQ(why, tmp.str() + "/run.json: not an xrunlab run.json (no 'spec' or 'totals')");
+}
+
+TEST(FindRunFolders, FindsEveryRunFolderSorted) {
+  TempDir tmp;
+  for (const char* d : {"b/2", "a/1", "a/3", "c", "a/1/plots", "empty/x"}) {
+    fs::create_directories(tmp.str() + "/" + d);
+  }
+  for (const char* d : {"b/2", "a/1", "a/3", "c"}) {
+    std::ofstream(tmp.str() + "/" + d + "/run.json") << "{}";
+  }
+  const auto found = find_run_folders({tmp.str(), tmp.str() + "/a", tmp.str() + "/missing"});
+  EXPECT_EQ(found, (std::vector<std::string>{tmp.str() + "/a/1", tmp.str() + "/a/3",
+                                             tmp.str() + "/b/2", tmp.str() + "/c"}));
+  EXPECT_EQ(find_run_folders({tmp.str() + "/c"}), std::vector<std::string>{tmp.str() + "/c"});
+}
+
+// ---- from the result model --------------------------------------------------------------
+
+TEST(RecordOf, JackTestsFieldsFromTheModel) {
+  RunResult r = testing_support::sample_result();
+  r.spec = {{"label", "fifo"}};
+  r.started_utc = "2026-11-30T10:00:00Z";
+  const RunRecord rec = record_of(r);
+  EXPECT_EQ(rec.label, "fifo");
+  EXPECT_EQ(rec.source, "");
+  EXPECT_FALSE(rec.imported);
+  EXPECT_EQ(rec.started_utc, "2026-11-30T10:00:00Z");
+  EXPECT_EQ(rec.status, "failed");
+  EXPECT_EQ(rec.policy, r.scheduling);
+  EXPECT_EQ(rec.loads, "compile:2+io-write:8@nice=5");
+  EXPECT_EQ(rec.runs, 1);
+  EXPECT_EQ(rec.seconds, 3.02);
+  EXPECT_EQ(rec.clients, 2.0);
+  EXPECT_EQ(rec.ports, 4.0);
+  EXPECT_EQ(rec.frames, 256.0);
+  EXPECT_EQ(rec.timeout_count, 1.0);
+  EXPECT_EQ(rec.xrun_count, 2.0);
+  EXPECT_EQ(rec.delay_over_spare, 2.0);
+  EXPECT_EQ(rec.delay_over_1000, 3.0);
+  EXPECT_EQ(rec.delay_max_us, 6000.0);
+  EXPECT_EQ(rec.cycle_max_us, 6200.0);
+  EXPECT_EQ(rec.delay_p99_us, static_cast<double>(r.delay.p99->value_us));
+  EXPECT_EQ(rec.dsp_load_pct, r.avg_dsp_load);
+  EXPECT_EQ(rec.cpu_user_pct, r.avg_user);
+  EXPECT_EQ(rec.cpu_system_pct, r.avg_system);
+  EXPECT_EQ(rec.cpu_iowait_pct, r.avg_iowait);
+  EXPECT_EQ(rec.cpu_softirq_pct, r.avg_softirq);
+  EXPECT_EQ(rec.intr_rate, r.avg_intr);
+  EXPECT_EQ(rec.ctxt_rate, r.avg_ctxt);
+
+  // What the model does not know stays missing; no spec label is no label.
+  RunResult empty;
+  finalize(empty);
+  const RunRecord none = record_of(empty);
+  EXPECT_EQ(none.label, "");
+  EXPECT_EQ(none.loads, "");
+  EXPECT_FALSE(none.delay_max_us);
+  EXPECT_FALSE(none.cycle_max_us);
+  EXPECT_FALSE(none.delay_p99_us);
+  EXPECT_FALSE(none.dsp_load_pct);
+  EXPECT_EQ(none.xrun_count, 0.0);
+}
+
+// The fast path (only the parts a record needs) gives the record of the whole model.
+TEST(ReadRunFolder, IsTheRecordOfTheWholeRunJson) {
+  TempDir tmp;
+  RunResult r = testing_support::sample_result();
+  r.schema_version = 1;
+  r.spec = {{"label", "fifo"}};
+  const std::string text = to_json(r).dump(2);
+  std::ofstream(tmp.str() + "/run.json") << text;
+  std::string why;
+  const auto rec = read_run_folder(tmp.str(), &why);
+  ASSERT_TRUE(rec) << why;
+  RunRecord whole = record_of(*run_result_from_json(nlohmann::json::parse(text), &why));
+  whole.source = tmp.str();
+  EXPECT_EQ(to_json(*rec), to_json(whole));
+}
+
+TEST(ReadRunFolder, WrongTypesAreNamed) {
+  TempDir tmp;
+  nlohmann::json j = sample_run_json("x", 1);
+  j["totals"]["xrun_count"] = "three";
+  std::ofstream(tmp.str() + "/run.json") << j.dump();
+  std::string why;
+  EXPECT_FALSE(read_run_folder(tmp.str(), &why));
+  EXPECT_EQ(why, tmp.str() +
+                     "/run.json: 'totals.xrun_count' is not a non-negative integer (it is "
+                     "string)");
+}
+
+}  // namespace
+}  // namespace xrunlab
