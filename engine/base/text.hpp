@@ -19,6 +19,7 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 std::vector<std::string_view> lines(std::string_view text);
 
 bool starts_with(std::string_view s, std::string_view prefix);
+bool contains(std::string_view s, std::string_view part);
 bool ends_with(std::string_view s, std::string_view suffix);
 
 // The value of the first line "KEY:VALUE" of `text`, trimmed, as in /proc/PID/status

@@ -39,22 +39,16 @@
 namespace xrunlab {
 namespace {
 
+using testing_support::path_exists;
+
 using Clock = std::chrono::steady_clock;
 using testing_support::read_text_or_empty;
 using testing_support::TempDir;
+using testing_support::write_text;
 using namespace std::chrono_literals;
 
 #define EXPECT_HAS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
 
 // Every process seen below a root, identified by pid and start time (pids can be reused).
 struct Tracker {
@@ -124,7 +118,7 @@ RunResult run_load(const RunPlan& plan) {
   const auto t0 = Clock::now();
   for (;;) {
     tracker.scan(child.pid());
-    r.scratch_seen = r.scratch_seen || exists(scratch);
+    r.scratch_seen = r.scratch_seen || path_exists(scratch);
     const auto elapsed = Clock::now() - t0;
     if (!child.running()) break;  // ended by itself: a failure, reported below
     if (elapsed >= plan.max_run) break;
@@ -142,7 +136,7 @@ RunResult run_load(const RunPlan& plan) {
   r.log = read_text_or_empty(spec.output_path);
   const std::string text = read_text_or_empty(report);
   r.report = nlohmann::json::parse(text, nullptr, false);
-  r.scratch_left = exists(scratch);
+  r.scratch_left = path_exists(scratch);
   r.survivors = tracker.survivors();
   r.descendants_seen = tracker.seen.size();
   tracker.kill_survivors();  // never leave anything behind, even when the test fails
@@ -341,7 +335,7 @@ TEST(LoadTool, DiesWithItsParentAndCleansUp) {
   }
   tracker.scan(load);
   EXPECT_GE(tracker.seen.size(), 3u);
-  EXPECT_TRUE(exists(scratch));
+  EXPECT_TRUE(path_exists(scratch));
   ASSERT_EQ(::kill(engine, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(engine, &status, 0), engine);
@@ -356,7 +350,7 @@ TEST(LoadTool, DiesWithItsParentAndCleansUp) {
     std::this_thread::sleep_for(10ms);
   }
   const auto survivors = tracker.survivors();
-  const bool scratch_left = exists(scratch);
+  const bool scratch_left = path_exists(scratch);
   if (!load_ended) {
     ::kill(load, SIGKILL);
     ::waitpid(load, &status, 0);
@@ -395,7 +389,7 @@ Refusal run_refused(const std::vector<std::string>& args, const std::string& scr
   if (c.wait_status() && WIFEXITED(*c.wait_status())) r.status = WEXITSTATUS(*c.wait_status());
   r.output = read_text_or_empty(spec.output_path);
   if (!scratch.empty()) {
-    EXPECT_FALSE(exists(scratch)) << "scratch created for a refused load";
+    EXPECT_FALSE(path_exists(scratch)) << "scratch created for a refused load";
   }
   return r;
 }
@@ -415,7 +409,7 @@ TEST(LoadTool, MissingProgramIsOneLineAndExit3) {
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(lines(r.output), 1) << r.output;
   EXPECT_HAS(r.output, "/nonexistent/prog");
-  EXPECT_FALSE(exists(tmp.str() + "/r.json"));
+  EXPECT_FALSE(path_exists(tmp.str() + "/r.json"));
 }
 
 TEST(LoadTool, BadUsageIsOneLineAndExit2) {
@@ -440,7 +434,7 @@ TEST(LoadTool, BadUsageIsOneLineAndExit2) {
       run_refused({"--report", report, "--scratch", scratch, "--nice", "20", "cpu", "1"}, scratch)
           .status,
       2);
-  EXPECT_FALSE(exists(report));
+  EXPECT_FALSE(path_exists(report));
 }
 
 TEST(LoadTool, RefusesAScratchFolderThatIsNotEmpty) {
@@ -534,7 +528,7 @@ TEST(LoadToolApi, RemoveTreeNeverFollowsSymlinks) {
   ASSERT_EQ(::symlink((outside + "/keep.txt").c_str(), (dir + "/a/link-to-file").c_str()), 0);
 
   EXPECT_EQ(remove_tree(dir), "");
-  EXPECT_FALSE(exists(dir));
+  EXPECT_FALSE(path_exists(dir));
   EXPECT_EQ(read_text_or_empty(outside + "/keep.txt"), "keep");
   EXPECT_EQ(remove_tree(dir), "");  // already gone: fine
 
@@ -542,7 +536,7 @@ TEST(LoadToolApi, RemoveTreeNeverFollowsSymlinks) {
   const std::string link = tmp.str() + "/link";
   ASSERT_EQ(::symlink(outside.c_str(), link.c_str()), 0);
   EXPECT_NE(remove_tree(link), "");
-  EXPECT_TRUE(exists(outside + "/keep.txt"));
+  EXPECT_TRUE(path_exists(outside + "/keep.txt"));
 }
 
 TEST(LoadToolApi, DescendantsIncludeGrandchildren) {

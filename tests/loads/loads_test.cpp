@@ -16,10 +16,13 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/proc_pid_stat.hpp"
 #include "engine/loads/load_tool.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
 namespace {
+
+using testing_support::path_exists;
 
 using namespace std::chrono_literals;
 using testing_support::TempDir;
@@ -31,11 +34,6 @@ LoadSpec spec(const std::string& text) {
   const auto s = parse_load(text, 2, &why);
   EXPECT_TRUE(s) << text << ": " << why;
   return s.value_or(LoadSpec{});
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // A process by pid and start time, so that a reused pid is not mistaken for it.
@@ -107,7 +105,7 @@ TEST(LoadSet, StartsEachLoadUnderItsSupervisorAndReadsItsReportAfterStop) {
     ASSERT_TRUE(wait_for_child_named(pid, "sleep")) << "no sleep under " << pid;
     const auto tree = tree_of(pid);
     seen.insert(seen.end(), tree.begin(), tree.end());
-    EXPECT_TRUE(exists(r.scratch_dir));
+    EXPECT_TRUE(path_exists(r.scratch_dir));
   }
   EXPECT_EQ(loads.check_running(), "");
   EXPECT_EQ(read_proc_pid_stat(static_cast<pid_t>(loads.results()[1].pid))->nice, 3);
@@ -117,8 +115,8 @@ TEST(LoadSet, StartsEachLoadUnderItsSupervisorAndReadsItsReportAfterStop) {
   for (const LoadResult& r : loads.results()) {
     EXPECT_EQ(r.error, "") << r.spec.text;
     EXPECT_GE(r.stopped_us, r.started_us);
-    EXPECT_FALSE(exists(r.scratch_dir)) << r.scratch_dir;
-    EXPECT_TRUE(exists(r.log_path));
+    EXPECT_FALSE(path_exists(r.scratch_dir)) << r.scratch_dir;
+    EXPECT_TRUE(path_exists(r.log_path));
     ASSERT_TRUE(r.report.is_object()) << r.spec.text;
     EXPECT_EQ(r.report["kind"], "exec");
     EXPECT_EQ(r.report["stopped_by"], "SIGTERM");
@@ -153,7 +151,7 @@ TEST(LoadSet, ALoadThatEndsEarlyIsNamedByCheckRunning) {
   loads.stop();
   EXPECT_TRUE(cpu.report.is_null()) << "a killed supervisor wrote no report";
   EXPECT_EQ(cpu.error, "no report (killed by signal 9 (" + std::string(strsignal(SIGKILL)) + "))");
-  EXPECT_FALSE(exists(cpu.scratch_dir)) << "removed by the set when its supervisor could not";
+  EXPECT_FALSE(path_exists(cpu.scratch_dir)) << "removed by the set when its supervisor could not";
   EXPECT_TRUE(loads.results()[0].report.is_object());
   EXPECT_EQ(loads.results()[0].error, "");
 }
@@ -191,7 +189,7 @@ TEST(LoadSet, NothingToStartIsNoError) {
   loads.start({}, XRUNLAB_LOAD_BIN, run.str());
   EXPECT_TRUE(loads.empty());
   EXPECT_EQ(loads.check_running(), "");
-  EXPECT_FALSE(exists(run.str() + "/loads"));
+  EXPECT_FALSE(path_exists(run.str() + "/loads"));
   loads.stop();
 }
 

@@ -8,22 +8,18 @@
 #include "engine/base/errors.hpp"
 #include "engine/report/run_record.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/jack_test_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
 namespace {
 
+using testing_support::import_fixture;
+
 using testing_support::expect_golden;
 using testing_support::fixture_text;
 using testing_support::read_text;
 using testing_support::TempDir;
-
-std::vector<RunRecord> import_fixture(const std::string& name) {
-  std::string why;
-  std::vector<RunRecord> v = import_jack_test(fixture_text("jack_test/" + name), name, &why);
-  EXPECT_FALSE(v.empty()) << why;
-  return v;
-}
 
 // Hand-made xrunlab runs: two under "fifo", one under "iso-emu" (lacking DSP load and p99).
 std::vector<RunRecord> hand_made_runs() {

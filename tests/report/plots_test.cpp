@@ -13,6 +13,7 @@
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #ifndef XRUNLAB_SOURCE_SCRIPTS_DIR
@@ -22,34 +23,12 @@
 namespace xrunlab {
 namespace {
 
+using testing_support::ScopedEnv;
+
 using testing_support::read_text;
 using testing_support::TempDir;
 
 namespace fs = std::filesystem;
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 // The names created directly in a folder while it is watched (inotify).
 class CreatedIn {

@@ -18,6 +18,7 @@
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/sample_result.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #ifndef XRUNLAB_SOURCE_SCRIPTS_DIR
@@ -26,6 +27,8 @@
 
 namespace xrunlab {
 namespace {
+
+using testing_support::ScopedEnv;
 
 namespace fs = std::filesystem;
 using testing_support::read_text;
@@ -58,26 +61,6 @@ class RenamesInto {
 
  private:
   int fd_;
-};
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
 };
 
 bool have_gnuplot() {

@@ -10,23 +10,19 @@
 
 #include "engine/result/run_json.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/jack_test_fixtures.hpp"
 #include "tests/support/sample_result.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
 namespace {
 
+using testing_support::import_fixture;
+
 namespace fs = std::filesystem;
 
 using testing_support::fixture_text;
 using testing_support::TempDir;
-
-std::vector<RunRecord> import_fixture(const std::string& name) {
-  std::string why;
-  std::vector<RunRecord> v = import_jack_test(fixture_text("jack_test/" + name), name, &why);
-  EXPECT_FALSE(v.empty()) << why;
-  return v;
-}
 
 // A small run.json in the layout of a real run, with per-client and per-second arrays that
 // read_run_folder must skip.

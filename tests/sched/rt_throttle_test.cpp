@@ -16,36 +16,25 @@
 
 #include "engine/base/file.hpp"
 #include "engine/base/proc_cgroup.hpp"
+#include "engine/base/text.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xrunlab {
 namespace {
 
+using testing_support::path_exists;
+using testing_support::read_text_or_empty;
+using testing_support::write_text;
+
 using testing_support::TempDir;
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  return read_file(path).value_or("");
-}
-
-void put(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // The cpu line's group in /proc/<pid>/cgroup ("" if none).
 std::string cpu_group_of(pid_t pid) {
-  return cgroup_v1_cpu_group(slurp("/proc/" + std::to_string(pid) + "/cgroup")).value_or("");
+  return cgroup_v1_cpu_group(read_text_or_empty("/proc/" + std::to_string(pid) + "/cgroup"))
+      .value_or("");
 }
 
 // ---- membership, from hand-written /proc/PID/cgroup texts ------------------------------------
@@ -80,15 +69,15 @@ TEST(InCgroup, NotInAGroupThatDoesNotExistNorForAProcessThatDoesNot) {
 class DetectTest : public ::testing::Test {
  protected:
   RtThrottleSupport detect(const std::string& cgroup_text, const std::string& mounts_text) {
-    put(dir_.str() + "/cgroup", cgroup_text);
-    put(dir_.str() + "/mounts", mounts_text);
+    write_text(dir_.str() + "/cgroup", cgroup_text);
+    write_text(dir_.str() + "/mounts", mounts_text);
     return detect_rt_throttle(dir_.str() + "/cgroup", dir_.str() + "/mounts");
   }
   // A fake cpu hierarchy: <tmp>/<name>/<group> with cpu.rt_runtime_us if `runtime` is given.
   std::string fake_cpu(const std::string& name, const std::string& group, const char* runtime) {
     const std::string root = dir_.str() + "/" + name;
     fs::create_directories(root + group);
-    if (runtime != nullptr) put(root + group + "/cpu.rt_runtime_us", runtime);
+    if (runtime != nullptr) write_text(root + group + "/cpu.rt_runtime_us", runtime);
     return root;
   }
   TempDir dir_;
@@ -135,7 +124,7 @@ TEST_F(DetectTest, CpuacctAndCpusetAreNotCpu) {
 
 TEST_F(DetectTest, CpuWithoutRtFilesMeansNoRtGroupScheduling) {
   const std::string root = fake_cpu("cpu", "", nullptr);
-  put(root + "/cpu.shares", "1024");
+  write_text(root + "/cpu.shares", "1024");
   const auto s = detect("1:cpu:/\n", "cgroup " + root + " cgroup rw,cpu 0 0\n");
   EXPECT_FALSE(s.available);
   EXPECT_TRUE(contains(s.why, "CONFIG_RT_GROUP_SCHED")) << s.why;
@@ -203,8 +192,8 @@ TEST_F(RealCgroupTest, GroupLimitsItsProcessesAndIsRemovedByRestore) {
       "/xrunlab-" + std::to_string(::getpid());
   EXPECT_EQ(group.path(), expected_path);
   EXPECT_TRUE(contains(line, "500000")) << line;
-  EXPECT_EQ(slurp(group.path() + "/cpu.rt_runtime_us"), "500000\n");
-  EXPECT_EQ(slurp(group.path() + "/cpu.rt_period_us"), "1000000\n");
+  EXPECT_EQ(read_text_or_empty(group.path() + "/cpu.rt_runtime_us"), "500000\n");
+  EXPECT_EQ(read_text_or_empty(group.path() + "/cpu.rt_period_us"), "1000000\n");
   ASSERT_EQ(journal.entries().size(), 3u);
   EXPECT_EQ(journal.entries()[0].kind, "mkdir");
 
@@ -222,11 +211,11 @@ TEST_F(RealCgroupTest, GroupLimitsItsProcessesAndIsRemovedByRestore) {
   EXPECT_EQ(cpu_group_of(child), relative);
   EXPECT_TRUE(in_cgroup(child, group.path()));
   EXPECT_FALSE(in_cgroup(::getpid(), group.path()));
-  EXPECT_TRUE(contains(slurp(group.path() + "/cgroup.procs"), std::to_string(child)));
+  EXPECT_TRUE(contains(read_text_or_empty(group.path() + "/cgroup.procs"), std::to_string(child)));
 
   const auto problems = journal.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
-  EXPECT_FALSE(exists(group.path()));
+  EXPECT_FALSE(path_exists(group.path()));
   EXPECT_EQ(cpu_group_of(child), original);
   EXPECT_FALSE(in_cgroup(child, group.path()));
   EXPECT_EQ(::sched_getscheduler(child), SCHED_FIFO);  // still RT, back in its group
@@ -246,10 +235,10 @@ TEST_F(RealCgroupTest, KernelRefusalIsExplainedAndTheGroupStillRemoved) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
   ASSERT_FALSE(group.path().empty());
-  EXPECT_TRUE(exists(group.path()));  // made, journalled, left for restore_all
+  EXPECT_TRUE(path_exists(group.path()));  // made, journalled, left for restore_all
   const auto problems = journal.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
-  EXPECT_FALSE(exists(group.path()));
+  EXPECT_FALSE(path_exists(group.path()));
 }
 
 TEST_F(RealCgroupTest, GroupWithoutRuntimeRefusesRtProcess) {
@@ -260,7 +249,7 @@ TEST_F(RealCgroupTest, GroupWithoutRuntimeRefusesRtProcess) {
                                      : support_.cpu_root + support_.current_group) +
       "/xrunlab-" + std::to_string(::getpid()) + "-norun";
   journal.make_dir(dir);
-  EXPECT_EQ(slurp(dir + "/cpu.rt_runtime_us"), "0\n");
+  EXPECT_EQ(read_text_or_empty(dir + "/cpu.rt_runtime_us"), "0\n");
   const pid_t child = fork_sleeper();
   ASSERT_GT(child, 0);
   sched_param prio{};
@@ -273,7 +262,7 @@ TEST_F(RealCgroupTest, GroupWithoutRuntimeRefusesRtProcess) {
   kill_and_reap(child);
   const auto problems = journal.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
-  EXPECT_FALSE(exists(dir));
+  EXPECT_FALSE(path_exists(dir));
 }
 
 // The kernel frees a removed group's RT share some milliseconds after rmdir (RCU): a group made
@@ -284,8 +273,8 @@ TEST_F(RealCgroupTest, ShareOfAGroupRemovedMomentsAgoIsWaitedFor) {
                                  : support_.cpu_root + support_.current_group;
   const std::string big = parent + "/xrunlab-" + std::to_string(::getpid()) + "-big";
   ASSERT_EQ(::mkdir(big.c_str(), 0755), 0);
-  put(big + "/cpu.rt_runtime_us", "800000");
-  const bool big_set = slurp(big + "/cpu.rt_runtime_us") == "800000\n";
+  write_text(big + "/cpu.rt_runtime_us", "800000");
+  const bool big_set = read_text_or_empty(big + "/cpu.rt_runtime_us") == "800000\n";
   ASSERT_EQ(::rmdir(big.c_str()), 0);
   EXPECT_TRUE(big_set);
   SysJournal journal(SysJournal::journal_path_in(run_.str()));
@@ -293,7 +282,7 @@ TEST_F(RealCgroupTest, ShareOfAGroupRemovedMomentsAgoIsWaitedFor) {
   EXPECT_NO_THROW(group.create(journal, support_, 50, 1000000));  // 80 % + 50 % > 95 % at first
   const auto problems = journal.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
-  EXPECT_FALSE(exists(group.path()));
+  EXPECT_FALSE(path_exists(group.path()));
 }
 
 // The engine is killed (SIGKILL) while its group holds a process: the next start removes it.
@@ -333,8 +322,8 @@ TEST_F(RealCgroupTest, GroupOfACrashedRunIsRemovedAtTheNextStart) {
       (support_.current_group == "/" ? support_.cpu_root
                                      : support_.cpu_root + support_.current_group) +
       "/xrunlab-" + std::to_string(engine);
-  EXPECT_TRUE(exists(group));
-  EXPECT_EQ(slurp(group + "/cpu.rt_runtime_us"), "300000\n");
+  EXPECT_TRUE(path_exists(group));
+  EXPECT_EQ(read_text_or_empty(group + "/cpu.rt_runtime_us"), "300000\n");
   EXPECT_EQ(cpu_group_of(server), group.substr(support_.cpu_root.size()));
 
   SysJournal next(SysJournal::journal_path_in(run_.str()));
@@ -342,7 +331,7 @@ TEST_F(RealCgroupTest, GroupOfACrashedRunIsRemovedAtTheNextStart) {
   ASSERT_EQ(lines.size(), 1u) << (lines.empty() ? "" : lines[0]);
   EXPECT_EQ(lines[0], "restored " + group + ": removed the directory left by a crashed run (pid " +
                           std::to_string(engine) + ")");
-  EXPECT_FALSE(exists(group));
+  EXPECT_FALSE(path_exists(group));
   if (server > 0) {
     EXPECT_EQ(cpu_group_of(server), support_.current_group);
     kill_and_reap(server);

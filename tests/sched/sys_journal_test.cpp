@@ -17,31 +17,17 @@
 #include <string>
 #include <thread>
 
+#include "engine/base/text.hpp"
+#include "tests/support/files.hpp"
+
 namespace xrunlab {
 namespace {
 
+using testing_support::path_exists;
+using testing_support::read_text_or_empty;
+using testing_support::write_text;
+
 namespace fs = std::filesystem;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void put(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string journal_text(pid_t pid, const nlohmann::json& entries,
                          nlohmann::json extra_owner = nlohmann::json::object()) {
@@ -87,16 +73,16 @@ TEST_F(SysJournalTest, DefaultPathIsPerUidAndPid) {
 }
 
 TEST_F(SysJournalTest, WriteThenRestoreGivesBackOldValues) {
-  put(sys_ + "/a", "1\n");
-  put(sys_ + "/b", "4\t4\t1\t7\n");
+  write_text(sys_ + "/a", "1\n");
+  write_text(sys_ + "/b", "4\t4\t1\t7\n");
   SysJournal j(SysJournal::journal_path_in(run_));
   j.write_setting(sys_ + "/a", "2");
   j.write_setting(sys_ + "/b", "1 1 1 1");
-  EXPECT_EQ(slurp(sys_ + "/a"), "2");
-  EXPECT_EQ(slurp(sys_ + "/b"), "1 1 1 1");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "2");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/b"), "1 1 1 1");
 
   // The journal on disk holds the owner and the entries, in order, before anything else.
-  const auto journal = nlohmann::json::parse(slurp(j.journal_path()));
+  const auto journal = nlohmann::json::parse(read_text_or_empty(j.journal_path()));
   EXPECT_EQ(journal["owner"]["pid"].get<pid_t>(), ::getpid());
   ASSERT_EQ(journal["entries"].size(), 2u);
   EXPECT_EQ(journal["entries"][0]["kind"], "write");
@@ -107,30 +93,30 @@ TEST_F(SysJournalTest, WriteThenRestoreGivesBackOldValues) {
   ASSERT_EQ(j.entries().size(), 2u);
 
   EXPECT_TRUE(j.restore_all().empty());
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
-  EXPECT_EQ(slurp(sys_ + "/b"), "4\t4\t1\t7");
-  EXPECT_FALSE(exists(j.journal_path()));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/b"), "4\t4\t1\t7");
+  EXPECT_FALSE(path_exists(j.journal_path()));
   EXPECT_TRUE(j.entries().empty());
 }
 
 TEST_F(SysJournalTest, NothingIsWrittenBeforeTheFirstChange) {
   SysJournal j(SysJournal::journal_path_in(run_));
-  EXPECT_FALSE(exists(j.journal_path()));
+  EXPECT_FALSE(path_exists(j.journal_path()));
   EXPECT_TRUE(j.restore_all().empty());
 }
 
 TEST_F(SysJournalTest, RestoreIsLifo) {
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   SysJournal j(SysJournal::journal_path_in(run_));
   j.make_dir(sys_ + "/g");
   j.make_dir(sys_ + "/g/h");  // only removable before g
   j.write_setting(sys_ + "/a", "2");
   j.write_setting(sys_ + "/a", "3");  // undone first: 3 -> 2, then 2 -> 1
-  EXPECT_TRUE(exists(sys_ + "/g/h"));
+  EXPECT_TRUE(path_exists(sys_ + "/g/h"));
   const auto problems = j.restore_all();
   EXPECT_TRUE(problems.empty()) << problems.front();
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
-  EXPECT_FALSE(exists(sys_ + "/g"));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
+  EXPECT_FALSE(path_exists(sys_ + "/g"));
 }
 
 TEST_F(SysJournalTest, FailedChangeThrowsNamingThePathAndLeavesNoEntry) {
@@ -146,63 +132,64 @@ TEST_F(SysJournalTest, FailedChangeThrowsNamingThePathAndLeavesNoEntry) {
   // Readable, so journalled first, but the kernel refuses the write (EIO): entry taken out.
   EXPECT_THROW(j.write_setting("/proc/version", "x"), Error);
   EXPECT_TRUE(j.entries().empty());
-  EXPECT_FALSE(exists(j.journal_path()));
+  EXPECT_FALSE(path_exists(j.journal_path()));
 
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   j.write_setting(sys_ + "/a", "2");
   fs::create_directory(sys_ + "/taken");
   EXPECT_THROW(j.make_dir(sys_ + "/taken"), Error);  // not ours: never journalled for removal
   EXPECT_THROW(j.make_dir(sys_ + "/no/such/parent"), Error);
   ASSERT_EQ(j.entries().size(), 1u);
-  EXPECT_EQ(nlohmann::json::parse(slurp(j.journal_path()))["entries"].size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(read_text_or_empty(j.journal_path()))["entries"].size(), 1u);
   EXPECT_TRUE(j.restore_all().empty());
-  EXPECT_TRUE(exists(sys_ + "/taken"));
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
+  EXPECT_TRUE(path_exists(sys_ + "/taken"));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
 }
 
 TEST_F(SysJournalTest, LaterChangeBySomeoneElseIsNotOverwritten) {
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   SysJournal j(SysJournal::journal_path_in(run_));
   j.write_setting(sys_ + "/a", "2");
-  put(sys_ + "/a", "5");
+  write_text(sys_ + "/a", "5");
   const auto problems = j.restore_all();
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_TRUE(contains(problems[0], "'5'")) << problems[0];
-  EXPECT_EQ(slurp(sys_ + "/a"), "5");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "5");
 }
 
 TEST_F(SysJournalTest, DestructorRestores) {
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   {
     SysJournal j(SysJournal::journal_path_in(run_));
     j.write_setting(sys_ + "/a", "2");
   }
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
-  EXPECT_FALSE(exists(SysJournal::journal_path_in(run_)));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
+  EXPECT_FALSE(path_exists(SysJournal::journal_path_in(run_)));
 }
 
 TEST_F(SysJournalTest, ForkedChildDoesNotRestoreItsParentsChanges) {
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   SysJournal j(SysJournal::journal_path_in(run_));
   j.write_setting(sys_ + "/a", "2");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     const bool refused = !j.restore_all().empty();
-    ::_exit(refused && slurp(sys_ + "/a") == "2" ? 0 : 1);  // destructor not run: _exit
+    ::_exit(refused && read_text_or_empty(sys_ + "/a") == "2" ? 0
+                                                              : 1);  // destructor not run: _exit
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_EQ(slurp(sys_ + "/a"), "2");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "2");
   EXPECT_TRUE(j.restore_all().empty());
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
 }
 
 // The engine crashes: a child journals two changes and _exit()s without restoring. It is still
 // a zombie (not reaped) when the next "start" recovers: a zombie counts as dead.
 TEST_F(SysJournalTest, JournalOfACrashedRunIsRestoredAtTheNextStart) {
-  put(sys_ + "/a", "1");
+  write_text(sys_ + "/a", "1");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -218,9 +205,9 @@ TEST_F(SysJournalTest, JournalOfACrashedRunIsRestoredAtTheNextStart) {
   siginfo_t info{};
   ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
   ASSERT_EQ(info.si_status, 0);
-  EXPECT_EQ(slurp(sys_ + "/a"), "crashed");
-  EXPECT_TRUE(exists(sys_ + "/g"));
-  EXPECT_TRUE(exists(journal_of(child)));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "crashed");
+  EXPECT_TRUE(path_exists(sys_ + "/g"));
+  EXPECT_TRUE(path_exists(journal_of(child)));
 
   SysJournal next(SysJournal::journal_path_in(run_));
   const auto lines = next.recover_stale();
@@ -230,25 +217,25 @@ TEST_F(SysJournalTest, JournalOfACrashedRunIsRestoredAtTheNextStart) {
   EXPECT_TRUE(contains(lines[0], by)) << lines[0];
   EXPECT_TRUE(contains(lines[1], "restored " + sys_ + "/a to '1'")) << lines[1];
   EXPECT_TRUE(contains(lines[1], by)) << lines[1];
-  EXPECT_EQ(slurp(sys_ + "/a"), "1");
-  EXPECT_FALSE(exists(sys_ + "/g"));
-  EXPECT_FALSE(exists(journal_of(child)));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "1");
+  EXPECT_FALSE(path_exists(sys_ + "/g"));
+  EXPECT_FALSE(path_exists(journal_of(child)));
   EXPECT_TRUE(next.recover_stale().empty());  // done once
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
 }
 
 TEST_F(SysJournalTest, HandWrittenJournalOfADeadPidIsRestored) {
-  put(sys_ + "/a", "new");
-  put(journal_of(kDeadPid), journal_text(kDeadPid, {{{"kind", "write"},
-                                                     {"path", sys_ + "/a"},
-                                                     {"old_value", "old"},
-                                                     {"new_value", "new"}}}));
+  write_text(sys_ + "/a", "new");
+  write_text(journal_of(kDeadPid), journal_text(kDeadPid, {{{"kind", "write"},
+                                                            {"path", sys_ + "/a"},
+                                                            {"old_value", "old"},
+                                                            {"new_value", "new"}}}));
   SysJournal next(SysJournal::journal_path_in(run_));
   const auto lines = next.recover_stale();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_TRUE(contains(lines[0], "(pid " + std::to_string(kDeadPid) + ")")) << lines[0];
-  EXPECT_EQ(slurp(sys_ + "/a"), "old");
-  EXPECT_FALSE(exists(journal_of(kDeadPid)));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "old");
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
 }
 
 TEST_F(SysJournalTest, JournalOfALiveRunIsLeftAlone) {
@@ -257,32 +244,33 @@ TEST_F(SysJournalTest, JournalOfALiveRunIsLeftAlone) {
   if (other == 0) {
     for (;;) ::pause();
   }
-  put(sys_ + "/a", "new");
+  write_text(sys_ + "/a", "new");
   const std::string text = journal_text(
       other,
       {{{"kind", "write"}, {"path", sys_ + "/a"}, {"old_value", "old"}, {"new_value", "new"}}});
-  put(journal_of(other), text);
+  write_text(journal_of(other), text);
   SysJournal next(SysJournal::journal_path_in(run_));
   EXPECT_TRUE(next.recover_stale().empty());
-  EXPECT_EQ(slurp(journal_of(other)), text);
-  EXPECT_EQ(slurp(sys_ + "/a"), "new");
+  EXPECT_EQ(read_text_or_empty(journal_of(other)), text);
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "new");
 
   // Same pid, but another start time: the pid was reused, the journal's owner is dead.
-  put(journal_of(other),
+  write_text(
+      journal_of(other),
       journal_text(
           other,
           {{{"kind", "write"}, {"path", sys_ + "/a"}, {"old_value", "old"}, {"new_value", "new"}}},
           {{"start_time", 1}}));
   EXPECT_EQ(next.recover_stale().size(), 1u);
-  EXPECT_EQ(slurp(sys_ + "/a"), "old");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "old");
 
   ::kill(other, SIGKILL);
   ASSERT_EQ(::waitpid(other, nullptr, 0), other);
 }
 
 TEST_F(SysJournalTest, CorruptJournalIsSetAsideWithOneLine) {
-  put(journal_of(kDeadPid), "{\"format\": \"xrunlab-sys-jour");
-  put(journal_of(kDeadPid + 1), journal_text(kDeadPid + 1, {{{"kind", "format-disk"}}}));
+  write_text(journal_of(kDeadPid), "{\"format\": \"xrunlab-sys-jour");
+  write_text(journal_of(kDeadPid + 1), journal_text(kDeadPid + 1, {{{"kind", "format-disk"}}}));
   SysJournal next(SysJournal::journal_path_in(run_));
   const auto lines = next.recover_stale();
   ASSERT_EQ(lines.size(), 2u);
@@ -290,15 +278,16 @@ TEST_F(SysJournalTest, CorruptJournalIsSetAsideWithOneLine) {
     EXPECT_TRUE(contains(line, "cannot be read")) << line;
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
   }
-  EXPECT_FALSE(exists(journal_of(kDeadPid)));
-  EXPECT_TRUE(exists(journal_of(kDeadPid) + ".corrupt"));
-  EXPECT_TRUE(exists(journal_of(kDeadPid + 1) + ".corrupt"));
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
+  EXPECT_TRUE(path_exists(journal_of(kDeadPid) + ".corrupt"));
+  EXPECT_TRUE(path_exists(journal_of(kDeadPid + 1) + ".corrupt"));
   EXPECT_TRUE(next.recover_stale().empty());  // set aside: not reported again
 }
 
 TEST_F(SysJournalTest, JournalFromBeforeTheLastRebootIsDiscarded) {
-  put(sys_ + "/a", "default-after-boot");
-  put(journal_of(kDeadPid),
+  write_text(sys_ + "/a", "default-after-boot");
+  write_text(
+      journal_of(kDeadPid),
       journal_text(
           kDeadPid,
           {{{"kind", "write"}, {"path", sys_ + "/a"}, {"old_value", "old"}, {"new_value", "new"}}},
@@ -307,20 +296,21 @@ TEST_F(SysJournalTest, JournalFromBeforeTheLastRebootIsDiscarded) {
   const auto lines = next.recover_stale();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_TRUE(contains(lines[0], "reboot")) << lines[0];
-  EXPECT_EQ(slurp(sys_ + "/a"), "default-after-boot");
-  EXPECT_FALSE(exists(journal_of(kDeadPid)));
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "default-after-boot");
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
 }
 
 TEST_F(SysJournalTest, UnrestorableCrashedJournalIsKeptAsFailed) {
   fs::create_directory(sys_ + "/g");
-  put(sys_ + "/g/file", "keeps the folder from being removed");
-  put(journal_of(kDeadPid), journal_text(kDeadPid, {{{"kind", "mkdir"}, {"path", sys_ + "/g"}}}));
+  write_text(sys_ + "/g/file", "keeps the folder from being removed");
+  write_text(journal_of(kDeadPid),
+             journal_text(kDeadPid, {{{"kind", "mkdir"}, {"path", sys_ + "/g"}}}));
   SysJournal next(SysJournal::journal_path_in(run_));
   const auto lines = next.recover_stale();
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_TRUE(contains(lines[0], "cannot remove " + sys_ + "/g")) << lines[0];
-  EXPECT_TRUE(exists(journal_of(kDeadPid) + ".failed"));
-  EXPECT_FALSE(exists(journal_of(kDeadPid)));
+  EXPECT_TRUE(path_exists(journal_of(kDeadPid) + ".failed"));
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // files (tests/golden). A file that is missing fails the test with a message naming it (an
 // exception GoogleTest reports), never with a crash on empty data.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -36,6 +37,17 @@ inline std::string read_text_or_empty(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return in ? s.str() : std::string();
+}
+
+// Writes `text` to `path` (created or truncated; the folder must exist).
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// Whether `path` exists, without following a symbolic link at its end.
+inline bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // tests/fixtures/REL.
