@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/folder_watch.hpp"
 #include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -23,40 +23,11 @@
 namespace xrunlab {
 namespace {
 
-using testing_support::ScopedEnv;
-
-using testing_support::read_text;
-using testing_support::TempDir;
-
 namespace fs = std::filesystem;
-
-// The names created directly in a folder while it is watched (inotify).
-class CreatedIn {
- public:
-  explicit CreatedIn(const fs::path& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-    if (fd_ < 0 || ::inotify_add_watch(fd_, dir.c_str(), IN_CREATE) < 0) {
-      throw std::runtime_error("cannot watch " + dir.string());
-    }
-  }
-  CreatedIn(const CreatedIn&) = delete;
-  CreatedIn& operator=(const CreatedIn&) = delete;
-  ~CreatedIn() { ::close(fd_); }
-  std::vector<std::string> names() {
-    std::vector<std::string> out;
-    alignas(inotify_event) char buf[8192];
-    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;) {
-      for (char* p = buf; p < buf + n;) {
-        const auto* e = reinterpret_cast<const inotify_event*>(p);
-        if (e->len > 0) out.emplace_back(e->name);
-        p += sizeof(inotify_event) + e->len;
-      }
-    }
-    return out;
-  }
-
- private:
-  int fd_;
-};
+using testing_support::FolderWatch;
+using testing_support::ScopedEnv;
+using testing_support::TempDir;
+using testing_support::read_text;
 
 bool have_gnuplot() {
   return find_program("gnuplot").has_value();
@@ -171,7 +142,7 @@ TEST(DrawPlots, HostileTitleAndFolderAreOnlyData) {
   // A relative $TMPDIR starting with '<', used from its parent folder.
   const fs::path cwd = fs::current_path();
   fs::current_path(base.path());
-  CreatedIn created(base.path() / hostile);
+  FolderWatch created(base.path() / hostile, IN_CREATE);
   PlotResult p;
   {
     ScopedEnv env("TMPDIR", hostile.c_str());

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "engine/result/run_json.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/folder_watch.hpp"
 #include "tests/support/sample_result.hpp"
 #include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -28,40 +28,11 @@
 namespace xrunlab {
 namespace {
 
-using testing_support::ScopedEnv;
-
 namespace fs = std::filesystem;
-using testing_support::read_text;
+using testing_support::FolderWatch;
+using testing_support::ScopedEnv;
 using testing_support::TempDir;
-
-// How many times each name was renamed into a folder while it was watched (inotify
-// IN_MOVED_TO: write_file_atomic's rename of its temporary file).
-class RenamesInto {
- public:
-  explicit RenamesInto(const fs::path& dir) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-    if (fd_ < 0 || ::inotify_add_watch(fd_, dir.c_str(), IN_MOVED_TO) < 0) {
-      throw std::runtime_error("cannot watch " + dir.string());
-    }
-  }
-  RenamesInto(const RenamesInto&) = delete;
-  RenamesInto& operator=(const RenamesInto&) = delete;
-  ~RenamesInto() { ::close(fd_); }
-  std::map<std::string, int> counts() {
-    std::map<std::string, int> out;
-    alignas(inotify_event) char buf[8192];
-    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;) {
-      for (char* p = buf; p < buf + n;) {
-        const auto* e = reinterpret_cast<const inotify_event*>(p);
-        if (e->len > 0) ++out[e->name];
-        p += sizeof(inotify_event) + e->len;
-      }
-    }
-    return out;
-  }
-
- private:
-  int fd_;
-};
+using testing_support::read_text;
 
 bool have_gnuplot() {
   return find_program("gnuplot").has_value();
@@ -140,7 +111,7 @@ TEST(WriteRunFolder, FailedPlotsAreInTheFilesWrittenOnce) {
   TempDir tmp;
   const std::string dir = tmp.file("run");
   fs::create_directories(dir);
-  RenamesInto renames(dir);
+  FolderWatch renames(dir, IN_MOVED_TO);
   RunResult r = run_result();
   const size_t warnings = r.warnings.size();
   write_run_folder(r, dir, /*plots=*/true, tmp.file("no-scripts-here"));
@@ -163,7 +134,7 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
   TempDir tmp;
   const std::string dir = tmp.file("run");
   fs::create_directories(dir + "/plots");
-  RenamesInto renames(dir), plot_renames(dir + "/plots");
+  FolderWatch renames(dir, IN_MOVED_TO), plot_renames(dir + "/plots", IN_MOVED_TO);
   RunResult r = run_result();
   const std::vector<std::string> before = r.warnings;
   write_run_folder(r, dir, /*plots=*/true, XRUNLAB_SOURCE_SCRIPTS_DIR);
