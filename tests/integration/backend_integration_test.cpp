@@ -162,7 +162,7 @@ class AttachTest : public ::testing::Test {
  protected:
   void SetUp() override {
     name_ = "xrunlab-attachtest-" + std::to_string(::getpid());
-    log_ = make_temp_dir() + "/jackd.log";
+    log_ = dir_.file("jackd.log");
     SpawnSpec s;
     s.argv = {"jackd", "-n", name_,   "-R", "-P",  "70", "-p", "256", "-d",
               "dummy", "-r", "48000", "-p", "512", "-C", "2",  "-P",  "2"};
@@ -188,6 +188,7 @@ class AttachTest : public ::testing::Test {
     }
     return found;
   }
+  TempDir dir_{"attach"};
   std::string name_, log_;
   Child jackd_;
   Monitor probe_;
@@ -322,8 +323,8 @@ TEST(BackendBadInput, ACardInUseIsRefusedWithOneLine) {
 
 // A broken ALSA configuration: one line naming the device, nothing started.
 TEST(BackendBadInput, AnAlsaConfigErrorIsOneLine) {
-  const std::string dir = make_temp_dir();
-  const std::string conf = dir + "/broken.conf";
+  const TempDir tmp("alsa-conf");
+  const std::string conf = tmp.file("broken.conf");
   {
     std::FILE* f = std::fopen(conf.c_str(), "w");
     ASSERT_NE(f, nullptr);

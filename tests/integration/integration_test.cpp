@@ -359,7 +359,6 @@ TEST(Integration, BadInputGivesOneLineAndTheDocumentedCode) {
 
 TEST(Integration, UnwritableOutputFolder) {
   XrunlabRun r;
-  r.out_dir = make_temp_dir();
   r.log_path = r.out_dir + "/xrunlab.out";
   SpawnSpec spec;
   spec.argv = {XRUNLAB_BIN, "run", "--output", "/proc/xrunlab-cannot-write", "--duration", "1"};

@@ -172,7 +172,8 @@ TEST(LoadIntegration, SigkillOfTheEngineStillStopsTheLoads) {
 }
 
 TEST(LoadIntegration, MissingProgramsAreFoundBeforeTheRun) {
-  const std::string empty = make_temp_dir();
+  const TempDir empty_dir("empty-path");
+  const std::string empty = empty_dir.str();
   struct Case {
     const char* spec;
     const char* package;

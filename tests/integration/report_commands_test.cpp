@@ -50,7 +50,8 @@ std::pair<int, std::string> xrunlab(const std::vector<std::string>& args, const 
 }
 
 TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
-  const std::string root = make_temp_dir();
+  const TempDir root_dir("report");
+  const std::string root = root_dir.str();
   std::vector<json> runs;
   for (const char* label : {"alpha", "beta"}) {
     XrunlabRun r;
@@ -125,7 +126,8 @@ namespace {
 // Without gnuplot a run still completes and writes all its data; the plots say which package
 // to install.
 TEST(ReportCommands, WithoutGnuplotTheRunCompletesAndSaysWhatToInstall) {
-  const std::string empty_path = make_temp_dir();
+  const testing_support::TempDir empty_dir("empty-path");
+  const std::string empty_path = empty_dir.str();
   testing_support::XrunlabRun r =
       testing_support::start({"run", "--jackd", "/usr/bin/jackd", "--clients", "1", "--ports", "1",
                               "--period", "256", "--duration", "1"},

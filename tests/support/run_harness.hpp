@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "engine/report/report_summary.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace xrunlab::testing_support {
 
@@ -27,12 +29,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 using testing_support::read_text_or_empty;
-
-inline std::string make_temp_dir() {
-  char tmpl[] = "/tmp/xrunlab-test-XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  return d != nullptr ? d : "/tmp";
-}
 
 // Every process whose command line mentions `needle` (e.g. a run's private server name).
 inline std::vector<std::string> processes_mentioning(const std::string& needle) {
@@ -51,7 +47,8 @@ inline std::vector<std::string> processes_mentioning(const std::string& needle) 
 
 struct XrunlabRun {
   Child child;
-  std::string out_dir;
+  std::unique_ptr<TempDir> dir = std::make_unique<TempDir>("run");  // removed with the run
+  std::string out_dir = dir->str();
   std::string log_path;
   int exit_code = -1;
   std::string server_name() const { return "xrunlab-" + std::to_string(child.pid()) + "-0"; }
@@ -68,7 +65,6 @@ struct XrunlabRun {
 inline XrunlabRun start(std::vector<std::string> args,
                         std::vector<std::pair<std::string, std::string>> env = {}) {
   XrunlabRun r;
-  r.out_dir = make_temp_dir();
   r.log_path = r.out_dir + "/xrunlab.out";
   SpawnSpec spec;
   spec.argv = {XRUNLAB_BIN};

@@ -1,5 +1,6 @@
 #pragma once
-// A temporary folder for one test, removed with everything in it when the test ends.
+// A temporary folder for one test, removed with everything in it when the test ends (kept, for
+// a look afterwards, when XRUNLAB_KEEP_TEST_DIRS is set in the environment).
 #include <stdlib.h>
 
 #include <filesystem>
@@ -24,6 +25,7 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   ~TempDir() {
+    if (std::getenv("XRUNLAB_KEEP_TEST_DIRS") != nullptr) return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
