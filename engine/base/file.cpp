@@ -1,6 +1,7 @@
 #include "engine/base/file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,8 +22,27 @@ std::optional<std::string> read_file(const std::string& path, std::string* why) 
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(errno);
   std::string out;
+  // A regular file says its size: read it in place, in one piece when it can. (/proc and /sys
+  // files say 0 and are read in chunks.)
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+      const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int e = errno;
+        ::close(fd);
+        return fail(e);
+      }
+      if (n == 0) break;  // shrank meanwhile
+      got += static_cast<size_t>(n);
+    }
+    out.resize(got);
+  }
   char chunk[65536];
-  for (;;) {
+  for (;;) {  // the rest (a file that grew meanwhile), or all of a file without a size
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
