@@ -1212,28 +1212,53 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
 // ---------------------------------------------------------------------------------------------
 // Public helpers
 
-std::string check_load_args(const std::string& kind, const std::vector<std::string>& args) {
-  const KindInfo* k = find_kind(kind);
-  if (k == nullptr) {
-    return "unknown load kind '" + kind +
-           "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net or exec)";
+namespace {
+
+// KIND and ARGS of the command line, parsed once: the kind, and its one number where it has one.
+struct LoadArgs {
+  const KindInfo* kind = nullptr;
+  long value = 0;
+};
+
+std::optional<LoadArgs> parse_load_args(const std::string& kind,
+                                        const std::vector<std::string>& args, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<LoadArgs> {
+    *error = std::move(why);
+    return std::nullopt;
+  };
+  LoadArgs out;
+  out.kind = find_kind(kind);
+  if (out.kind == nullptr) {
+    return fail("unknown load kind '" + kind +
+                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net or exec)");
   }
-  if (k->kind == Kind::kExec) {
+  const KindInfo& k = *out.kind;
+  if (k.kind == Kind::kExec) {
     const auto argv = exec_argv(args);
-    if (argv.empty() || argv.front().empty())
-      return "exec needs a command: exec -- PROGRAM [ARGS...]";
-    return "";
+    if (argv.empty() || argv.front().empty()) {
+      return fail("exec needs a command: exec -- PROGRAM [ARGS...]");
+    }
+    return out;
   }
-  if (k->arg == nullptr) {
-    if (!args.empty()) return std::string(k->name) + " takes no arguments";
-    return "";
+  if (k.arg == nullptr) {
+    if (!args.empty()) return fail(std::string(k.name) + " takes no arguments");
+    return out;
   }
   const std::string expect =
-      fmt::format("{} takes {}, a whole number from {} to {}", k->name, k->arg, k->min, k->max);
-  if (args.size() != 1) return expect;
+      fmt::format("{} takes {}, a whole number from {} to {}", k.name, k.arg, k.min, k.max);
+  if (args.size() != 1) return fail(expect);
   const auto v = parse_whole(args.front());
-  if (!v || *v < k->min || *v > k->max) return expect + " (got '" + args.front() + "')";
-  return "";
+  if (!v || *v < k.min || *v > k.max) return fail(expect + " (got '" + args.front() + "')");
+  out.value = *v;
+  return out;
+}
+
+}  // namespace
+
+std::string check_load_args(const std::string& kind, const std::vector<std::string>& args) {
+  std::string error;
+  parse_load_args(kind, args, &error);
+  return error;
 }
 
 std::string missing_program_for(const std::string& kind, const std::vector<std::string>& args) {
@@ -1329,7 +1354,9 @@ int load_tool_main(int argc, char** argv) {
     std::fprintf(stderr, "xrunlab-load: error: %s\n", line.c_str());
     return static_cast<int>(ExitCode::kUsage);
   };
-  if (const std::string e = check_load_args(o.kind, o.args); !e.empty()) return usage(e);
+  std::string bad_args;
+  const std::optional<LoadArgs> load_args = parse_load_args(o.kind, o.args, &bad_args);
+  if (!load_args) return usage(bad_args);
   if (const std::string e = missing_program_for(o.kind, o.args); !e.empty()) {
     std::fprintf(stderr, "xrunlab-load: error: %s\n", e.c_str());
     return static_cast<int>(ExitCode::kMissingProgram);
@@ -1344,11 +1371,10 @@ int load_tool_main(int argc, char** argv) {
   if (!report_dir_real) return usage("--report '" + o.report + "': its folder does not exist");
 
   Config cfg;
-  const KindInfo* kind = find_kind(o.kind);
-  cfg.kind = kind->kind;
+  cfg.kind = load_args->kind->kind;
   cfg.kind_name = o.kind;
   cfg.args = cfg.kind == Kind::kExec ? exec_argv(o.args) : o.args;
-  if (kind->arg != nullptr) cfg.value = *parse_whole(o.args.front());
+  cfg.value = load_args->value;
 
   std::vector<std::string> early_errors;
   Outcome out;
