@@ -9,7 +9,8 @@
 
 namespace xrunlab {
 
-// Before finalize(): two xrun counts that should agree but do not (monitor vs jackd's log),
+// Before finalize(): two xrun counts that should agree but do not (the monitor's events vs
+// jackd's log: its client events, plus its driver xruns where those reach the monitor),
 // clients that lost cycle records (ring full), and an audio check that is incomplete (no
 // totals from the tail) or lost audio before checking it.
 std::vector<std::string> count_warnings(const RunResult& r);

@@ -32,6 +32,28 @@ TEST(CountWarnings, NamesEachDisagreementOnce) {
   EXPECT_EQ(w[3], "the tail lost 2 audio chunks before checking them: glitches there are not real");
 }
 
+// vcard and alsa deliver driver xruns to the clients: the monitor counts them, and jackd's log
+// has them as driver lines, so those are on the log's side too (they were once left out, and
+// every driver xrun read as a disagreement).
+TEST(CountWarnings, DriverXrunsThatReachTheMonitorAreOnTheLogsSide) {
+  RunResult r;
+  r.driver_xruns_reach_monitor = true;
+  r.xruns.monitor_events = 5;
+  r.xruns.log_client_events = 3;
+  r.xruns.log_driver_xruns = 2;
+  EXPECT_TRUE(count_warnings(r).empty());
+  r.xruns.log_driver_xruns = 1;
+  const std::vector<std::string> w = count_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "the monitor counted 5 xrun events, jackd's log 4 (3 of clients, 1 of the driver): "
+            "they should agree; the monitor's count is used");
+  // Where they do not reach it (dummy), the log's driver xruns are not the monitor's to see.
+  r.driver_xruns_reach_monitor = false;
+  r.xruns.monitor_events = 3;
+  EXPECT_TRUE(count_warnings(r).empty());
+}
+
 TEST(AudioMatchWarnings, GlitchesNobodyExplainedAndXrunsNobodyHeard) {
   RunResult r;
   EXPECT_TRUE(audio_match_warnings(r).empty());  // no audio check

@@ -113,6 +113,30 @@ inline void expect_nothing_left(const XrunlabRun& r) {
       << "JACK files or registry slots of the run are left";
 }
 
+// XRUN Count as defined: every xrun JACK reported reached the monitor client once, plus, where
+// the backend's driver xruns reach no client (dummy), the driver xruns in jackd's log. That is
+// exact. jackd's log is the second witness: its lines carry no cycle number and are grouped
+// into events by arrival, so late cycles in a row whose lines jackd flushes together read as
+// one event. The witnesses agree on a quiet machine; where they do not, the run must say so.
+inline void expect_xrun_counts_consistent(const json& j) {
+  const json& x = j["xruns"];
+  const auto monitor = x["monitor_events"].get<uint64_t>();
+  const auto log_client = x["log_client_events"].get<uint64_t>();
+  const auto log_driver = x["log_driver_xruns"].get<uint64_t>();
+  const bool reach = x["driver_xruns_reach_monitor"].get<bool>();
+  EXPECT_EQ(j["totals"]["xrun_count"].get<uint64_t>(), monitor + (reach ? 0 : log_driver))
+      << x.dump();
+  EXPECT_LE(log_client, x["log_client_lines"].get<uint64_t>()) << x.dump();
+  if (monitor != log_client + (reach ? log_driver : 0)) {
+    bool warned = false;
+    for (const json& w : j["warnings"]) {
+      warned = warned || w.get<std::string>().find("jackd's log") != std::string::npos;
+    }
+    EXPECT_TRUE(warned) << "the two xrun witnesses disagree and the run is silent: " << x.dump()
+                        << "\n" << j["warnings"].dump();
+  }
+}
+
 inline int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
   *out = start(args);
   finish(*out);
