@@ -4,7 +4,7 @@
 // to new ones. Only jack_test's fields (plus p99 delay) are kept: this is the unit of comparison,
 // not the full result (that stays in run.json).
 //
-// Import rules (old jack_test text, see shared/fixtures/jack_test/):
+// Import rules (old jack_test text, see tests/fixtures/jack_test/):
 //  * fields are read with parse_summary_lines (any spacing, leading spaces, CRLF, '*' lines and
 //    other text skipped);
 //  * a "# case" header (.SUMMARY) or a `==> file <==` header (head) starts a section named after
