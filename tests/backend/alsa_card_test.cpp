@@ -1,4 +1,8 @@
-#include "engine/backend/alsa_card.hpp"
+#include "engine/backend/card_info.hpp"
+
+#include "engine/backend/alsa_cards.hpp"
+#include "engine/backend/card_irqs.hpp"
+#include "engine/backend/pcm_holders.hpp"
 
 #include <gtest/gtest.h>
 #include <sched.h>
