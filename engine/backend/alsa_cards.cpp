@@ -62,9 +62,8 @@ struct PcmArgs {
 
 PcmArgs split_pcm_args(std::string_view args) {
   PcmArgs out;
-  while (true) {
-    const size_t comma = args.find(',');
-    const std::string_view item = trim(args.substr(0, comma));
+  for (const std::string_view piece : split(args, ',')) {  // "" and "a," keep their empty items
+    const std::string_view item = trim(piece);
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       out.positional.emplace_back(unquote(item));
@@ -74,8 +73,6 @@ PcmArgs split_pcm_args(std::string_view args) {
                      [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
       out.keyed.emplace_back(key, std::string(unquote(item.substr(eq + 1))));
     }
-    if (comma == std::string_view::npos) break;
-    args.remove_prefix(comma + 1);
   }
   return out;
 }

@@ -160,12 +160,9 @@ std::optional<std::vector<IrqLine>> read_interrupts(const std::string& proc_root
 
 std::vector<std::string> split_irq_actions(std::string_view action) {
   std::vector<std::string> out;
-  while (!action.empty()) {
-    const size_t comma = action.find(',');
-    const std::string_view name = trim(action.substr(0, comma));
+  for (const std::string_view piece : split(action, ',')) {
+    const std::string_view name = trim(piece);
     if (!name.empty()) out.emplace_back(name);
-    if (comma == std::string_view::npos) break;
-    action.remove_prefix(comma + 1);
   }
   return out;
 }
