@@ -10,7 +10,9 @@
 #include <cstring>
 #include <optional>
 
-#include "engine/backend/alsa_card.hpp"
+#include "engine/backend/alsa_cards.hpp"
+#include "engine/backend/card_info.hpp"
+#include "engine/backend/pcm_holders.hpp"
 #include "engine/backend/vcard.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/system/atomic_file.hpp"

@@ -13,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-#include "engine/backend/alsa_card.hpp"
+#include "engine/backend/alsa_cards.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
