@@ -32,6 +32,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -39,6 +40,7 @@
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/base/proc_pid_stat.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
@@ -126,17 +128,6 @@ std::string missing_line(const std::string& kind, const std::string& program) {
 
 // ---------------------------------------------------------------------------------------------
 // Small system helpers
-
-bool write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // Shell convention: the exit status, or 128 + the signal that killed the process.
 int exit_code_of(int status) {
@@ -378,7 +369,7 @@ constexpr const char* kMakefile =
 std::string write_text_file(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot create '" + path + "': " + errno_text(errno);
-  const bool ok = write_all(fd, text.data(), text.size());
+  const bool ok = write_all(fd, text);
   const int err = errno;
   ::close(fd);
   if (!ok) return "cannot write '" + path + "': " + errno_text(err);
@@ -435,7 +426,7 @@ void create_file(Slot& slot, const std::string& path, long mib, const std::vecto
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) worker_fail(slot, "cannot create " + path, errno);
   for (long i = 0; i < mib; ++i) {
-    if (!write_all(fd, block.data(), block.size()))
+    if (!write_all(fd, std::string_view(block.data(), block.size())))
       worker_fail(slot, "cannot write " + path, errno);
     if (counter != nullptr) counter->fetch_add(block.size(), std::memory_order_relaxed);
   }
@@ -505,7 +496,7 @@ volatile uint64_t g_cpu_sink = 0;
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) worker_fail(slot, "cannot read " + src, errno);
       if (n == 0) break;
-      if (!write_all(out, buf.data(), static_cast<size_t>(n))) {
+      if (!write_all(out, std::string_view(buf.data(), static_cast<size_t>(n)))) {
         worker_fail(slot, "cannot write " + dst, errno);
       }
       slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
