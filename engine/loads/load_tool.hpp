@@ -20,17 +20,6 @@ namespace xrunlab {
 // The whole xrunlab-load program; main() only calls this.
 int load_tool_main(int argc, char** argv);
 
-// "" when KIND and ARGS are valid, else one line saying what is wrong, e.g.
-// "io-write takes MIB, a whole number from 1 to 4096". For "exec", ARGS is the command line
-// (a leading "--" is skipped).
-std::string check_load_args(const std::string& kind, const std::vector<std::string>& args);
-
-// "" when every program the load runs is found (PATH lookup), else one line naming the program
-// and, where known, the Debian package to install, e.g. "load hackbench: program 'hackbench'
-// not found in PATH (install the Debian package rt-tests)". Checks make and cc for "compile",
-// hackbench for "hackbench", ARGS[0] for "exec"; other kinds need no program.
-std::string missing_program_for(const std::string& kind, const std::vector<std::string>& args);
-
 // Pids of the living processes (zombies included) whose parent chain leads to `root`, from
 // /proc; `root` itself is not listed.
 std::vector<pid_t> descendant_pids(pid_t root);

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/base/proc_pid_stat.hpp"
+#include "engine/loads/load_kinds.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
