@@ -43,15 +43,20 @@
 #include "engine/base/file.hpp"
 #include "engine/base/proc_pid_stat.hpp"
 #include "engine/loads/load_kinds.hpp"
+#include "engine/loads/process_tree.hpp"
+#include "engine/loads/scratch_folder.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab {
 namespace {
 
+using load_tool::canonical;
+using load_tool::check_scratch;
 using load_tool::exec_argv;
 using load_tool::Kind;
 using load_tool::LoadArgs;
+using load_tool::mkdir_p;
 using load_tool::parse_load_args;
 
 using Clock = std::chrono::steady_clock;
@@ -88,63 +93,6 @@ const char* signal_name(int sig) {
     default:
       return "error";
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Removing the scratch folder
-
-std::string remove_contents(int dir_fd, const std::string& path, dev_t device, int depth) {
-  if (depth > 256) return "'" + path + "' is nested too deeply";
-  const int list_fd = ::dup(dir_fd);
-  if (list_fd < 0) return "cannot list '" + path + "': " + errno_text(errno);
-  DIR* d = ::fdopendir(list_fd);
-  if (d == nullptr) {
-    ::close(list_fd);
-    return "cannot list '" + path + "': " + errno_text(errno);
-  }
-  std::vector<std::string> names;  // read the whole listing first, then change the folder
-  while (const dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-      names.emplace_back(e->d_name);
-    }
-  }
-  ::closedir(d);
-  std::string first_error;
-  auto note = [&first_error](std::string e) {
-    if (first_error.empty()) first_error = std::move(e);
-  };
-  for (const auto& name : names) {
-    const std::string child = path + "/" + name;
-    struct stat st {};
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno != ENOENT) note("cannot inspect '" + child + "': " + errno_text(errno));
-      continue;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      if (st.st_dev != device) {
-        note("not removing '" + child + "': another file system is mounted there");
-        continue;
-      }
-      const int sub =
-          ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0) {
-        note("cannot open '" + child + "': " + errno_text(errno));
-        continue;
-      }
-      std::string e = remove_contents(sub, child, device, depth + 1);
-      ::close(sub);
-      if (!e.empty()) {
-        note(std::move(e));
-        continue;
-      }
-      if (::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-        note("cannot remove '" + child + "': " + errno_text(errno));
-      }
-    } else if (::unlinkat(dir_fd, name.c_str(), 0) != 0 && errno != ENOENT) {
-      note("cannot remove '" + child + "': " + errno_text(errno));
-    }
-  }
-  return first_error;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1062,48 +1010,6 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   return std::nullopt;
 }
 
-// "" or why DIR cannot be used as the scratch folder (it is removed at the end).
-std::string check_scratch(const std::string& dir, bool* exists) {
-  *exists = false;
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
-    if (errno == ENOENT) return "";
-    return "--scratch '" + dir + "': " + errno_text(errno);
-  }
-  *exists = true;
-  if (S_ISLNK(st.st_mode)) return "--scratch '" + dir + "' is a symbolic link";
-  if (!S_ISDIR(st.st_mode)) return "--scratch '" + dir + "' is not a folder";
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return "--scratch '" + dir + "': " + errno_text(errno);
-  bool empty = true;
-  while (const dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
-  }
-  ::closedir(d);
-  if (!empty) return "--scratch '" + dir + "' is not empty (it is removed when the load stops)";
-  return "";
-}
-
-std::string mkdir_p(const std::string& dir) {
-  for (size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos == dir.size() || dir[pos] == '/') {
-      const std::string part = dir.substr(0, pos);
-      if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-        return "cannot create '" + part + "': " + errno_text(errno);
-      }
-    }
-  }
-  return "";
-}
-
-std::optional<std::string> canonical(const std::string& path) {
-  char* r = ::realpath(path.c_str(), nullptr);
-  if (r == nullptr) return std::nullopt;
-  std::string s = r;
-  std::free(r);
-  return s;
-}
-
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
@@ -1140,69 +1046,6 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
 }
 
 }  // namespace
-
-std::vector<pid_t> descendant_pids(pid_t root) {
-  std::unordered_map<pid_t, pid_t> parent;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const char* name = e->d_name;
-      if (*name < '1' || *name > '9' || std::strspn(name, "0123456789") != std::strlen(name)) {
-        continue;
-      }
-      const auto pid = static_cast<pid_t>(std::atoi(name));
-      if (const auto stat = read_proc_pid_stat(pid)) parent[pid] = stat->ppid;
-    }
-    ::closedir(d);
-  }
-  std::unordered_map<pid_t, bool> verdict;  // memo: does the chain reach root?
-  std::vector<pid_t> out;
-  for (const auto& [pid, ppid] : parent) {
-    std::vector<pid_t> chain;
-    bool found = false;
-    pid_t p = pid;
-    for (int steps = 0; steps < 4096; ++steps) {
-      if (p == root) {
-        found = pid != root;
-        break;
-      }
-      const auto memo = verdict.find(p);
-      if (memo != verdict.end()) {
-        found = memo->second;
-        break;
-      }
-      chain.push_back(p);
-      const auto up = parent.find(p);
-      if (up == parent.end() || up->second <= 0 || up->second == p) break;
-      p = up->second;
-    }
-    for (pid_t c : chain) verdict[c] = found;
-    if (found) out.push_back(pid);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string remove_tree(const std::string& dir) {
-  if (dir.empty()) return "refusing to remove an empty path";
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
-    if (errno == ENOENT) return "";
-    return "cannot inspect '" + dir + "': " + errno_text(errno);
-  }
-  if (S_ISLNK(st.st_mode)) return "not removing '" + dir + "': it is a symbolic link";
-  if (!S_ISDIR(st.st_mode)) return "not removing '" + dir + "': it is not a folder";
-  const auto real = canonical(dir);
-  if (real && *real == "/") return "refusing to remove '/'";
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return "cannot open '" + dir + "': " + errno_text(errno);
-  std::string e = remove_contents(fd, dir, st.st_dev, 0);
-  ::close(fd);
-  if (!e.empty()) return e;
-  if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) {
-    return "cannot remove '" + dir + "': " + errno_text(errno);
-  }
-  return "";
-}
 
 int load_tool_main(int argc, char** argv) {
   // Stop signals and SIGCHLD are taken with sigtimedwait, from the very start: a SIGTERM that

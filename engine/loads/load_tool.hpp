@@ -10,23 +10,10 @@
 // Exit codes: 0 stopped by a signal, everything cleaned up, report written; 1 the load could not
 // be set up or cleaned up (report written when possible); 2 bad usage; 3 a program is missing.
 // Never launches through a shell: programs run from argv vectors (spawn_process, fork + exec).
-#include <sys/types.h>
-
-#include <string>
-#include <vector>
 
 namespace xrunlab {
 
 // The whole xrunlab-load program; main() only calls this.
 int load_tool_main(int argc, char** argv);
-
-// Pids of the living processes (zombies included) whose parent chain leads to `root`, from
-// /proc; `root` itself is not listed.
-std::vector<pid_t> descendant_pids(pid_t root);
-
-// Removes `dir` and everything below it. Works relative to directory descriptors: never follows
-// a symbolic link (a link is removed, not its target), never leaves `dir`, never crosses into
-// another file system. A missing `dir` is not an error. Returns "" or what could not be removed.
-std::string remove_tree(const std::string& dir);
 
 }  // namespace xrunlab
