@@ -4,8 +4,6 @@
 // receiver), and the memory they share with the supervisor: one slot per worker with its
 // counters and, when it gives up, why. Every body runs in a forked child and never returns; on
 // a failure it writes the reason into its slot and exits with status 1. Non-realtime.
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
 #include <string>
