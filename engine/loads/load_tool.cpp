@@ -45,23 +45,7 @@ using load_tool::Supervisor;
 using load_tool::supervisor_signal_set;
 
 // ---------------------------------------------------------------------------------------------
-// Small system helpers
-
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGHUP:
-      return "SIGHUP";
-    default:
-      return "error";
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The program
+// The command line
 
 struct Options {
   std::string report;
@@ -129,6 +113,49 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   return std::nullopt;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The process the load runs in
+
+// SCHED_OTHER at the requested nice value, inherited by every process of the load, and a child
+// subreaper, so that every process the load starts stays a descendant. "" or why the load cannot
+// run; a nice value that cannot be set when --nice did not ask for it is only noted in *errors.
+std::string set_up_process(const Options& o, std::vector<std::string>* errors) {
+  if (::sched_getscheduler(0) != SCHED_OTHER) {
+    sched_param param{};
+    if (::sched_setscheduler(0, SCHED_OTHER, &param) != 0) {
+      return "cannot switch to SCHED_OTHER: " + errno_text(errno);
+    }
+  }
+  errno = 0;
+  const int current_nice = ::getpriority(PRIO_PROCESS, 0);
+  if (current_nice != o.nice && ::setpriority(PRIO_PROCESS, 0, o.nice) != 0) {
+    const std::string e =
+        fmt::format("cannot set nice {} (now {}): {}", o.nice, current_nice, errno_text(errno));
+    if (o.nice_given) return e + " (a lower nice value needs CAP_SYS_NICE)";
+    errors->push_back(e);  // the default: run at the inherited nice value (printed at the start)
+  }
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    return "cannot become a child subreaper: " + errno_text(errno);
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "error";
+  }
+}
+
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
@@ -174,6 +201,8 @@ int load_tool_main(int argc, char** argv) {
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  // What can be checked before anything changes: a bad command line is exit status 2, a
+  // missing program 3; no report.
   Options o;
   if (const auto code = parse_options(argc, argv, &o)) return *code;
   auto usage = [](const std::string& line) {
@@ -196,6 +225,7 @@ int load_tool_main(int argc, char** argv) {
   const auto report_dir_real = canonical(report_dir);
   if (!report_dir_real) return usage("--report '" + o.report + "': its folder does not exist");
 
+  // The load to run; its report is written from here on, also when it cannot start.
   Config cfg;
   cfg.kind = load_args->kind->kind;
   cfg.kind_name = o.kind;
@@ -221,25 +251,9 @@ int load_tool_main(int argc, char** argv) {
     return static_cast<int>(ExitCode::kRunFailed);
   };
 
-  // SCHED_OTHER at the requested nice value, inherited by every process of the load.
-  if (::sched_getscheduler(0) != SCHED_OTHER) {
-    sched_param param{};
-    if (::sched_setscheduler(0, SCHED_OTHER, &param) != 0) {
-      return fail_early("cannot switch to SCHED_OTHER: " + errno_text(errno));
-    }
-  }
-  errno = 0;
-  const int current_nice = ::getpriority(PRIO_PROCESS, 0);
-  if (current_nice != o.nice && ::setpriority(PRIO_PROCESS, 0, o.nice) != 0) {
-    const std::string e =
-        fmt::format("cannot set nice {} (now {}): {}", o.nice, current_nice, errno_text(errno));
-    if (o.nice_given) return fail_early(e + " (a lower nice value needs CAP_SYS_NICE)");
-    early_errors.push_back(e);  // the default: run at the inherited nice value (printed below)
-  }
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    return fail_early("cannot become a child subreaper: " + errno_text(errno));
-  }
+  if (const std::string e = set_up_process(o, &early_errors); !e.empty()) return fail_early(e);
 
+  // The scratch folder, created; the report must not be inside it.
   if (const std::string e = mkdir_p(o.scratch); !e.empty()) return fail_early("--scratch: " + e);
   out.scratch_removed = false;
   const auto scratch_real = canonical(o.scratch);
@@ -252,6 +266,7 @@ int load_tool_main(int argc, char** argv) {
     return usage("--report '" + o.report + "' is inside the scratch folder, which is removed");
   }
 
+  // The slots the workers count in, shared with them.
   void* mem =
       ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
@@ -260,6 +275,8 @@ int load_tool_main(int argc, char** argv) {
   }
   Shared* shared = new (mem) Shared();
 
+  // The load, until a stop signal; then, whatever happened before: every process stopped, the
+  // scratch folder removed, the report written.
   const std::string label =
       fmt::format("{}{}{}", o.kind, cfg.args.empty() ? "" : " ", fmt::join(cfg.args, " "));
   std::printf("xrunlab-load: %s: started (pid %d, nice %d, scratch %s)\n", label.c_str(),
