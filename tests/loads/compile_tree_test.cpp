@@ -1,13 +1,12 @@
 #include "engine/loads/compile_tree.hpp"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -27,13 +26,8 @@ using testing_support::TempDir;
 
 std::set<std::string> names_in(const std::string& dir) {
   std::set<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-        names.insert(e->d_name);
-      }
-    }
-    ::closedir(d);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.insert(e.path().filename().string());
   }
   return names;
 }

@@ -27,6 +27,8 @@ using load_tool::Slot;
 using testing_support::TempDir;
 using namespace std::chrono_literals;
 
+using IoWorker = void (*)(Slot& slot, const std::string& dir, long mib);
+
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr auto kPatience = 60s;  // for things that happen, however loaded the machine is
 
@@ -108,34 +110,33 @@ void expect_whole_passes(const Slot& slot, long mib) {
   EXPECT_STREQ(slot.message, "");
 }
 
-TEST(LoadWorkers, IoWriteWritesWholeFilesAgainAndAgain) {
-  TempDir tmp;
-  const std::string dir = tmp.str();
-  ForkedWorker w([&](Slot& slot) { load_tool::io_write_worker(slot, dir, 1); });
-  ASSERT_TRUE(w.await_passes(2)) << w.slot().message;
-  const int status = w.kill();
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "it runs until stopped";
-  expect_whole_passes(w.slot(), 1);
-}
-
-TEST(LoadWorkers, IoReadReadsOneFileAgainAndAgain) {
-  TempDir tmp;
-  const std::string dir = tmp.str();
-  ForkedWorker w([&](Slot& slot) { load_tool::io_read_worker(slot, dir, 2); });
-  ASSERT_TRUE(w.await_passes(2)) << w.slot().message;
-  w.kill();
-  expect_whole_passes(w.slot(), 2);
-  EXPECT_EQ(size_of(tmp.file("io-read.dat")), static_cast<off_t>(2 * kMiB));
-}
-
-TEST(LoadWorkers, IoCopyCopiesOneFileAgainAndAgain) {
-  TempDir tmp;
-  const std::string dir = tmp.str();
-  ForkedWorker w([&](Slot& slot) { load_tool::io_copy_worker(slot, dir, 1); });
-  ASSERT_TRUE(w.await_passes(2)) << w.slot().message;
-  w.kill();
-  expect_whole_passes(w.slot(), 1);
-  EXPECT_EQ(size_of(tmp.file("io-copy.src")), static_cast<off_t>(kMiB));
+// The io workers run until they are stopped and count whole passes over their file; io-read and
+// io-copy keep the file they made at the start.
+TEST(LoadWorkers, IoWorkersCountWholePasses) {
+  struct Case {
+    const char* name;
+    IoWorker body;
+    long mib;
+    const char* kept;  // the file made once, or nullptr
+  };
+  const Case cases[] = {
+      {"io-write", load_tool::io_write_worker, 1, nullptr},
+      {"io-read", load_tool::io_read_worker, 2, "io-read.dat"},
+      {"io-copy", load_tool::io_copy_worker, 1, "io-copy.src"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir tmp;
+    const std::string dir = tmp.str();
+    ForkedWorker w([&](Slot& slot) { c.body(slot, dir, c.mib); });
+    ASSERT_TRUE(w.await_passes(2)) << w.slot().message;
+    const int status = w.kill();
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "it runs until stopped";
+    expect_whole_passes(w.slot(), c.mib);
+    if (c.kept != nullptr) {
+      EXPECT_EQ(size_of(tmp.file(c.kept)), static_cast<off_t>(c.mib * kMiB));
+    }
+  }
 }
 
 // A worker that cannot go on says why in its slot and exits with status 1.
@@ -144,7 +145,7 @@ TEST(LoadWorkers, AFailureIsReportedInTheSlot) {
   const std::string missing = tmp.file("missing");
   const std::string no_such = errno_text(ENOENT);
   struct Case {
-    void (*body)(Slot&, const std::string&, long);
+    IoWorker body;
     std::string message;
   };
   const Case cases[] = {
