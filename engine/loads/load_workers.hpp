@@ -11,7 +11,8 @@
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace xrunlab::load_tool {
 
-// Memory shared with the forked workers (MAP_SHARED): their counters and their last words.
+// One worker's part of the memory it shares with the supervisor (MAP_SHARED): its counters and
+// its last words.
 struct Slot {
   std::atomic<uint64_t> bytes{0};   // written / read / copied / received
   std::atomic<uint64_t> passes{0};  // whole files written / read / copied
@@ -21,6 +22,7 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters shared acros
 
 inline constexpr int kMaxSlots = 260;  // cpu N <= 256
 
+// The whole shared memory: a slot for each worker, in the order the supervisor adds them.
 struct Shared {
   Slot slots[kMaxSlots];
 };
@@ -44,7 +46,8 @@ struct Shared {
 // Counts the bytes received.
 [[noreturn]] void net_receiver(Slot& slot, int listen_fd);
 
-// net: streams 64 KiB writes to 127.0.0.1:port, reconnecting when the receiver goes away.
+// net: streams 64 KiB writes to 127.0.0.1:port, reconnecting when the receiver goes away; gives
+// up after 50 failed connection attempts in a row, 100 ms apart.
 [[noreturn]] void net_sender(Slot& slot, uint16_t port);
 
 }  // namespace xrunlab::load_tool
