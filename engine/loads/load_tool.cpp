@@ -1,1068 +1,51 @@
 #include "engine/loads/load_tool.hpp"
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <climits>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <deque>
+#include <exception>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
-#include <thread>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
-#include "engine/base/proc_pid_stat.hpp"
+#include "engine/loads/load_kinds.hpp"
+#include "engine/loads/load_supervisor.hpp"
+#include "engine/loads/load_workers.hpp"
+#include "engine/loads/scratch_folder.hpp"
 #include "engine/system/atomic_file.hpp"
-#include "engine/system/process.hpp"
 
 namespace xrunlab {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using namespace std::chrono_literals;
-
-constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kNetChunk = 64 * 1024;
-constexpr int kCompileFiles = 300;           // main.c + 299 units
-constexpr auto kStopGrace = 1s;              // SIGTERM -> SIGKILL
-constexpr auto kKillGiveUp = 10s;            // after SIGKILL: report processes stuck in the kernel
-constexpr auto kFailureBackoff = 1s;         // a run that failed within a second restarts after 1 s
-constexpr auto kMinRestartInterval = 100ms;  // between two starts of a program (daemonizers!)
-constexpr size_t kMaxErrors = 20;            // in the report; every error also goes to stderr
-constexpr size_t kMaxExitStatuses = 10;      // the last ones
-
-// ---------------------------------------------------------------------------------------------
-// Kinds and their arguments
-
-enum class Kind { kCompile, kHackbench, kCpu, kIoWrite, kIoRead, kIoCopy, kNet, kExec };
-
-struct KindInfo {
-  const char* name;
-  Kind kind;
-  const char* arg;  // the one numeric argument, nullptr when none
-  long min, max;
-};
-
-constexpr KindInfo kKinds[] = {
-    {"compile", Kind::kCompile, "JOBS", 1, 64}, {"hackbench", Kind::kHackbench, "GROUPS", 1, 64},
-    {"cpu", Kind::kCpu, "N", 1, 256},           {"io-write", Kind::kIoWrite, "MIB", 1, 4096},
-    {"io-read", Kind::kIoRead, "MIB", 1, 4096}, {"io-copy", Kind::kIoCopy, "MIB", 1, 4096},
-    {"net", Kind::kNet, nullptr, 0, 0},         {"exec", Kind::kExec, nullptr, 0, 0},
-};
-
-const KindInfo* find_kind(const std::string& name) {
-  for (const auto& k : kKinds) {
-    if (name == k.name) return &k;
-  }
-  return nullptr;
-}
-
-std::optional<long> parse_whole(const std::string& s) {
-  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  return std::stol(s);
-}
-
-// ARGS of exec without the "--" that separates it from the options.
-std::vector<std::string> exec_argv(const std::vector<std::string>& args) {
-  if (!args.empty() && args.front() == "--") return {args.begin() + 1, args.end()};
-  return args;
-}
-
-const char* debian_package_for(const std::string& program) {
-  const std::string base = program.substr(program.rfind('/') + 1);
-  static const std::pair<const char*, const char*> kPackages[] = {
-      {"make", "make"},
-      {"cc", "gcc"},
-      {"gcc", "gcc"},
-      {"hackbench", "rt-tests"},
-      {"cyclictest", "rt-tests"},
-      {"stress-ng", "stress-ng"},
-  };
-  for (const auto& [name, package] : kPackages) {
-    if (base == name) return package;
-  }
-  return nullptr;
-}
-
-std::string missing_line(const std::string& kind, const std::string& program) {
-  std::string line = "load " + kind + ": program '" + program + "' " +
-                     (program.find('/') != std::string::npos ? "not found or not executable"
-                                                             : "not found in PATH");
-  if (const char* package = debian_package_for(program)) {
-    line += fmt::format(" (install the Debian package {})", package);
-  }
-  return line;
-}
+using load_tool::canonical;
+using load_tool::check_scratch;
+using load_tool::Clock;
+using load_tool::Config;
+using load_tool::exec_argv;
+using load_tool::Kind;
+using load_tool::LoadArgs;
+using load_tool::mkdir_p;
+using load_tool::parse_load_args;
+using load_tool::Shared;
+using load_tool::Supervisor;
+using load_tool::supervisor_signal_set;
 
 // ---------------------------------------------------------------------------------------------
-// Small system helpers
-
-bool write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Shell convention: the exit status, or 128 + the signal that killed the process.
-int exit_code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 255;
-}
-
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGHUP:
-      return "SIGHUP";
-    default:
-      return "error";
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Removing the scratch folder
-
-std::string remove_contents(int dir_fd, const std::string& path, dev_t device, int depth) {
-  if (depth > 256) return "'" + path + "' is nested too deeply";
-  const int list_fd = ::dup(dir_fd);
-  if (list_fd < 0) return "cannot list '" + path + "': " + errno_text(errno);
-  DIR* d = ::fdopendir(list_fd);
-  if (d == nullptr) {
-    ::close(list_fd);
-    return "cannot list '" + path + "': " + errno_text(errno);
-  }
-  std::vector<std::string> names;  // read the whole listing first, then change the folder
-  while (const dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-      names.emplace_back(e->d_name);
-    }
-  }
-  ::closedir(d);
-  std::string first_error;
-  auto note = [&first_error](std::string e) {
-    if (first_error.empty()) first_error = std::move(e);
-  };
-  for (const auto& name : names) {
-    const std::string child = path + "/" + name;
-    struct stat st {};
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno != ENOENT) note("cannot inspect '" + child + "': " + errno_text(errno));
-      continue;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      if (st.st_dev != device) {
-        note("not removing '" + child + "': another file system is mounted there");
-        continue;
-      }
-      const int sub =
-          ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0) {
-        note("cannot open '" + child + "': " + errno_text(errno));
-        continue;
-      }
-      std::string e = remove_contents(sub, child, device, depth + 1);
-      ::close(sub);
-      if (!e.empty()) {
-        note(std::move(e));
-        continue;
-      }
-      if (::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-        note("cannot remove '" + child + "': " + errno_text(errno));
-      }
-    } else if (::unlinkat(dir_fd, name.c_str(), 0) != 0 && errno != ENOENT) {
-      note("cannot remove '" + child + "': " + errno_text(errno));
-    }
-  }
-  return first_error;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The generated C source tree of the compile load
-
-struct SplitMix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  unsigned below(unsigned n) { return static_cast<unsigned>(next() % n); }
-  unsigned between(unsigned lo, unsigned hi) { return lo + below(hi - lo + 1); }
-};
-
-// About 55 lines of real arithmetic; every unit differs in its constants and operators.
-std::string unit_source(int index) {
-  SplitMix r{static_cast<uint64_t>(index) * 7919u + 17u};
-  static const unsigned kShifts[][3] = {{13, 17, 5}, {6, 21, 7},  {9, 11, 19}, {3, 13, 7},
-                                        {5, 9, 23},  {7, 25, 12}, {11, 7, 3},  {15, 17, 13}};
-  const auto& sh = kShifts[r.below(8)];
-  static const char* const kOps[] = {"+", "-", "^"};
-  const int n = static_cast<int>(r.between(24, 64));
-  // Drawn one by one, in this order (argument evaluation order is unspecified).
-  const unsigned mul_v = r.between(1u << 20, UINT_MAX);
-  const unsigned add_v = r.between(1, 65535);
-  const unsigned c0_v = r.between(1, 9);
-  const unsigned deg_v = r.between(6, 16);
-  const unsigned pa_v = r.between(1, 50);
-  const unsigned pb_v = r.between(7, 97);
-  const unsigned stride_v = r.between(3, 31) | 1u;
-  const unsigned off_v = r.between(1, 23);
-  const unsigned div_v = r.between(100, 5000);
-  const unsigned mod_v = r.between(1000, 60000);
-  const unsigned half_v = r.between(400, 500);
-  const uint64_t seed1_v = r.next() & 0xFFFFFFFFu;
-  const uint64_t seed2_v = r.next() & 0xFFFFFFFFu;
-  const char* const op1_v = kOps[r.below(3)];
-  const char* const op2_v = kOps[r.below(3)];
-  const char* const op3_v = kOps[r.below(3)];
-  const unsigned pm_v = r.between(50, 200);
-  const unsigned scale_v = r.between(10, 10000);
-  const unsigned g1_v = r.between(1, 1000);
-  const unsigned g2_v = r.between(1, 1000);
-  const unsigned pm2_v = r.between(1000, 1000000);
-  return fmt::format(
-      R"(/* Generated by xrunlab-load (compile load): unit {i:03} of {total}. */
-#include "units.h"
-
-static unsigned mix_{i:03}(unsigned x) {{
-  x ^= x << {s0}u;
-  x ^= x >> {s1}u;
-  x ^= x << {s2}u;
-  return x * {mul}u + {add}u;
-}}
-
-static double poly_{i:03}(double t) {{
-  double acc = {c0}.0;
-  for (int k = 0; k < {deg}; ++k) {{
-    acc = acc * t + (double)(k + {pa}) / {pb}.0;
-  }}
-  return acc;
-}}
-
-static long dot_{i:03}(const int* a, const int* b, int n) {{
-  long s = 0;
-  for (int i = 0; i < n; ++i) {{
-    s += (long)a[i] * b[(i * {stride} + {off}) % n];
-  }}
-  return s;
-}}
-
-static double norm_{i:03}(const int* v, int n) {{
-  double s = 0.0;
-  for (int i = 0; i < n; ++i) {{
-    double d = (double)v[i] / {div}.0;
-    s += d * d;
-  }}
-  return s;
-}}
-
-static void fill_{i:03}(int* v, int n, unsigned seed) {{
-  for (int i = 0; i < n; ++i) {{
-    seed = mix_{i:03}(seed + (unsigned)i);
-    v[i] = (int)(seed % {mod}u) - {half};
-  }}
-}}
-
-static int gcd_{i:03}(int a, int b) {{
-  while (b != 0) {{
-    int t = a % b;
-    a = b;
-    b = t;
-  }}
-  return a < 0 ? -a : a;
-}}
-
-long unit_{i:03}(long x) {{
-  int a[{n}];
-  int b[{n}];
-  fill_{i:03}(a, {n}, (unsigned)x ^ {seed1}u);
-  fill_{i:03}(b, {n}, (unsigned)x ^ {seed2}u);
-  long s = dot_{i:03}(a, b, {n});
-  s {op1}= (long)(poly_{i:03}((double)(x % {pm}) / {pm}.0) * {scale}.0);
-  s {op2}= (long)norm_{i:03}(a, {n});
-  s {op3}= gcd_{i:03}(a[0] + {g1}, b[1] + {g2});
-  return s {op1} (long)(mix_{i:03}((unsigned)s) % {pm2}u);
-}}
-)",
-      fmt::arg("i", index), fmt::arg("total", kCompileFiles - 1), fmt::arg("s0", sh[0]),
-      fmt::arg("s1", sh[1]), fmt::arg("s2", sh[2]), fmt::arg("mul", mul_v), fmt::arg("add", add_v),
-      fmt::arg("c0", c0_v), fmt::arg("deg", deg_v), fmt::arg("pa", pa_v), fmt::arg("pb", pb_v),
-      fmt::arg("stride", stride_v), fmt::arg("off", off_v), fmt::arg("div", div_v),
-      fmt::arg("mod", mod_v), fmt::arg("half", half_v), fmt::arg("n", n),
-      fmt::arg("seed1", seed1_v), fmt::arg("seed2", seed2_v), fmt::arg("op1", op1_v),
-      fmt::arg("op2", op2_v), fmt::arg("op3", op3_v), fmt::arg("pm", pm_v),
-      fmt::arg("scale", scale_v), fmt::arg("g1", g1_v), fmt::arg("g2", g2_v),
-      fmt::arg("pm2", pm2_v));
-}
-
-std::string units_header(int units) {
-  std::string h =
-      "/* Generated by xrunlab-load (compile load). */\n#ifndef XRUNLAB_UNITS_H\n"
-      "#define XRUNLAB_UNITS_H\n\n";
-  for (int i = 1; i <= units; ++i) h += fmt::format("long unit_{:03}(long x);\n", i);
-  return h + "\n#endif\n";
-}
-
-std::string main_source(int units) {
-  std::string s =
-      "/* Generated by xrunlab-load (compile load): calls every unit once. */\n"
-      "#include <stdio.h>\n\n#include \"units.h\"\n\n"
-      "typedef long (*unit_fn)(long);\n\nstatic const unit_fn kUnits[] = {\n";
-  for (int i = 1; i <= units; ++i) s += fmt::format("    unit_{:03},\n", i);
-  s += "};\n\nint main(void) {\n  long acc = 1;\n"
-       "  for (unsigned i = 0; i < sizeof kUnits / sizeof kUnits[0]; ++i) {\n"
-       "    acc = kUnits[i](acc + (long)i) % 1000003L;\n  }\n"
-       "  printf(\"%ld\\n\", acc);\n  return 0;\n}\n";
-  return s;
-}
-
-constexpr const char* kMakefile =
-    "# Generated by xrunlab-load (compile load): `make clean` and `make -jJOBS`, in a loop.\n"
-    "CC = cc\n"
-    "CFLAGS = -O2 -Wall\n"
-    "SRCS := $(sort $(wildcard *.c))\n"
-    "OBJS := $(SRCS:.c=.o)\n"
-    "\n"
-    "prog: $(OBJS)\n"
-    "\t$(CC) $(CFLAGS) -o $@ $(OBJS)\n"
-    "\n"
-    "%.o: %.c units.h\n"
-    "\t$(CC) $(CFLAGS) -c -o $@ $<\n"
-    "\n"
-    "clean:\n"
-    "\trm -f prog $(OBJS)\n"
-    "\n"
-    ".PHONY: clean\n";
-
-// "" or what went wrong.
-std::string write_text_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot create '" + path + "': " + errno_text(errno);
-  const bool ok = write_all(fd, text.data(), text.size());
-  const int err = errno;
-  ::close(fd);
-  if (!ok) return "cannot write '" + path + "': " + errno_text(err);
-  return "";
-}
-
-std::string generate_source_tree(const std::string& src) {
-  if (::mkdir(src.c_str(), 0755) != 0) return "cannot create '" + src + "': " + errno_text(errno);
-  const int units = kCompileFiles - 1;
-  std::string e = write_text_file(src + "/Makefile", kMakefile);
-  if (e.empty()) e = write_text_file(src + "/units.h", units_header(units));
-  if (e.empty()) e = write_text_file(src + "/main.c", main_source(units));
-  for (int i = 1; e.empty() && i <= units; ++i) {
-    e = write_text_file(fmt::format("{}/u{:03}.c", src, i), unit_source(i));
-  }
-  return e;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Memory shared with the forked workers: their counters and their last words.
-
-struct Slot {
-  std::atomic<uint64_t> bytes{0};   // written / read / copied / received
-  std::atomic<uint64_t> passes{0};  // whole files written / read / copied
-  char message[232] = {};           // why the worker gave up (written just before _exit)
-};
-static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters shared across processes");
-
-constexpr int kMaxSlots = 260;  // cpu N <= 256
-
-struct Shared {
-  Slot slots[kMaxSlots];
-};
-
-// Called in a forked worker only: records why it stops and exits.
-[[noreturn]] void worker_fail(Slot& slot, const std::string& what, int err) {
-  std::snprintf(slot.message, sizeof slot.message, "%s: %s", what.c_str(), std::strerror(err));
-  ::_exit(1);
-}
-
-std::vector<char> make_block(size_t size, uint64_t seed) {
-  std::vector<char> block(size);
-  SplitMix r{seed};
-  for (size_t i = 0; i + 8 <= size; i += 8) {
-    const uint64_t v = r.next();
-    std::memcpy(block.data() + i, &v, 8);
-  }
-  return block;
-}
-
-// Writes `mib` MiB of `block` to a new file at `path` and fsyncs it.
-void create_file(Slot& slot, const std::string& path, long mib, const std::vector<char>& block,
-                 std::atomic<uint64_t>* counter) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) worker_fail(slot, "cannot create " + path, errno);
-  for (long i = 0; i < mib; ++i) {
-    if (!write_all(fd, block.data(), block.size()))
-      worker_fail(slot, "cannot write " + path, errno);
-    if (counter != nullptr) counter->fetch_add(block.size(), std::memory_order_relaxed);
-  }
-  if (::fsync(fd) != 0) worker_fail(slot, "cannot fsync " + path, errno);
-  // Written and synced: drop it from the page cache, so the next read comes from the disk.
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-}
-
-// Pure arithmetic, no system calls; the volatile store keeps the loop from being optimized away.
-volatile uint64_t g_cpu_sink = 0;
-
-[[noreturn]] void cpu_worker(unsigned seed) {
-  uint64_t x = seed | 1u;
-  for (;;) {
-    for (uint64_t i = 0; i < (uint64_t{1} << 20); ++i) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      x = x * 0x2545F4914F6CDD1Dull + i;
-    }
-    g_cpu_sink = x;
-  }
-}
-
-[[noreturn]] void io_write_worker(Slot& slot, const std::string& dir, long mib) {
-  const std::string path = dir + "/io-write.dat";
-  const auto block = make_block(kMiB, 1);
-  for (;;) {
-    create_file(slot, path, mib, block, &slot.bytes);
-    if (::unlink(path.c_str()) != 0) worker_fail(slot, "cannot remove " + path, errno);
-    slot.passes.fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-[[noreturn]] void io_read_worker(Slot& slot, const std::string& dir, long mib) {
-  const std::string path = dir + "/io-read.dat";
-  auto buf = make_block(kMiB, 2);
-  create_file(slot, path, mib, buf, nullptr);
-  for (;;) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) worker_fail(slot, "cannot open " + path, errno);
-    for (;;) {
-      const ssize_t n = ::read(fd, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) worker_fail(slot, "cannot read " + path, errno);
-      if (n == 0) break;
-      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-    }
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
-    slot.passes.fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-[[noreturn]] void io_copy_worker(Slot& slot, const std::string& dir, long mib) {
-  const std::string src = dir + "/io-copy.src", dst = dir + "/io-copy.dst";
-  auto buf = make_block(kMiB, 3);
-  create_file(slot, src, mib, buf, nullptr);
-  for (;;) {
-    const int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) worker_fail(slot, "cannot open " + src, errno);
-    const int out = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (out < 0) worker_fail(slot, "cannot create " + dst, errno);
-    for (;;) {
-      const ssize_t n = ::read(in, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) worker_fail(slot, "cannot read " + src, errno);
-      if (n == 0) break;
-      if (!write_all(out, buf.data(), static_cast<size_t>(n))) {
-        worker_fail(slot, "cannot write " + dst, errno);
-      }
-      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-    }
-    if (::fsync(out) != 0) worker_fail(slot, "cannot fsync " + dst, errno);
-    ::close(out);
-    ::posix_fadvise(in, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(in);
-    if (::unlink(dst.c_str()) != 0) worker_fail(slot, "cannot remove " + dst, errno);
-    slot.passes.fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-// Accepts one connection after the other on the supervisor's listening socket, reads all.
-[[noreturn]] void net_receiver(Slot& slot, int listen_fd) {
-  std::vector<char> buf(kNetChunk);
-  for (;;) {
-    const int c = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      worker_fail(slot, "accept on 127.0.0.1", errno);
-    }
-    for (;;) {
-      const ssize_t n = ::read(c, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-    }
-    ::close(c);
-  }
-}
-
-// Streams 64 KiB writes to 127.0.0.1:port, reconnecting when the receiver goes away.
-[[noreturn]] void net_sender(Slot& slot, uint16_t port) {
-  const auto buf = make_block(kNetChunk, 4);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int failures = 0;
-  for (;;) {
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0) worker_fail(slot, "socket", errno);
-    if (::connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      const int err = errno;
-      ::close(s);
-      if (++failures >= 50) worker_fail(slot, fmt::format("connect to 127.0.0.1:{}", port), err);
-      ::usleep(100'000);
-      continue;
-    }
-    failures = 0;
-    for (;;) {
-      const ssize_t n = ::send(s, buf.data(), buf.size(), MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-    }
-    ::close(s);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The supervisor
-
-std::vector<int> stop_signals() {
-  return {SIGTERM, SIGINT, SIGHUP};
-}
-
-sigset_t supervisor_signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : stop_signals()) sigaddset(&set, s);
-  sigaddset(&set, SIGCHLD);
-  return set;
-}
-
-timespec to_timespec(Clock::duration d) {
-  if (d < Clock::duration::zero()) d = Clock::duration::zero();
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-  timespec ts{};
-  ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-  ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-  return ts;
-}
-
-// Forks a built-in worker (no exec: programs start through spawn_process): own process group,
-// SIGTERM when the supervisor dies, default signal handling. `body` runs in the child and must
-// not return normally (it is followed by _exit(0)).
-template <typename Body>
-pid_t fork_worker(Body&& body) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid != 0) {
-    if (pid > 0) ::setpgid(pid, pid);  // also done by the child: whoever is first
-    return pid;
-  }
-  ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != parent) ::_exit(0);  // the supervisor is already gone
-  ::signal(SIGPIPE, SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  body();
-  ::_exit(0);
-}
-
-// A program the supervisor runs, prepared (resolved path, argv) before it is needed.
-struct Program {
-  std::string path;               // resolved with find_program at start
-  std::vector<std::string> argv;  // argv[0] as the user wrote it
-  bool quiet = false;             // stdout to /dev/null (stderr stays on the log)
-};
-
-struct Config {
-  Kind kind = Kind::kCpu;
-  std::string kind_name;
-  std::vector<std::string> args;  // as reported (exec: the command line)
-  long value = 0;                 // JOBS, GROUPS, N or MIB
-  std::string scratch;            // canonical
-};
-
-enum class Role { kMakeLoop, kProgram, kCpu, kIoWrite, kIoRead, kIoCopy, kNetReceiver, kNetSender };
-
-const char* role_name(Role r) {
-  switch (r) {
-    case Role::kMakeLoop:
-      return "make";
-    case Role::kProgram:
-      return "program";
-    case Role::kCpu:
-      return "cpu";
-    case Role::kIoWrite:
-      return "io-write";
-    case Role::kIoRead:
-      return "io-read";
-    case Role::kIoCopy:
-      return "io-copy";
-    case Role::kNetReceiver:
-      return "net receiver";
-    case Role::kNetSender:
-      return "net sender";
-  }
-  return "worker";
-}
-
-struct Worker {
-  Role role = Role::kCpu;
-  int slot = 0;
-  pid_t pid = -1;
-  Clock::time_point started{};
-  Clock::time_point next_start{};
-  bool make_build = false;  // compile: the current (or next) make run is the build, else clean
-};
-
-class Supervisor {
- public:
-  Supervisor(Config cfg, Shared* shared) : cfg_(std::move(cfg)), shared_(shared) {}
-  ~Supervisor() {
-    if (listen_fd_ >= 0) ::close(listen_fd_);
-  }
-  Supervisor(const Supervisor&) = delete;
-  Supervisor& operator=(const Supervisor&) = delete;
-
-  // Prepares the load (source tree, listening socket, programs). False when it cannot run.
-  bool setup();
-  // Runs the workers until a stop signal; returns it.
-  int run();
-  // Stops and reaps every descendant. True when none is left.
-  bool stop();
-
-  void add_error(const std::string& e) {
-    std::fprintf(stderr, "xrunlab-load: error: %s\n", e.c_str());
-    std::fflush(stderr);
-    if (errors_.size() < kMaxErrors) {
-      errors_.push_back(e);
-    } else {
-      ++errors_dropped_;
-    }
-  }
-
-  uint64_t iterations() const;
-  uint64_t bytes() const;
-  uint64_t workers_started() const { return workers_started_; }
-  const std::deque<int>& exit_statuses() const { return exit_statuses_; }
-  std::vector<std::string> errors() const {
-    auto e = errors_;
-    if (errors_dropped_ > 0) e.push_back(fmt::format("... and {} more errors", errors_dropped_));
-    return e;
-  }
-
- private:
-  void start_due_workers();
-  void start(Worker& w);
-  // Starts `p` (see Program); throws xrunlab::Error as spawn_process does.
-  pid_t spawn_program(const Program& p);
-  void reap(bool* none_left);
-  void on_exit(Worker& w, int status);
-  void record_status(int code) {
-    exit_statuses_.push_back(code);
-    if (exit_statuses_.size() > kMaxExitStatuses) exit_statuses_.pop_front();
-  }
-  std::string take_message(Slot& slot) {
-    std::string m(slot.message, strnlen(slot.message, sizeof slot.message));
-    slot.message[0] = '\0';
-    return m;
-  }
-  // Sends `sig` to the workers' process groups and to every descendant (or only to those not
-  // signalled before when `seen` is given). Returns how many descendants were found.
-  size_t signal_all(int sig, std::set<pid_t>* seen);
-  void wait_for_child(Clock::duration timeout);
-
-  Config cfg_;
-  Shared* shared_;
-  std::vector<Worker> workers_;
-  Program make_clean_, make_build_, program_;
-  std::vector<std::string> make_env_;
-  int listen_fd_ = -1;
-  uint16_t port_ = 0;
-  bool stopping_ = false;
-  uint64_t hackbench_runs_ = 0, builds_ = 0, exec_starts_ = 0, workers_started_ = 0;
-  std::deque<int> exit_statuses_;
-  std::vector<std::string> errors_;
-  size_t errors_dropped_ = 0;
-};
-
-bool Supervisor::setup() {
-  auto add = [this](Role role, int count) {
-    for (int i = 0; i < count; ++i) {
-      Worker w;
-      w.role = role;
-      w.slot = static_cast<int>(workers_.size());
-      workers_.push_back(w);
-    }
-  };
-  switch (cfg_.kind) {
-    case Kind::kCompile: {
-      const std::string src = cfg_.scratch + "/src";
-      const std::string e = generate_source_tree(src);
-      if (!e.empty()) {
-        add_error("compile: " + e);
-        return false;
-      }
-      const std::string make = find_program("make").value_or("make");
-      make_clean_ = {make, {"make", "-C", src, "clean"}, true};
-      make_build_ = {make, {"make", "-C", src, fmt::format("-j{}", cfg_.value)}, true};
-      // A jobserver inherited from an outer make must not reach this one.
-      for (char** env = environ; *env != nullptr; ++env) {
-        const std::string entry = *env;
-        const std::string name = entry.substr(0, entry.find('='));
-        if (name != "MAKEFLAGS" && name != "MFLAGS" && name != "MAKELEVEL" && name != "MAKEFILES" &&
-            name != "GNUMAKEFLAGS" && name != "MAKEOVERRIDES") {
-          make_env_.push_back(entry);
-        }
-      }
-      add(Role::kMakeLoop, 1);
-      break;
-    }
-    case Kind::kHackbench:
-      program_ = {find_program("hackbench").value_or("hackbench"),
-                  {"hackbench", "-g", std::to_string(cfg_.value), "-l", "2000"},
-                  true};
-      add(Role::kProgram, 1);
-      break;
-    case Kind::kExec:
-      program_ = {find_program(cfg_.args.front()).value_or(cfg_.args.front()), cfg_.args, false};
-      add(Role::kProgram, 1);
-      break;
-    case Kind::kCpu:
-      add(Role::kCpu, static_cast<int>(cfg_.value));
-      break;
-    case Kind::kIoWrite:
-      add(Role::kIoWrite, 1);
-      break;
-    case Kind::kIoRead:
-      add(Role::kIoRead, 1);
-      break;
-    case Kind::kIoCopy:
-      add(Role::kIoCopy, 1);
-      break;
-    case Kind::kNet: {
-      listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = 0;  // chosen by the kernel
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      socklen_t len = sizeof addr;
-      if (listen_fd_ < 0 ||
-          ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||
-          ::listen(listen_fd_, 4) != 0 ||
-          ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-        add_error("net: cannot listen on 127.0.0.1: " + errno_text(errno));
-        return false;
-      }
-      port_ = ntohs(addr.sin_port);
-      add(Role::kNetReceiver, 1);
-      add(Role::kNetSender, 1);
-      break;
-    }
-  }
-  return true;
-}
-
-int Supervisor::run() {
-  const sigset_t set = supervisor_signal_set();
-  Clock::duration wait = Clock::duration::zero();  // first look for a stop that came early
-  for (;;) {
-    timespec ts = to_timespec(wait);
-    siginfo_t info{};
-    const int sig = ::sigtimedwait(&set, &info, &ts);
-    for (int s : stop_signals()) {
-      if (sig == s) return sig;
-    }
-    reap(nullptr);
-    start_due_workers();
-    const auto now = Clock::now();
-    Clock::time_point next = now + 1s;
-    for (const auto& w : workers_) {
-      if (w.pid < 0) next = std::min(next, w.next_start);
-    }
-    wait = next - now;
-  }
-}
-
-void Supervisor::start_due_workers() {
-  const auto now = Clock::now();
-  for (auto& w : workers_) {
-    if (w.pid < 0 && w.next_start <= now) start(w);
-  }
-}
-
-pid_t Supervisor::spawn_program(const Program& p) {
-  SpawnOptions o;
-  o.program = p.path;
-  o.argv = p.argv;
-  if (!make_env_.empty() && (&p == &make_clean_ || &p == &make_build_)) o.env = make_env_;
-  o.stdin_fd = kDevNullFd;
-  o.stdout_fd = p.quiet ? kDevNullFd : kInheritFd;
-  o.stderr_fd = kInheritFd;  // the supervisor's log
-  o.death_signal = SIGTERM;
-  return spawn_process(o);
-}
-
-void Supervisor::start(Worker& w) {
-  Slot& slot = shared_->slots[w.slot];
-  slot.message[0] = '\0';
-  pid_t pid = -1;
-  switch (w.role) {
-    case Role::kMakeLoop:
-    case Role::kProgram: {
-      const Program& p = w.role == Role::kProgram ? program_
-                         : w.make_build           ? make_build_
-                                                  : make_clean_;
-      try {
-        pid = spawn_program(p);
-      } catch (const Error& e) {
-        if (e.code() != ExitCode::kMissingProgram) {
-          add_error(fmt::format("cannot start the {} worker: {}", role_name(w.role), e.what()));
-          w.next_start = Clock::now() + kFailureBackoff;
-          return;
-        }
-        // The program could not be executed: a start whose program ended at once with 127,
-        // as a shell reports it, and the reason.
-        std::snprintf(slot.message, sizeof slot.message, "%s", e.what());
-        if (w.role == Role::kProgram) ++exec_starts_;
-        w.pid = 0;
-        w.started = Clock::now();
-        ++workers_started_;
-        on_exit(w, W_EXITCODE(127, 0));
-        return;
-      }
-      if (w.role == Role::kProgram) ++exec_starts_;
-      break;
-    }
-    case Role::kCpu: {
-      const unsigned seed = static_cast<unsigned>(w.slot) * 2654435761u + 1u;
-      pid = fork_worker([seed] { cpu_worker(seed); });
-      break;
-    }
-    case Role::kIoWrite:
-      pid = fork_worker([&] { io_write_worker(slot, cfg_.scratch, cfg_.value); });
-      break;
-    case Role::kIoRead:
-      pid = fork_worker([&] { io_read_worker(slot, cfg_.scratch, cfg_.value); });
-      break;
-    case Role::kIoCopy:
-      pid = fork_worker([&] { io_copy_worker(slot, cfg_.scratch, cfg_.value); });
-      break;
-    case Role::kNetReceiver:
-      pid = fork_worker([&] { net_receiver(slot, listen_fd_); });
-      break;
-    case Role::kNetSender:
-      pid = fork_worker([&] {
-        ::close(listen_fd_);
-        net_sender(slot, port_);
-      });
-      break;
-  }
-  const auto now = Clock::now();
-  if (pid < 0) {
-    add_error(
-        fmt::format("cannot start the {} worker: fork: {}", role_name(w.role), errno_text(errno)));
-    w.next_start = now + kFailureBackoff;
-    return;
-  }
-  w.pid = pid;
-  w.started = now;
-  ++workers_started_;
-}
-
-void Supervisor::reap(bool* none_left) {
-  for (;;) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      // Orphaned grandchildren (reparented to this subreaper) are reaped here too.
-      for (auto& w : workers_) {
-        if (w.pid == pid) on_exit(w, status);
-      }
-      continue;
-    }
-    if (pid < 0 && errno == EINTR) continue;
-    if (none_left != nullptr) *none_left = (pid < 0 && errno == ECHILD);
-    return;
-  }
-}
-
-void Supervisor::on_exit(Worker& w, int status) {
-  const pid_t pid = w.pid;
-  w.pid = -1;
-  if (stopping_) return;  // the stop's own SIGTERM/SIGKILL: not a result
-  const auto now = Clock::now();
-  const bool quick = now - w.started < 1s;
-  const int code = exit_code_of(status);
-  const std::string message = take_message(shared_->slots[w.slot]);
-  bool failed = code != 0;
-  switch (w.role) {
-    case Role::kMakeLoop: {
-      record_status(code);
-      const Program& p = w.make_build ? make_build_ : make_clean_;
-      if (!failed && w.make_build) ++builds_;
-      if (failed) {
-        add_error(fmt::format("'make {}' {}", fmt::join(p.argv.begin() + 1, p.argv.end(), " "),
-                              describe_wait_status(status)));
-      }
-      w.make_build = !w.make_build;
-      break;
-    }
-    case Role::kProgram:
-      record_status(code);
-      if (!message.empty()) {
-        add_error(message);
-      } else if (cfg_.kind == Kind::kHackbench) {
-        if (failed) {
-          add_error(
-              fmt::format("'{}' {}", fmt::join(program_.argv, " "), describe_wait_status(status)));
-        } else {
-          ++hackbench_runs_;
-        }
-      }
-      break;
-    default:  // the built-in workers loop until they are stopped
-      failed = true;
-      add_error(fmt::format("{} worker (pid {}) {}{}", role_name(w.role), pid,
-                            describe_wait_status(status), message.empty() ? "" : ": " + message));
-      break;
-  }
-  // A program that forks into the background and exits at once must not be restarted in a
-  // tight loop: its orphans stay with this subreaper until the stop, so bound how many there are.
-  w.next_start =
-      failed && quick ? now + kFailureBackoff : std::max(now, w.started + kMinRestartInterval);
-}
-
-uint64_t Supervisor::iterations() const {
-  switch (cfg_.kind) {
-    case Kind::kCompile:
-      return builds_;
-    case Kind::kHackbench:
-      return hackbench_runs_;
-    case Kind::kExec:
-      return exec_starts_;
-    case Kind::kIoWrite:
-    case Kind::kIoRead:
-    case Kind::kIoCopy:
-      return shared_->slots[0].passes.load();
-    case Kind::kCpu:
-    case Kind::kNet:
-      return 0;
-  }
-  return 0;
-}
-
-uint64_t Supervisor::bytes() const {
-  switch (cfg_.kind) {
-    case Kind::kIoWrite:
-    case Kind::kIoRead:
-    case Kind::kIoCopy:
-    case Kind::kNet:  // slot 0 is the receiver
-      return shared_->slots[0].bytes.load();
-    default:
-      return 0;
-  }
-}
-
-size_t Supervisor::signal_all(int sig, std::set<pid_t>* seen) {
-  if (seen == nullptr) {
-    for (const auto& w : workers_) {
-      if (w.pid > 0) ::kill(-w.pid, sig);  // its process group: make's compilers, ...
-    }
-  }
-  const auto pids = descendant_pids(::getpid());
-  for (pid_t p : pids) {
-    if (seen == nullptr || seen->insert(p).second) ::kill(p, sig);
-  }
-  return pids.size();
-}
-
-void Supervisor::wait_for_child(Clock::duration timeout) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  const timespec ts = to_timespec(timeout);
-  siginfo_t info{};
-  ::sigtimedwait(&set, &info, &ts);
-}
-
-bool Supervisor::stop() {
-  stopping_ = true;
-  const auto t0 = Clock::now();
-  std::set<pid_t> termed;
-  for (pid_t p : descendant_pids(::getpid())) termed.insert(p);
-  signal_all(SIGTERM, nullptr);
-  bool none_left = false;
-  reap(&none_left);
-  while (!none_left && Clock::now() - t0 < kStopGrace) {
-    wait_for_child(10ms);
-    reap(&none_left);
-    if (!none_left) signal_all(SIGTERM, &termed);  // children forked meanwhile
-  }
-  size_t left = 0;
-  while (!none_left) {
-    left = signal_all(SIGKILL, nullptr);
-    wait_for_child(10ms);
-    reap(&none_left);
-    if (!none_left && Clock::now() - t0 > kStopGrace + kKillGiveUp) {
-      add_error(fmt::format("{} processes did not end {} s after SIGKILL", left,
-                            std::chrono::duration_cast<std::chrono::seconds>(kKillGiveUp).count()));
-      return false;
-    }
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The program
+// The command line
 
 struct Options {
   std::string report;
@@ -1130,46 +113,47 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   return std::nullopt;
 }
 
-// "" or why DIR cannot be used as the scratch folder (it is removed at the end).
-std::string check_scratch(const std::string& dir, bool* exists) {
-  *exists = false;
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
-    if (errno == ENOENT) return "";
-    return "--scratch '" + dir + "': " + errno_text(errno);
-  }
-  *exists = true;
-  if (S_ISLNK(st.st_mode)) return "--scratch '" + dir + "' is a symbolic link";
-  if (!S_ISDIR(st.st_mode)) return "--scratch '" + dir + "' is not a folder";
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return "--scratch '" + dir + "': " + errno_text(errno);
-  bool empty = true;
-  while (const dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) empty = false;
-  }
-  ::closedir(d);
-  if (!empty) return "--scratch '" + dir + "' is not empty (it is removed when the load stops)";
-  return "";
-}
+// ---------------------------------------------------------------------------------------------
+// The process the load runs in
 
-std::string mkdir_p(const std::string& dir) {
-  for (size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos == dir.size() || dir[pos] == '/') {
-      const std::string part = dir.substr(0, pos);
-      if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-        return "cannot create '" + part + "': " + errno_text(errno);
-      }
+// SCHED_OTHER at the requested nice value, inherited by every process of the load, and a child
+// subreaper, so that every process the load starts stays a descendant. "" or why the load cannot
+// run; a nice value that cannot be set when --nice did not ask for it is only noted in *errors.
+std::string set_up_process(const Options& o, std::vector<std::string>* errors) {
+  if (::sched_getscheduler(0) != SCHED_OTHER) {
+    sched_param param{};
+    if (::sched_setscheduler(0, SCHED_OTHER, &param) != 0) {
+      return "cannot switch to SCHED_OTHER: " + errno_text(errno);
     }
   }
+  errno = 0;
+  const int current_nice = ::getpriority(PRIO_PROCESS, 0);
+  if (current_nice != o.nice && ::setpriority(PRIO_PROCESS, 0, o.nice) != 0) {
+    const std::string e =
+        fmt::format("cannot set nice {} (now {}): {}", o.nice, current_nice, errno_text(errno));
+    if (o.nice_given) return e + " (a lower nice value needs CAP_SYS_NICE)";
+    errors->push_back(e);  // the default: run at the inherited nice value (printed at the start)
+  }
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    return "cannot become a child subreaper: " + errno_text(errno);
+  }
   return "";
 }
 
-std::optional<std::string> canonical(const std::string& path) {
-  char* r = ::realpath(path.c_str(), nullptr);
-  if (r == nullptr) return std::nullopt;
-  std::string s = r;
-  std::free(r);
-  return s;
+// ---------------------------------------------------------------------------------------------
+// The report
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "error";
+  }
 }
 
 double seconds(const timeval& tv) {
@@ -1209,137 +193,6 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------
-// Public helpers
-
-namespace {
-
-// KIND and ARGS of the command line, parsed once: the kind, and its one number where it has one.
-struct LoadArgs {
-  const KindInfo* kind = nullptr;
-  long value = 0;
-};
-
-std::optional<LoadArgs> parse_load_args(const std::string& kind,
-                                        const std::vector<std::string>& args, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<LoadArgs> {
-    *error = std::move(why);
-    return std::nullopt;
-  };
-  LoadArgs out;
-  out.kind = find_kind(kind);
-  if (out.kind == nullptr) {
-    return fail("unknown load kind '" + kind +
-                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net or exec)");
-  }
-  const KindInfo& k = *out.kind;
-  if (k.kind == Kind::kExec) {
-    const auto argv = exec_argv(args);
-    if (argv.empty() || argv.front().empty()) {
-      return fail("exec needs a command: exec -- PROGRAM [ARGS...]");
-    }
-    return out;
-  }
-  if (k.arg == nullptr) {
-    if (!args.empty()) return fail(std::string(k.name) + " takes no arguments");
-    return out;
-  }
-  const std::string expect =
-      fmt::format("{} takes {}, a whole number from {} to {}", k.name, k.arg, k.min, k.max);
-  if (args.size() != 1) return fail(expect);
-  const auto v = parse_whole(args.front());
-  if (!v || *v < k.min || *v > k.max) return fail(expect + " (got '" + args.front() + "')");
-  out.value = *v;
-  return out;
-}
-
-}  // namespace
-
-std::string check_load_args(const std::string& kind, const std::vector<std::string>& args) {
-  std::string error;
-  parse_load_args(kind, args, &error);
-  return error;
-}
-
-std::string missing_program_for(const std::string& kind, const std::vector<std::string>& args) {
-  std::vector<std::string> programs;
-  if (kind == "compile") {
-    programs = {"make", "cc"};
-  } else if (kind == "hackbench") {
-    programs = {"hackbench"};
-  } else if (kind == "exec") {
-    const auto argv = exec_argv(args);
-    if (!argv.empty() && !argv.front().empty()) programs = {argv.front()};
-  }
-  for (const auto& p : programs) {
-    if (!find_program(p)) return missing_line(kind, p);
-  }
-  return "";
-}
-
-std::vector<pid_t> descendant_pids(pid_t root) {
-  std::unordered_map<pid_t, pid_t> parent;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const char* name = e->d_name;
-      if (*name < '1' || *name > '9' || std::strspn(name, "0123456789") != std::strlen(name)) {
-        continue;
-      }
-      const auto pid = static_cast<pid_t>(std::atoi(name));
-      if (const auto stat = read_proc_pid_stat(pid)) parent[pid] = stat->ppid;
-    }
-    ::closedir(d);
-  }
-  std::unordered_map<pid_t, bool> verdict;  // memo: does the chain reach root?
-  std::vector<pid_t> out;
-  for (const auto& [pid, ppid] : parent) {
-    std::vector<pid_t> chain;
-    bool found = false;
-    pid_t p = pid;
-    for (int steps = 0; steps < 4096; ++steps) {
-      if (p == root) {
-        found = pid != root;
-        break;
-      }
-      const auto memo = verdict.find(p);
-      if (memo != verdict.end()) {
-        found = memo->second;
-        break;
-      }
-      chain.push_back(p);
-      const auto up = parent.find(p);
-      if (up == parent.end() || up->second <= 0 || up->second == p) break;
-      p = up->second;
-    }
-    for (pid_t c : chain) verdict[c] = found;
-    if (found) out.push_back(pid);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string remove_tree(const std::string& dir) {
-  if (dir.empty()) return "refusing to remove an empty path";
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
-    if (errno == ENOENT) return "";
-    return "cannot inspect '" + dir + "': " + errno_text(errno);
-  }
-  if (S_ISLNK(st.st_mode)) return "not removing '" + dir + "': it is a symbolic link";
-  if (!S_ISDIR(st.st_mode)) return "not removing '" + dir + "': it is not a folder";
-  const auto real = canonical(dir);
-  if (real && *real == "/") return "refusing to remove '/'";
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return "cannot open '" + dir + "': " + errno_text(errno);
-  std::string e = remove_contents(fd, dir, st.st_dev, 0);
-  ::close(fd);
-  if (!e.empty()) return e;
-  if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) {
-    return "cannot remove '" + dir + "': " + errno_text(errno);
-  }
-  return "";
-}
-
 int load_tool_main(int argc, char** argv) {
   // Stop signals and SIGCHLD are taken with sigtimedwait, from the very start: a SIGTERM that
   // comes early still leads to a clean stop and a report. SIGPIPE must not end the supervisor
@@ -1348,6 +201,8 @@ int load_tool_main(int argc, char** argv) {
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  // What can be checked before anything changes: a bad command line is exit status 2, a
+  // missing program 3; no report.
   Options o;
   if (const auto code = parse_options(argc, argv, &o)) return *code;
   auto usage = [](const std::string& line) {
@@ -1370,6 +225,7 @@ int load_tool_main(int argc, char** argv) {
   const auto report_dir_real = canonical(report_dir);
   if (!report_dir_real) return usage("--report '" + o.report + "': its folder does not exist");
 
+  // The load to run; its report is written from here on, also when it cannot start.
   Config cfg;
   cfg.kind = load_args->kind->kind;
   cfg.kind_name = o.kind;
@@ -1395,25 +251,9 @@ int load_tool_main(int argc, char** argv) {
     return static_cast<int>(ExitCode::kRunFailed);
   };
 
-  // SCHED_OTHER at the requested nice value, inherited by every process of the load.
-  if (::sched_getscheduler(0) != SCHED_OTHER) {
-    sched_param param{};
-    if (::sched_setscheduler(0, SCHED_OTHER, &param) != 0) {
-      return fail_early("cannot switch to SCHED_OTHER: " + errno_text(errno));
-    }
-  }
-  errno = 0;
-  const int current_nice = ::getpriority(PRIO_PROCESS, 0);
-  if (current_nice != o.nice && ::setpriority(PRIO_PROCESS, 0, o.nice) != 0) {
-    const std::string e =
-        fmt::format("cannot set nice {} (now {}): {}", o.nice, current_nice, errno_text(errno));
-    if (o.nice_given) return fail_early(e + " (a lower nice value needs CAP_SYS_NICE)");
-    early_errors.push_back(e);  // the default: run at the inherited nice value (printed below)
-  }
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    return fail_early("cannot become a child subreaper: " + errno_text(errno));
-  }
+  if (const std::string e = set_up_process(o, &early_errors); !e.empty()) return fail_early(e);
 
+  // The scratch folder, created; the report must not be inside it.
   if (const std::string e = mkdir_p(o.scratch); !e.empty()) return fail_early("--scratch: " + e);
   out.scratch_removed = false;
   const auto scratch_real = canonical(o.scratch);
@@ -1426,6 +266,7 @@ int load_tool_main(int argc, char** argv) {
     return usage("--report '" + o.report + "' is inside the scratch folder, which is removed");
   }
 
+  // The slots the workers count in, shared with them.
   void* mem =
       ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
@@ -1434,6 +275,8 @@ int load_tool_main(int argc, char** argv) {
   }
   Shared* shared = new (mem) Shared();
 
+  // The load, until a stop signal; then, whatever happened before: every process stopped, the
+  // scratch folder removed, the report written.
   const std::string label =
       fmt::format("{}{}{}", o.kind, cfg.args.empty() ? "" : " ", fmt::join(cfg.args, " "));
   std::printf("xrunlab-load: %s: started (pid %d, nice %d, scratch %s)\n", label.c_str(),

@@ -10,34 +10,10 @@
 // Exit codes: 0 stopped by a signal, everything cleaned up, report written; 1 the load could not
 // be set up or cleaned up (report written when possible); 2 bad usage; 3 a program is missing.
 // Never launches through a shell: programs run from argv vectors (spawn_process, fork + exec).
-#include <sys/types.h>
-
-#include <string>
-#include <vector>
 
 namespace xrunlab {
 
 // The whole xrunlab-load program; main() only calls this.
 int load_tool_main(int argc, char** argv);
-
-// "" when KIND and ARGS are valid, else one line saying what is wrong, e.g.
-// "io-write takes MIB, a whole number from 1 to 4096". For "exec", ARGS is the command line
-// (a leading "--" is skipped).
-std::string check_load_args(const std::string& kind, const std::vector<std::string>& args);
-
-// "" when every program the load runs is found (PATH lookup), else one line naming the program
-// and, where known, the Debian package to install, e.g. "load hackbench: program 'hackbench'
-// not found in PATH (install the Debian package rt-tests)". Checks make and cc for "compile",
-// hackbench for "hackbench", ARGS[0] for "exec"; other kinds need no program.
-std::string missing_program_for(const std::string& kind, const std::vector<std::string>& args);
-
-// Pids of the living processes (zombies included) whose parent chain leads to `root`, from
-// /proc; `root` itself is not listed.
-std::vector<pid_t> descendant_pids(pid_t root);
-
-// Removes `dir` and everything below it. Works relative to directory descriptors: never follows
-// a symbolic link (a link is removed, not its target), never leaves `dir`, never crosses into
-// another file system. A missing `dir` is not an error. Returns "" or what could not be removed.
-std::string remove_tree(const std::string& dir);
 
 }  // namespace xrunlab

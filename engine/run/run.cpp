@@ -17,7 +17,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
-#include "engine/loads/load_tool.hpp"
+#include "engine/loads/load_kinds.hpp"
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/run/audio_threads.hpp"

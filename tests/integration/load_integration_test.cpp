@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "engine/base/proc_pid_stat.hpp"
-#include "engine/loads/load_tool.hpp"
+#include "engine/loads/process_tree.hpp"
 #include "tests/support/run_harness.hpp"
 
 namespace xrunlab {

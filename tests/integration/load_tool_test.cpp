@@ -1,8 +1,6 @@
 // Integration tests of the built xrunlab-load binary: every kind runs, is stopped by a signal,
 // reports its throughput, and leaves no process and no scratch file behind -- also when the
 // process that started it is killed with SIGKILL.
-#include "engine/loads/load_tool.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -28,6 +26,9 @@
 #include <vector>
 
 #include "engine/base/proc_pid_stat.hpp"
+#include "engine/loads/load_kinds.hpp"
+#include "engine/loads/process_tree.hpp"
+#include "engine/loads/scratch_folder.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -15,7 +15,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/proc_pid_stat.hpp"
-#include "engine/loads/load_tool.hpp"
+#include "engine/loads/process_tree.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -1,0 +1,179 @@
+#include "engine/loads/load_workers.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/file.hpp"
+#include "engine/loads/split_mix.hpp"
+
+namespace xrunlab::load_tool {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kNetChunk = 64 * 1024;
+
+// Called in a forked worker only: records why it stops and exits.
+[[noreturn]] void worker_fail(Slot& slot, const std::string& what, int err) {
+  std::snprintf(slot.message, sizeof slot.message, "%s: %s", what.c_str(), std::strerror(err));
+  ::_exit(1);
+}
+
+std::vector<char> make_block(size_t size, uint64_t seed) {
+  std::vector<char> block(size);
+  SplitMix r{seed};
+  for (size_t i = 0; i + 8 <= size; i += 8) {
+    const uint64_t v = r.next();
+    std::memcpy(block.data() + i, &v, 8);
+  }
+  return block;
+}
+
+// Writes `mib` MiB of `block` to a new file at `path` and fsyncs it.
+void create_file(Slot& slot, const std::string& path, long mib, const std::vector<char>& block,
+                 std::atomic<uint64_t>* counter) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) worker_fail(slot, "cannot create " + path, errno);
+  for (long i = 0; i < mib; ++i) {
+    if (!write_all(fd, std::string_view(block.data(), block.size())))
+      worker_fail(slot, "cannot write " + path, errno);
+    if (counter != nullptr) counter->fetch_add(block.size(), std::memory_order_relaxed);
+  }
+  if (::fsync(fd) != 0) worker_fail(slot, "cannot fsync " + path, errno);
+  // Written and synced: drop it from the page cache, so the next read comes from the disk.
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+// The volatile store keeps cpu_worker's loop from being optimized away.
+volatile uint64_t g_cpu_sink = 0;
+
+}  // namespace
+
+[[noreturn]] void cpu_worker(unsigned seed) {
+  uint64_t x = seed | 1u;
+  for (;;) {
+    for (uint64_t i = 0; i < (uint64_t{1} << 20); ++i) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      x = x * 0x2545F4914F6CDD1Dull + i;
+    }
+    g_cpu_sink = x;
+  }
+}
+
+[[noreturn]] void io_write_worker(Slot& slot, const std::string& dir, long mib) {
+  const std::string path = dir + "/io-write.dat";
+  const auto block = make_block(kMiB, 1);
+  for (;;) {
+    create_file(slot, path, mib, block, &slot.bytes);
+    if (::unlink(path.c_str()) != 0) worker_fail(slot, "cannot remove " + path, errno);
+    slot.passes.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+[[noreturn]] void io_read_worker(Slot& slot, const std::string& dir, long mib) {
+  const std::string path = dir + "/io-read.dat";
+  auto buf = make_block(kMiB, 2);
+  create_file(slot, path, mib, buf, nullptr);
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) worker_fail(slot, "cannot open " + path, errno);
+    for (;;) {
+      const ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) worker_fail(slot, "cannot read " + path, errno);
+      if (n == 0) break;
+      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    }
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    slot.passes.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+[[noreturn]] void io_copy_worker(Slot& slot, const std::string& dir, long mib) {
+  const std::string src = dir + "/io-copy.src", dst = dir + "/io-copy.dst";
+  auto buf = make_block(kMiB, 3);
+  create_file(slot, src, mib, buf, nullptr);
+  for (;;) {
+    const int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) worker_fail(slot, "cannot open " + src, errno);
+    const int out = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out < 0) worker_fail(slot, "cannot create " + dst, errno);
+    for (;;) {
+      const ssize_t n = ::read(in, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) worker_fail(slot, "cannot read " + src, errno);
+      if (n == 0) break;
+      if (!write_all(out, std::string_view(buf.data(), static_cast<size_t>(n)))) {
+        worker_fail(slot, "cannot write " + dst, errno);
+      }
+      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    }
+    if (::fsync(out) != 0) worker_fail(slot, "cannot fsync " + dst, errno);
+    ::close(out);
+    ::posix_fadvise(in, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(in);
+    if (::unlink(dst.c_str()) != 0) worker_fail(slot, "cannot remove " + dst, errno);
+    slot.passes.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+[[noreturn]] void net_receiver(Slot& slot, int listen_fd) {
+  std::vector<char> buf(kNetChunk);
+  for (;;) {
+    const int c = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      worker_fail(slot, "accept on 127.0.0.1", errno);
+    }
+    for (;;) {
+      const ssize_t n = ::read(c, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    }
+    ::close(c);
+  }
+}
+
+[[noreturn]] void net_sender(Slot& slot, uint16_t port) {
+  const auto buf = make_block(kNetChunk, 4);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int failures = 0;
+  for (;;) {
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) worker_fail(slot, "socket", errno);
+    if (::connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+      const int err = errno;
+      ::close(s);
+      if (++failures >= 50) worker_fail(slot, fmt::format("connect to 127.0.0.1:{}", port), err);
+      ::usleep(100'000);
+      continue;
+    }
+    failures = 0;
+    for (;;) {
+      const ssize_t n = ::send(s, buf.data(), buf.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      slot.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    }
+    ::close(s);
+  }
+}
+
+}  // namespace xrunlab::load_tool

@@ -1,0 +1,118 @@
+#include "engine/loads/load_kinds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace xrunlab {
+namespace {
+
+using load_tool::exec_argv;
+using load_tool::Kind;
+using load_tool::parse_load_args;
+using Args = std::vector<std::string>;
+
+TEST(LoadKinds, EachKindParsesWithItsNumber) {
+  struct Case {
+    const char* kind;
+    Args args;
+    Kind expected;
+    long value;
+  };
+  const Case cases[] = {
+      {"compile", {"2"}, Kind::kCompile, 2},
+      {"hackbench", {"4"}, Kind::kHackbench, 4},
+      {"cpu", {"256"}, Kind::kCpu, 256},
+      {"io-write", {"1"}, Kind::kIoWrite, 1},
+      {"io-read", {"4096"}, Kind::kIoRead, 4096},
+      {"io-copy", {"17"}, Kind::kIoCopy, 17},
+      {"net", {}, Kind::kNet, 0},
+      {"exec", {"--", "sleep", "1"}, Kind::kExec, 0},
+  };
+  for (const auto& c : cases) {
+    std::string error;
+    const auto parsed = parse_load_args(c.kind, c.args, &error);
+    ASSERT_TRUE(parsed) << c.kind << ": " << error;
+    ASSERT_NE(parsed->kind, nullptr) << c.kind;
+    EXPECT_EQ(parsed->kind->kind, c.expected) << c.kind;
+    EXPECT_EQ(std::string(parsed->kind->name), c.kind);
+    EXPECT_EQ(parsed->value, c.value) << c.kind;
+    EXPECT_EQ(error, "") << c.kind;
+    EXPECT_EQ(check_load_args(c.kind, c.args), "") << c.kind;
+  }
+}
+
+TEST(LoadKinds, BoundsAreInclusiveAndNamedInTheMessage) {
+  EXPECT_EQ(check_load_args("compile", {"1"}), "");
+  EXPECT_EQ(check_load_args("compile", {"64"}), "");
+  EXPECT_EQ(check_load_args("compile", {"0"}),
+            "compile takes JOBS, a whole number from 1 to 64 (got '0')");
+  EXPECT_EQ(check_load_args("compile", {"65"}),
+            "compile takes JOBS, a whole number from 1 to 64 (got '65')");
+  EXPECT_EQ(check_load_args("hackbench", {"65"}),
+            "hackbench takes GROUPS, a whole number from 1 to 64 (got '65')");
+  EXPECT_EQ(check_load_args("cpu", {"257"}),
+            "cpu takes N, a whole number from 1 to 256 (got '257')");
+  EXPECT_EQ(check_load_args("io-copy", {"4097"}),
+            "io-copy takes MIB, a whole number from 1 to 4096 (got '4097')");
+}
+
+TEST(LoadKinds, OnlyPlainDigitsAreANumber) {
+  for (const char* bad : {"+8", "-1", " 8", "8 ", "8x", "0x10", "", "1e3", "1234567890"}) {
+    std::string error;
+    EXPECT_FALSE(parse_load_args("io-write", {bad}, &error)) << bad;
+    EXPECT_EQ(error,
+              std::string("io-write takes MIB, a whole number from 1 to 4096 (got '") + bad + "')");
+  }
+  // Leading zeros are still a whole number.
+  std::string error;
+  const auto parsed = parse_load_args("cpu", {"007"}, &error);
+  ASSERT_TRUE(parsed) << error;
+  EXPECT_EQ(parsed->value, 7);
+}
+
+TEST(LoadKinds, WrongArgumentCounts) {
+  EXPECT_EQ(check_load_args("cpu", {}), "cpu takes N, a whole number from 1 to 256");
+  EXPECT_EQ(check_load_args("cpu", {"1", "2"}), "cpu takes N, a whole number from 1 to 256");
+  EXPECT_EQ(check_load_args("net", {"1"}), "net takes no arguments");
+}
+
+TEST(LoadKinds, UnknownKindListsTheKnownOnes) {
+  EXPECT_EQ(check_load_args("disk", {"1"}),
+            "unknown load kind 'disk' (expected compile, hackbench, cpu, io-write, io-read, "
+            "io-copy, net or exec)");
+  EXPECT_NE(check_load_args("Compile", {"1"}), "") << "kind names are case-sensitive";
+}
+
+TEST(LoadKinds, ExecNeedsACommand) {
+  const std::string needs = "exec needs a command: exec -- PROGRAM [ARGS...]";
+  EXPECT_EQ(check_load_args("exec", {}), needs);
+  EXPECT_EQ(check_load_args("exec", {"--"}), needs);
+  EXPECT_EQ(check_load_args("exec", {"--", ""}), needs);
+  EXPECT_EQ(check_load_args("exec", {"sleep", "1"}), "") << "the \"--\" may be left out";
+}
+
+TEST(LoadKinds, ExecArgvDropsOnlyOneLeadingSeparator) {
+  EXPECT_EQ(exec_argv({"--", "sleep", "1"}), (Args{"sleep", "1"}));
+  EXPECT_EQ(exec_argv({"--", "--", "x"}), (Args{"--", "x"}));
+  EXPECT_EQ(exec_argv({"sleep", "--", "1"}), (Args{"sleep", "--", "1"}));
+  EXPECT_EQ(exec_argv({"--"}), Args{});
+  EXPECT_EQ(exec_argv({}), Args{});
+}
+
+// Paths with a '/' are not looked up in PATH, so these do not depend on the machine's PATH.
+TEST(LoadKinds, MissingProgramByPathNamesItsPackage) {
+  EXPECT_EQ(missing_program_for("exec", {"--", "/nonexistent-xrunlab/stress-ng", "--cpu", "2"}),
+            "load exec: program '/nonexistent-xrunlab/stress-ng' not found or not executable "
+            "(install the Debian package stress-ng)");
+  EXPECT_EQ(missing_program_for("exec", {"--", "/nonexistent-xrunlab/my-load"}),
+            "load exec: program '/nonexistent-xrunlab/my-load' not found or not executable");
+  EXPECT_EQ(missing_program_for("exec", {"/bin/sh", "-c", "true"}), "");
+  EXPECT_EQ(missing_program_for("exec", {"--"}), "") << "no command: check_load_args says so";
+  EXPECT_EQ(missing_program_for("cpu", {"2"}), "");
+  EXPECT_EQ(missing_program_for("net", {}), "");
+}
+
+}  // namespace
+}  // namespace xrunlab
