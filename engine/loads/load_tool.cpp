@@ -1,6 +1,7 @@
 #include "engine/loads/load_tool.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>

@@ -5,6 +5,7 @@
 #include "engine/run/run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
