@@ -160,8 +160,13 @@ void own_block(std::string& out, const RunResult& r) {
       "XRUN events (jackd log)",
       fmt::format("{}   ({} lines)", int6(x.log_client_events), x.log_client_lines));
   std::string driver = int6(x.log_driver_xruns);
+  // jackd's "xrun of at least N msecs" is the time since the stream's trigger as the driver
+  // reads it; on the virtual card (an ioplug plug-in, the one backend with a card record)
+  // that is the time since the stream started, not a duration, so it is not shown: the
+  // card's record says when each xrun happened.
   if (x.log_driver_xruns > 0 && x.log_driver_max_delay_us > 0) {
-    driver += fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
+    driver += x.card_xruns ? std::string("   (jackd's durations are not meaningful on vcard)")
+                           : fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
   }
   out += summary_field_line("Driver XRUNs (jackd log)", driver);
   if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));

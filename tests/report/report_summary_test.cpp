@@ -173,6 +173,26 @@ TEST(FormatSummary, MissingValuesAndEmptyRun) {
   EXPECT_EQ(f.count("Late clients (jackd log)"), 0u);
 }
 
+// jackd's "xrun of at least N msecs" is a duration on a real card, and the time since the
+// stream started on the virtual card (9087358 usecs was printed as a maximum there).
+TEST(FormatSummary, DriverXrunDurationOnlyWhereItMeansOne) {
+  RunResult r;
+  r.status = "completed";
+  r.xruns.log_driver_xruns = 3;
+  r.xruns.log_driver_max_delay_us = 9087358.0;
+  finalize(r);
+  const std::string line = " Driver XRUNs (jackd log)  . . :     3";
+  EXPECT_NE(format_summary(r).find(line + "   (max 9087358.0 usecs)\n"), std::string::npos)
+      << format_summary(r);
+  r.xruns.card_xruns = 3;
+  const std::string on_vcard = format_summary(r);
+  EXPECT_NE(on_vcard.find(line + "   (jackd's durations are not meaningful on vcard)\n"),
+            std::string::npos)
+      << on_vcard;
+  EXPECT_EQ(on_vcard.find("9087358"), std::string::npos);
+  EXPECT_EQ(parse_summary(on_vcard).at("Driver XRUNs (jackd log)"), "3");
+}
+
 TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
   RunResult r = sample_result();
   // 200000 values above the histogram bound: the largest 1024 are kept, the others only
