@@ -21,6 +21,7 @@
 #include "engine/loads/load_kinds.hpp"
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
+#include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
 #include "engine/run/graph.hpp"
@@ -228,6 +229,9 @@ void Runner::start_server() {
       r.spec["period_frames"] = session_.frames();
       r.spec["rate_hz"] = session_.rate();
       r.backend["server_settings"] = session_.server_settings();
+      // Neither started nor scheduled by us: its threads as the kernel shows them, or unknown.
+      r.scheduling = attached_scheduling_label(describe_target(policy_.targets().client),
+                                               read_attached_server(session_.name()));
     }
     r.period_us = period_us;
     r.spare_us = period_us;

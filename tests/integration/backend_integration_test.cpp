@@ -209,6 +209,14 @@ TEST_F(AttachTest, MeasuresUnderARunningServerAndLeavesItAsItWas) {
   EXPECT_EQ(j["settings"]["frames"].get<int>(), 512);
   EXPECT_EQ(j["jack"]["backend"]["server_settings"]["frames"].get<int>(), 512);
   EXPECT_TRUE(j["jack"]["backend"]["server_settings"]["realtime"].get<bool>());
+  // The server's scheduling is read from its process, not assumed from --policy: this jackd
+  // runs -R -P 70, so its highest realtime thread is SCHED_FIFO 70.
+  const std::string label = j["scheduling"]["label"].get<std::string>();
+  EXPECT_NE(label.find("attached server '" + name_ + "' (pid " + std::to_string(jackd_.pid()) +
+                       "): SCHED_FIFO 70"),
+            std::string::npos)
+      << label;
+  EXPECT_EQ(label.find("(server)"), std::string::npos) << label;
   EXPECT_NE(j["measurement"]["delay_reference"].get<std::string>().find("jack_get_cycle_times"),
             std::string::npos);
   for (const json& c : j["clients"]) {

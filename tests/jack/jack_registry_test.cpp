@@ -7,24 +7,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/jack_registry_image.hpp"
+
 namespace xrunlab {
 namespace {
 
-namespace fs = std::filesystem;
+using testing_support::registry_image;
 
-// A registry image laid out as JACK2 1.9.x writes it: 6 header words, 8 x (pid + 257 chars).
-std::string registry_image(const std::vector<std::pair<int32_t, std::string>>& servers) {
-  constexpr size_t kEntry = 264, kHeader = 24 + 8 * kEntry;
-  std::string img(kHeader + 64, '\0');
-  const uint32_t words[6] = {0x4a41434b, 0, 1, 70744, kHeader, 268};
-  std::memcpy(img.data(), words, sizeof words);
-  for (size_t i = 0; i < servers.size(); ++i) {
-    std::memcpy(img.data() + 24 + i * kEntry, &servers[i].first, 4);
-    std::memcpy(img.data() + 24 + i * kEntry + 4, servers[i].second.data(),
-                servers[i].second.size());
-  }
-  return img;
-}
+namespace fs = std::filesystem;
 
 TEST(JackRegistry, ParsesTheServerTable) {
   const auto entries = parse_jack_registry(
