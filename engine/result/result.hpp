@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result/cycle_hops.hpp"
 #include "engine/result/histogram.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
@@ -177,6 +178,7 @@ struct RunResult {
   std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
   std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
+  CycleTableResult cycle_table;  // every cycle joined across clients, hop by hop
 
   // Derived totals (filled by finalize(), like each client's summary; a RunResult read back
   // from run.json has them as written and must not be finalized again).
