@@ -136,6 +136,34 @@ struct AudioThread {
   std::string mismatch;  // "" when the thread runs as asked, else what differs
 };
 
+// jack_test's summary fields with jack_test's definitions (docs/jack_test-fields.md, README
+// "What each number means"), as the engine derived them for this run. Every RunRecord and
+// summary carries `definitions`, so figures with different definitions are never put in one
+// column unmarked.
+struct JackTestFields {
+  // "jack1-rules": JACK1's rules applied by xrunlab to jackd's wake-ups (this version);
+  // "callback-delay": xrunlab before issue 12, whose Delay fields were the clients' callback
+  // delays against the interrupt (not comparable with jack_test); "jack_test": imported from
+  // a 2004-2005 jack_test summary (JACK1's own messages, read by jack_test's awk script).
+  std::string definitions;
+  std::string wake_source;       // where jackd's wake-ups (JACK1's poll_ret) come from, in words
+  double wake_resolution_us = 0;  // their resolution
+  uint64_t wakes = 0;             // wake-ups known in the window (the cycles the fields cover)
+  // Delay Maximum: max over the window of JACK1's delayed_usecs (poll_ret - (previous
+  // poll_ret + period), when positive) and of every driver xrun's duration.
+  std::optional<double> delay_max_us;
+  // Cycle Maximum: JACK1's max usecs, the largest of the 32-cycle window maxima taken every
+  // ~1.024 s (cycle time = jackd's wake-up to the last client's exit).
+  std::optional<double> cycle_max_us;
+  std::optional<double> cycle_max_all_us;  // the same cycle time over every cycle (xrunlab's)
+  // Delay Count (>spare time): wake-ups with delayed_usecs >= JACK1's spare estimate (period -
+  // that 32-cycle maximum, once one exists and while positive): JACK1's "delay of ..." lines.
+  uint64_t delay_over_spare = 0;
+  uint64_t delay_over_1000 = 0;  // ... of those, the ones over 1000 usecs
+  std::optional<double> spare_min_us, spare_last_us;  // JACK1's spare estimate over the run
+  std::optional<double> dsp_load_pct;  // JACK1's cpu_load (EMA per checkpoint), mean of checkpoints
+};
+
 struct RunResult {
   // Context
   int schema_version = 0;
@@ -179,6 +207,7 @@ struct RunResult {
   std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
   CycleTableResult cycle_table;  // every cycle joined across clients, hop by hop
+  JackTestFields jack_test;      // jack_test's fields, jack_test's definitions
 
   // Derived totals (filled by finalize(), like each client's summary; a RunResult read back
   // from run.json has them as written and must not be finalized again).
