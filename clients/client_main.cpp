@@ -29,6 +29,7 @@
 
 #include "clients/drain/audio_check.hpp"
 #include "clients/drain/card_record.hpp"
+#include "clients/drain/cycle_table_map.hpp"
 #include "clients/drain/cycle_stats.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
@@ -393,8 +394,13 @@ int run(const ClientArgs& a) {
   jack_set_thread_creator(create_jack_thread);  // the process thread records its tid
   // Declared before the client: the callback may use it until the client is closed.
   auto ctx = std::make_unique<RtContext>();
+  std::unique_ptr<CycleTableMap> table;  // likewise: the callback writes into it
   try {
     JackClient jack(a);
+    if (!a.cycle_table.empty()) {
+      table = std::make_unique<CycleTableMap>(a.cycle_table, a.index, jack.rate(), jack.frames());
+      ctx->config.table = table->column();
+    }
     const Calibration cal = set_up_rt(jack, a, ctx.get());
     lock_memory(a);
     Drain drain(a, *ctx, jack, out);

@@ -11,6 +11,35 @@
 namespace xrunlab {
 namespace {
 
+// CLOCK_MONOTONIC in ns, through the seam (the vDSO). Realtime: a clock read only.
+uint64_t mono_ns_rt(const RtConfig& c) noexcept {
+  timespec mono{};
+  c.jack.clock_gettime(CLOCK_MONOTONIC, &mono);
+  return static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
+}
+
+// This cycle's row of the cycle table: entry, exit and jackd's wake-up as this client saw it.
+// A vcard cycle without a marker has no boundary to key it by and is not written (the engine
+// shows it as a cycle in which this client did not run).
+// Realtime: wait-free; plain atomic stores into shared memory, no system call.
+void write_table_rt(const CycleTableColumn& t, const CycleRecord& rec, uint64_t exit_ns) noexcept {
+  uint64_t id = 0;
+  if (t.keyed_by == cycle_table::kKeyBoundary) {
+    if ((rec.flags & CycleRecord::kHasBoundary) == 0) return;
+    id = rec.card_boundary;
+  } else {
+    if (rec.nframes == 0) return;
+    id = rec.frame_time / rec.nframes;
+  }
+  const auto entry = static_cast<int64_t>(rec.t_entry_mono_ns);
+  const int64_t since_wake_ns =
+      t.rate == 0 ? 0
+                  : static_cast<int64_t>(static_cast<uint64_t>(rec.frames_since_start) *
+                                         1000000000u / t.rate);
+  cycle_table::write_cell(t.cell(id), id, entry, static_cast<int64_t>(exit_ns),
+                          entry - since_wake_ns);
+}
+
 // The clocks and JACK's facts about this cycle, read at entry, in this order: t_entry first
 // (the delay is measured to it), then the vcard's clock and marker, then JACK's frame counts.
 // Realtime: wait-free; memory reads and clock reads through the seam.
@@ -20,11 +49,10 @@ void read_entry_rt(const RtConfig& c, RtShared& shared, jack_nframes_t nframes,
   if (shared.rt_tid.load(std::memory_order_relaxed) == 0) {
     shared.rt_tid.store(recorded_thread_tid_rt(), std::memory_order_release);
   }
+  if (c.clock_port != nullptr || c.table.first != nullptr) {
+    rec->t_entry_mono_ns = mono_ns_rt(c);  // the vcard's and the cycle table's clock
+  }
   if (c.clock_port != nullptr) {
-    timespec mono{};
-    c.jack.clock_gettime(CLOCK_MONOTONIC, &mono);  // the vcard's clock, through the vDSO
-    rec->t_entry_mono_ns =
-        static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
     const auto* clock = static_cast<const float*>(c.jack.port_get_buffer(c.clock_port, nframes));
     if (vcard::read_marker(clock, nframes, &rec->card_boundary)) {
       rec->flags |= CycleRecord::kHasBoundary;
@@ -123,6 +151,7 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
     rec.flags |= CycleRecord::kInjected;
   }
   rec.t_exit_us = config.jack.get_time();
+  if (config.table.first != nullptr) write_table_rt(config.table, rec, mono_ns_rt(config));
   if (!config.ring->rt_push(rec)) shared.ring_dropped.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -21,6 +21,7 @@
 
 #include "clients/rt/audio_chunk.hpp"
 #include "clients/rt/cycle_record.hpp"
+#include "clients/rt/cycle_table_column.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
 #include "clients/rt/spsc_ring.hpp"
@@ -44,6 +45,7 @@ struct RtConfig {
   std::unique_ptr<BiquadBank> bank;               // the DSP work, one set of stages per port
   std::unique_ptr<CycleRing> ring;                // one CycleRecord per cycle
   std::optional<InjectSpec> inject;               // --inject-overrun
+  CycleTableColumn table;                         // --cycle-table: this client's column
   // The audible chain: port 1 carries the test signal, passed through exactly (its DSP work
   // still happens, on a scratch copy).
   bool check_port = false;                   // --check-port

@@ -64,6 +64,7 @@ bool operator==(const ClientArgs& a, const ClientArgs& b) {
          a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
          a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
          a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
+         a.cycle_table == b.cycle_table &&
          a.check_port == b.check_port && a.source == b.source && a.sink == b.sink &&
          a.record_dir == b.record_dir;
 }
@@ -88,6 +89,7 @@ std::vector<std::string> to_argv(const ClientArgs& a) {
   if (a.reference != d.reference) option("--reference", to_string(a.reference));
   if (a.clock_port) argv.emplace_back("--clock-port");
   if (a.card_shm != d.card_shm) option("--card-shm", a.card_shm);
+  if (a.cycle_table != d.cycle_table) option("--cycle-table", a.cycle_table);
   if (a.check_port) argv.emplace_back("--check-port");
   if (a.source) argv.emplace_back("--source");
   if (a.sink) argv.emplace_back("--sink");
@@ -171,6 +173,10 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
                "Register an input port 'clock' for the virtual card's period marker.");
   app.add_option("--card-shm", o.card_shm,
                  "The virtual card's shared-memory record NAME (jackd's wake-up per period).")
+      ->type_name("NAME");
+  app.add_option("--cycle-table", o.cycle_table,
+                 "The engine's cycle table NAME (shared memory): write this client's callback "
+                 "entry and exit there every cycle, in column --index.")
       ->type_name("NAME");
   app.add_flag("--check-port", o.check_port,
                "Pass port 1 through exactly (its DSP work is done on a copy): the chain's "

@@ -63,6 +63,9 @@ struct ClientArgs {
   ClientReference reference = ClientReference::kFrames;  // --reference frames|dll|card
   bool clock_port = false;  // --clock-port: register the "clock" input for the vcard's marker
   std::string card_shm;     // --card-shm NAME: the vcard's shared-memory record ("" = none)
+  // --cycle-table NAME: the engine's cycle table (engine/wire/cycle_table.hpp) this client
+  // writes its entry and exit into, every cycle, in column index - 1 ("" = none).
+  std::string cycle_table;
   // The audible chain: port 1 carries a known test signal from the head to the tail.
   bool check_port = false;  // --check-port: pass port 1 through exactly (DSP on a copy)
   bool source = false;      // --source: the head, playing the test signal on port 1

@@ -54,6 +54,7 @@ std::vector<ClientArgs> samples() {
   head.reference = ClientReference::kCard;
   head.clock_port = true;
   head.card_shm = "/xrunlab-vcard-1234";
+  head.cycle_table = "/xrunlab-cycles-1234";
   head.check_port = true;
   head.source = true;
   v.push_back(head);
@@ -105,7 +106,7 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
   const ClientArgs d;
   bool server = false, name = false, index = false, ports = false, dsp = false, inject = false,
        fd = false, wait = false, duration = false, sched = false, reference = false, clock = false,
-       shm = false, check = false, source = false, sink = false, record = false;
+       shm = false, table = false, check = false, source = false, sink = false, record = false;
   for (const ClientArgs& a : samples()) {
     server |= a.server != d.server;
     name |= a.name != d.name;
@@ -120,13 +121,14 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
     reference |= a.reference != d.reference;
     clock |= a.clock_port != d.clock_port;
     shm |= a.card_shm != d.card_shm;
+    table |= a.cycle_table != d.cycle_table;
     check |= a.check_port != d.check_port;
     source |= a.source != d.source;
     sink |= a.sink != d.sink;
     record |= a.record_dir != d.record_dir;
   }
   EXPECT_TRUE(server && name && index && ports && dsp && inject && fd && wait && duration &&
-              sched && reference && clock && shm && check && source && sink && record);
+              sched && reference && clock && shm && table && check && source && sink && record);
 }
 
 TEST(ClientArgs, EqualityLooksAtEveryField) {

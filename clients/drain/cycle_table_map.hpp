@@ -1,0 +1,31 @@
+#pragma once
+// The client's mapping of the engine's cycle table (--cycle-table NAME,
+// engine/wire/cycle_table.hpp), read-write, for the process callback's column. Not realtime:
+// maps at start-up, unmaps at exit; the callback only writes through column().
+#include <cstddef>
+#include <string>
+
+#include "clients/rt/cycle_table_column.hpp"
+
+namespace xrunlab {
+
+class CycleTableMap {
+ public:
+  // Maps the table `name` for the client at chain position `index` (1-based) of a server at
+  // `rate` Hz and `frames` per period. Throws std::runtime_error naming the table when it cannot
+  // be opened or mapped, is not a cycle table of this version, has no column `index`, or was
+  // made for another rate or period.
+  CycleTableMap(const std::string& name, int index, uint32_t rate, uint32_t frames);
+  ~CycleTableMap();
+  CycleTableMap(const CycleTableMap&) = delete;
+  CycleTableMap& operator=(const CycleTableMap&) = delete;
+
+  const CycleTableColumn& column() const { return column_; }
+
+ private:
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+  CycleTableColumn column_;
+};
+
+}  // namespace xrunlab
