@@ -16,6 +16,7 @@
 #include "engine/backend/vcard.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/clock.hpp"
 
 namespace xrunlab {
 
@@ -52,15 +53,6 @@ std::string default_backend(bool has_sound_card) {
 }
 
 namespace {
-
-int64_t mono_minus_raw_ns() {
-  timespec a{}, raw{}, b{};
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
-  clock_gettime(CLOCK_MONOTONIC, &b);
-  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
-  return (ns(a) + ns(b)) / 2 - ns(raw);
-}
 
 std::vector<std::string> alsa_driver_args(const std::string& device, const BackendSetup& s,
                                           int in_channels, int out_channels) {
@@ -168,6 +160,7 @@ class VcardBackend : public Backend {
     window_t0_ns_ = static_cast<int64_t>(t0_us) * 1000 + offset;
     window_end_ns_ = end_us == 0 ? INT64_MAX : static_cast<int64_t>(end_us) * 1000 + offset;
   }
+  const vcard::Shm* card_record() const override { return shm_ ? shm_->shm() : nullptr; }
   std::optional<uint64_t> card_xruns_in_window() const override {
     if (!reader_) return std::nullopt;
     // Both streams of one stall are one xrun for JACK (it restarts both): events detected

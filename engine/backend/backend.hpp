@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/vcard_shared.hpp"
 
 namespace xrunlab {
 
@@ -77,6 +78,9 @@ class Backend {
     (void)t0_us;
     (void)end_us;
   }
+  // The card's shared-memory record (vcard only; nullptr elsewhere), for the cycle table's
+  // reader: the interrupt and jackd's wake-up of every boundary. Valid until cleanup().
+  virtual const vcard::Shm* card_record() const { return nullptr; }
   // The card's own xrun count inside the window (nullopt: no card record on this backend).
   virtual std::optional<uint64_t> card_xruns_in_window() const { return std::nullopt; }
 

@@ -113,11 +113,12 @@ std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t u
     }
     return std::nullopt;
   }
-  const std::string vcard =
-      "xrunlab-vcard-";  // the virtual card's record (engine/backend/vcard.hpp)
-  if (file.rfind(vcard, 0) == 0) {
-    const std::string server = leading_server_name(file.substr(vcard.size()));
-    if (!server.empty() && file.size() == vcard.size() + server.size()) return server;
+  // The virtual card's record (engine/backend/vcard.hpp) and the cycle table
+  // (engine/run/cycle_table_reader.hpp), both named after the run's private server.
+  for (const std::string prefix : {"xrunlab-vcard-", "xrunlab-cycles-"}) {
+    if (file.rfind(prefix, 0) != 0) continue;
+    const std::string server = leading_server_name(file.substr(prefix.size()));
+    if (!server.empty() && file.size() == prefix.size() + server.size()) return server;
     return std::nullopt;
   }
   if (file.rfind("jack_", 0) == 0) {  // jack_<server>_<uid>_<n>: a request socket

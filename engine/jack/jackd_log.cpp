@@ -108,6 +108,7 @@ JackdLine parse_jackd_line(std::string_view line) {
 JackdXrunCounter::JackdXrunCounter(int64_t gap_us) : gap_us_(gap_us) {}
 
 void JackdXrunCounter::add(std::string_view line, int64_t arrival_us) {
+  if (line.find("timed out") != std::string_view::npos) ++timed_out_lines_;
   JackdLine parsed = parse_jackd_line(line);
   switch (parsed.kind) {
     case JackdLineKind::kOther:

@@ -48,6 +48,8 @@ class JackdXrunCounter {
   uint64_t client_lines() const;   // raw client-late lines (not finished + finished late)
   uint64_t driver_xruns() const;   // driver xrun lines (each is one event)
   double driver_max_delay_us() const;
+  // Lines containing "timed out" anywhere: jack_test's Timeout Count (its awk: /timed out/).
+  uint64_t timed_out_lines() const { return timed_out_lines_; }
   // Unique client names reported late by either kind of line (jack_test's "Timeout Count").
   const std::set<std::string>& late_clients() const;
   // The first kMaxEventsKept events (driver and client-late), in arrival order.
@@ -58,6 +60,7 @@ class JackdXrunCounter {
   uint64_t client_events_ = 0;
   uint64_t client_lines_ = 0;
   uint64_t driver_xruns_ = 0;
+  uint64_t timed_out_lines_ = 0;
   double driver_max_delay_us_ = 0;
   bool in_group_ = false;
   int64_t last_client_arrival_us_ = 0;

@@ -98,6 +98,7 @@ struct XrunCounts {
   uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
   std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
   double log_driver_max_delay_us = 0;
+  uint64_t log_timed_out_lines = 0;    // jackd's lines containing "timed out" (jack_test's rule)
   std::vector<std::string> late_clients;  // unique clients jackd reported late
   std::vector<XrunEvent> events;          // bounded list of the first events
   std::vector<LogXrunEvent> log_events;   // bounded list of the log's events (who was late)

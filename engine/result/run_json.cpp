@@ -98,6 +98,84 @@ json to_json(const MetricSummary& m) {
           {"p99_9", percentile(m.p999)}};
 }
 
+json hop_json(const HopSeries& h) {
+  json bins = json::array();
+  for (const auto& [v, n] : h.us.nonzero()) bins.push_back({v, n});
+  json out = {{"key", h.key}, {"kind", h.kind}, {"label", h.label}, {"client", h.client}};
+  out["summary_us"] = to_json(summarize(h.us));
+  out["below_zero"] = h.us.underflow_count();
+  out["above_bound_dropped"] = h.us.overflow_dropped();
+  out["bins"] = std::move(bins);  // [value_us, count], exact (1 usec bins and kept overflow)
+  return out;
+}
+
+json cycle_row_json(const CycleRow& w) {
+  json clients = json::array();
+  for (const CycleClient& c : w.clients) {
+    clients.push_back(c.ran ? json{{"entry_ns", c.entry_ns}, {"exit_ns", c.exit_ns}} : json());
+  }
+  return {{"id", w.id},
+          {"t_s", w.t_s},
+          {"jackd_wake_ns", opt(w.jackd_wake_ns)},
+          {"clients", std::move(clients)},
+          {"end_ns", opt(w.end_ns)},
+          {"deadline_ns", w.deadline_ns},
+          {"slack_ns", opt(w.slack_ns)},
+          {"missed", w.missed}};
+}
+
+json cycles_json(const CycleTableResult& t) {
+  if (!t.present) return nullptr;
+  json not_run = json::array();
+  for (size_t k = 0; k < t.not_run.size(); ++k) {
+    not_run.push_back({{"client", k + 1},
+                       {"cycles", t.not_run[k]},
+                       {"first_not_to_run", k < t.not_run_first.size() ? t.not_run_first[k] : 0}});
+  }
+  json hops = json::array();
+  for (const HopSeries& h : t.hops) hops.push_back(hop_json(h));
+  json nominal = json::array();
+  for (const auto& d : t.dsp_nominal) {
+    nominal.push_back({{"client", d.client},
+                       {"nominal_us", d.nominal_us},
+                       {"overhead_p50_pct", d.overhead_p50_pct},
+                       {"overhead_max_pct", d.overhead_max_pct},
+                       {"within_100us_pct", d.within_100us_pct}});
+  }
+  json worst = json::array(), missed = json::array();
+  for (const CycleRow& w : t.worst) worst.push_back(cycle_row_json(w));
+  for (const CycleRow& w : t.missed_rows) missed.push_back(cycle_row_json(w));
+  return {{"time_source", t.time_source},
+          {"resolution_us", t.resolution_us},
+          {"cycles", t.cycles},
+          {"complete", t.complete},
+          {"missed", t.missed},
+          {"deadline_missed", t.deadline_missed},
+          {"rows_lost", t.rows_lost},
+          {"clients_not_run", std::move(not_run)},
+          {"dsp_nominal", std::move(nominal)},
+          {"hops", std::move(hops)},
+          {"worst", std::move(worst)},
+          {"missed_rows", std::move(missed)},
+          {"missed_rows_total", t.missed_rows_total}};
+}
+
+json jack_test_json(const JackTestFields& f) {
+  if (f.definitions.empty()) return nullptr;
+  return {{"definitions", f.definitions},
+          {"wake_source", f.wake_source},
+          {"wake_resolution_us", f.wake_resolution_us},
+          {"wakes", f.wakes},
+          {"delay_max_us", opt(f.delay_max_us)},
+          {"cycle_max_us", opt(f.cycle_max_us)},
+          {"cycle_max_all_us", opt(f.cycle_max_all_us)},
+          {"delay_over_spare", f.delay_over_spare},
+          {"delay_over_1000us", f.delay_over_1000},
+          {"spare_min_us", opt(f.spare_min_us)},
+          {"spare_last_us", opt(f.spare_last_us)},
+          {"dsp_load_pct", opt(f.dsp_load_pct)}};
+}
+
 json to_json(const RunResult& r) {
   json clients = json::array();
   for (const ClientResult& c : r.client_results) clients.push_back(client_json(c));
@@ -230,10 +308,13 @@ json to_json(const RunResult& r) {
         {"log_client_lines", r.xruns.log_client_lines},
         {"log_driver_xruns", r.xruns.log_driver_xruns},
         {"log_driver_max_delay_us", r.xruns.log_driver_max_delay_us},
+        {"log_timed_out_lines", r.xruns.log_timed_out_lines},
         {"card_xruns", r.xruns.card_xruns ? json(*r.xruns.card_xruns) : json()},
         {"driver_xruns_reach_monitor", r.driver_xruns_reach_monitor},
         {"late_clients", r.xruns.late_clients},
         {"events", events}}},
+      {"jack_test", jack_test_json(r.jack_test)},
+      {"cycles", cycles_json(r.cycle_table)},
       {"audio", audio},
       {"clients", clients},
       {"system_per_second", system},
@@ -589,6 +670,101 @@ AudioResult audio_from(const Object& a, uint32_t period_frames) {
   return out;
 }
 
+JackTestFields jack_test_from(const Object& o) {
+  JackTestFields f;
+  o.get("definitions", f.definitions);
+  o.get("wake_source", f.wake_source);
+  o.get("wake_resolution_us", f.wake_resolution_us);
+  o.get("wakes", f.wakes);
+  o.get("delay_max_us", f.delay_max_us);
+  o.get("cycle_max_us", f.cycle_max_us);
+  o.get("cycle_max_all_us", f.cycle_max_all_us);
+  o.get("delay_over_spare", f.delay_over_spare);
+  o.get("delay_over_1000us", f.delay_over_1000);
+  o.get("spare_min_us", f.spare_min_us);
+  o.get("spare_last_us", f.spare_last_us);
+  o.get("dsp_load_pct", f.dsp_load_pct);
+  return f;
+}
+
+CycleRow cycle_row_from(const Object& o) {
+  CycleRow w;
+  o.get("id", w.id);
+  o.get("t_s", w.t_s);
+  o.get("jackd_wake_ns", w.jackd_wake_ns);
+  o.get("end_ns", w.end_ns);
+  o.get("deadline_ns", w.deadline_ns);
+  o.get("slack_ns", w.slack_ns);
+  o.get("missed", w.missed);
+  if (const in_json* cs = o.find("clients")) {
+    if (!cs->is_array()) refuse(o.path("clients"), "an array", *cs);
+    for (size_t i = 0; i < cs->size(); ++i) {
+      CycleClient c;
+      if (!(*cs)[i].is_null()) {
+        const Object co((*cs)[i], index_path(o.path("clients"), i));
+        c.ran = true;
+        co.get("entry_ns", c.entry_ns);
+        co.get("exit_ns", c.exit_ns);
+      }
+      w.clients.push_back(c);
+    }
+  }
+  return w;
+}
+
+CycleTableResult cycles_from(const Object& o) {
+  CycleTableResult t;
+  t.present = true;
+  o.get("time_source", t.time_source);
+  o.get("resolution_us", t.resolution_us);
+  o.get("cycles", t.cycles);
+  o.get("complete", t.complete);
+  o.get("missed", t.missed);
+  o.get("deadline_missed", t.deadline_missed);
+  o.get("rows_lost", t.rows_lost);
+  o.each("clients_not_run", [&](const Object& c) {
+    uint64_t n = 0, first = 0;
+    c.get("cycles", n);
+    c.get("first_not_to_run", first);
+    t.not_run.push_back(n);
+    t.not_run_first.push_back(first);
+  });
+  o.each("dsp_nominal", [&](const Object& d) {
+    CycleTableResult::DspNominal n;
+    d.get("client", n.client);
+    d.get("nominal_us", n.nominal_us);
+    d.get("overhead_p50_pct", n.overhead_p50_pct);
+    d.get("overhead_max_pct", n.overhead_max_pct);
+    d.get("within_100us_pct", n.within_100us_pct);
+    t.dsp_nominal.push_back(n);
+  });
+  o.each("hops", [&](const Object& h) {
+    HopSeries s;
+    h.get("key", s.key);
+    h.get("kind", s.kind);
+    h.get("label", s.label);
+    h.get("client", s.client);
+    uint64_t below = 0, dropped = 0;
+    h.get("below_zero", below);
+    h.get("above_bound_dropped", dropped);
+    std::vector<std::vector<int64_t>> bins;
+    h.get("bins", bins);
+    for (size_t i = 0; i < bins.size(); ++i) {
+      if (bins[i].size() != 2 || bins[i][1] < 0) {
+        throw Refused{fmt::format("'{}' is not a [value_us, count] pair",
+                                  index_path(h.path("bins"), i))};
+      }
+      s.us.add(bins[i][0], static_cast<uint64_t>(bins[i][1]));
+    }
+    s.us.add_unknown(below, dropped);
+    t.hops.push_back(std::move(s));
+  });
+  o.each("worst", [&](const Object& w) { t.worst.push_back(cycle_row_from(w)); });
+  o.each("missed_rows", [&](const Object& w) { t.missed_rows.push_back(cycle_row_from(w)); });
+  o.get("missed_rows_total", t.missed_rows_total);
+  return t;
+}
+
 RunResult run_from(const Object& j) {
   RunResult r;
   if (j.find("schema_version") == nullptr) {
@@ -678,6 +854,7 @@ RunResult run_from(const Object& j) {
     x->get("log_client_lines", r.xruns.log_client_lines);
     x->get("log_driver_xruns", r.xruns.log_driver_xruns);
     x->get("log_driver_max_delay_us", r.xruns.log_driver_max_delay_us);
+    x->get("log_timed_out_lines", r.xruns.log_timed_out_lines);
     x->get("card_xruns", r.xruns.card_xruns);
     x->get("driver_xruns_reach_monitor", r.driver_xruns_reach_monitor);
     x->get("late_clients", r.xruns.late_clients);
@@ -689,6 +866,8 @@ RunResult run_from(const Object& j) {
       r.xruns.events.push_back(event);
     });
   }
+  if (const auto f = j.object("jack_test")) r.jack_test = jack_test_from(*f);
+  if (const auto c = j.object("cycles")) r.cycle_table = cycles_from(*c);
   if (const auto a = j.object("audio")) r.audio = audio_from(*a, r.frames);
   j.each("clients", [&](const Object& c) { r.client_results.push_back(client_from(c)); });
   j.each("system_per_second", [&](const Object& s) {

@@ -53,6 +53,7 @@ void JackdLogTap::fill(XrunCounts& x) const {
   x.log_client_lines = counter_.client_lines();
   x.log_driver_xruns = counter_.driver_xruns();
   x.log_driver_max_delay_us = counter_.driver_max_delay_us();
+  x.log_timed_out_lines = counter_.timed_out_lines();
   x.late_clients.assign(counter_.late_clients().begin(), counter_.late_clients().end());
   x.log_events.clear();
   for (const JackdXrunCounter::Event& e : counter_.events()) {

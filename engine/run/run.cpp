@@ -24,6 +24,7 @@
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
+#include "engine/run/cycle_table_reader.hpp"
 #include "engine/run/graph.hpp"
 #include "engine/run/jackd_log_tap.hpp"
 #include "engine/run/line_hub.hpp"
@@ -88,6 +89,8 @@ class Runner {
     if (!o_.quiet) std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
   }
   std::vector<ClientThread> client_threads();
+  void start_cycle_reader();
+  void collect_cycles(int64_t t0_ns, int64_t end_ns);
 
   RunOptions o_;
   std::string self_exe_;
@@ -104,6 +107,9 @@ class Runner {
   ExitCode failure_code_ = ExitCode::kOk;
   bool loads_recorded_ = false;
   bool stopped_ = false;
+  // Every cycle joined across the clients (after backend_: the reader reads the card's record).
+  std::unique_ptr<CycleTableShm> cycle_table_;
+  std::unique_ptr<CycleTableReader> cycle_reader_;
 
   // Declared before the hub, so the hub (whose thread writes into them) stops first.
   LiveResult live_;
@@ -274,10 +280,58 @@ void Runner::start_clients() {
   f.inject = o_.inject;
   f.inject_client = o_.inject_client;
   f.cgroup_procs = policy_.cgroup_procs();
+  const vcard::Shm* card = backend_->card_record();
+  cycle_table_ = CycleTableShm::create(
+      cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
+      cycle_table_rows(static_cast<uint32_t>(o_.clients), session_.rate(), session_.frames()),
+      session_.rate(), session_.frames(),
+      card != nullptr ? cycle_table::kKeyBoundary : cycle_table::kKeyFrameTime);
+  f.common.cycle_table = cycle_table_->name();
   fleet_.spawn(f, hub_, live_, window_start_us_);
   say(fmt::format("started {} clients, waiting for them to activate", o_.clients));
   fleet_.wait_active(
       live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_);
+  start_cycle_reader();
+}
+
+void Runner::start_cycle_reader() {
+  const vcard::Shm* card = backend_->card_record();
+  JoinConfig jc;
+  jc.rate = session_.rate();
+  jc.frames = session_.frames();
+  jc.card = card != nullptr;
+  jc.time_source =
+      card != nullptr
+          ? "the vcard's record: the interrupt is the period grid's exact boundary, jackd's "
+            "wake-up its first poll at or after it (CLOCK_MONOTONIC, 1 ns)"
+          : "no interrupt time on this backend; jackd's wake-up as each cycle's first client "
+            "saw it (jack_frames_since_cycle_start, one frame)";
+  jc.resolution_us = card != nullptr ? 0.001 : 1e6 / std::max<uint32_t>(session_.rate(), 1);
+  live_.with([&](const RunResult& r) {
+    for (const ClientResult& c : r.client_results) {
+      jc.client_names.push_back(fmt::format("c{:02d}", c.index));
+      jc.dsp_nominal_us.push_back(c.dsp_target_us);
+    }
+  });
+  cycle_reader_ = std::make_unique<CycleTableReader>(*cycle_table_, card, std::move(jc));
+}
+
+void Runner::collect_cycles(int64_t t0_ns, int64_t end_ns) {
+  if (!cycle_reader_) return;
+  cycle_reader_->set_window(t0_ns, end_ns);
+  cycle_reader_->poll(0, /*final=*/true);
+  CycleTableResult table = cycle_reader_->table();
+  JackTestFields jt = cycle_reader_->jack_test();
+  live_.with([&](RunResult& r) {
+    // A real card's "xrun of at least N msecs" is JACK1's xrun delay too (ALSA's trigger time
+    // stamp to now); on the vcard the card's record gives it exactly instead.
+    if (backend_->card_record() == nullptr && r.xruns.log_driver_xruns > 0 &&
+        backend_->name() == "alsa") {
+      jt.delay_max_us = std::max(jt.delay_max_us.value_or(0.0), r.xruns.log_driver_max_delay_us);
+    }
+    r.cycle_table = std::move(table);
+    r.jack_test = std::move(jt);
+  });
 }
 
 void Runner::wire() {
@@ -390,6 +444,10 @@ void Runner::measure() {
   uint64_t next_checkpoint = t0 + 1500000;
   uint64_t next_backend_poll = t0;
   backend_->set_window(t0, 0);
+  // The cycle table's clock (CLOCK_MONOTONIC) for the window's JACK times.
+  const int64_t mono_offset_ns = mono_minus_raw_ns();
+  const int64_t t0_ns = static_cast<int64_t>(t0) * 1000 + mono_offset_ns;
+  if (cycle_reader_) cycle_reader_->set_window(t0_ns, INT64_MAX);
   uint64_t end = planned_end;
   uint64_t last_sample = t0;
   std::string reason;
@@ -413,6 +471,9 @@ void Runner::measure() {
     }
     if (now >= next_backend_poll) {
       backend_->poll();
+      if (cycle_reader_) {
+        cycle_reader_->poll(static_cast<int64_t>(now) * 1000 + mono_offset_ns);
+      }
       next_backend_poll = now + 100000;
     }
     if (now >= next_checkpoint) {
@@ -473,6 +534,7 @@ void Runner::measure() {
   XrunCounts x = monitor.xrun_snapshot();
   tap_.fill(x);
   live_.with([&](RunResult& r) { r.xruns = std::move(x); });
+  collect_cycles(t0_ns, static_cast<int64_t>(end) * 1000 + mono_offset_ns);
 }
 
 void Runner::stop_loads_into_result(uint64_t t0_us) {

@@ -13,4 +13,16 @@ inline uint64_t mono_raw_us() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec) / 1000u;
 }
 
+// CLOCK_MONOTONIC minus CLOCK_MONOTONIC_RAW, in ns, now: maps JACK time (RAW) to the clock the
+// vcard and the cycle table use (MONOTONIC). Both clocks are read back to back; NTP slewing
+// between the two over a run is far below a period.
+inline int64_t mono_minus_raw_ns() {
+  timespec a{}, raw{}, b{};
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+  return (ns(a) + ns(b)) / 2 - ns(raw);
+}
+
 }  // namespace xrunlab

@@ -47,6 +47,8 @@ TEST(JackRegistry, FindsTheServerOfLeftoverFiles) {
   EXPECT_EQ(xrunlab_server_of_file("xrunlab-vcard-xrunlab-18777-0", 0), "xrunlab-18777-0");
   EXPECT_EQ(xrunlab_server_of_file("xrunlab-vcard-xrunlab-18777-0x", 0), std::nullopt);
   EXPECT_EQ(xrunlab_server_of_file("xrunlab-vcard-other", 0), std::nullopt);
+  EXPECT_EQ(xrunlab_server_of_file("xrunlab-cycles-xrunlab-18777-0", 0), "xrunlab-18777-0");
+  EXPECT_EQ(xrunlab_server_of_file("xrunlab-cycles-other", 0), std::nullopt);
   EXPECT_EQ(xrunlab_server_of_file("jack_xrunlab-18777-12_1000_3", 1000), "xrunlab-18777-12");
   EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-18777-0_0_0", 1000));  // another user's
   EXPECT_FALSE(xrunlab_server_of_file("jack_sem.0_default_system", 0));

@@ -197,3 +197,23 @@ TEST(JackdXrunCounter, KeepsEachEventWithItsLateClientsOrTheDriver) {
 }
 
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+// jack_test's Timeout Count was its awk's /timed out/: every line with those words, whatever
+// else it says (JACK1's "subgraph starting at ... timed out", JACK2's semaphore time-outs).
+TEST(JackdXrunCounter, CountsEveryLineSayingTimedOut) {
+  JackdXrunCounter c(1000);
+  c.add("subgraph starting at xrunlab-c03 timed out (subgraph_wait_fd=12, status = 0, state = "
+        "Triggered)",
+        0);
+  c.add("JackPosixSemaphore::TimedWait name = x err = Connection timed out", 10);
+  c.add("JackEngine::XRun: client = xrunlab-c02 was not finished, state = Triggered", 20);
+  c.add("nothing timed_out here", 30);
+  EXPECT_EQ(c.timed_out_lines(), 2u);
+  EXPECT_EQ(c.client_lines(), 1u);
+}
+
+}  // namespace
+}  // namespace xrunlab
