@@ -102,6 +102,11 @@ std::string delay_reference_text(const RunResult& r) {
   return s;
 }
 
+std::string resolution_text(double us) {
+  if (us > 0 && us < 0.01) return fmt::format("{:.0f} ns", us * 1000.0);
+  return fmt::format("{:.1f} usecs", us);
+}
+
 void jack_test_block(std::string& out, const RunResult& r) {
   const double seconds = std::isfinite(r.seconds_ran) ? std::max(0.0, r.seconds_ran) : 0.0;
   out += kTitleLine;
@@ -111,13 +116,26 @@ void jack_test_block(std::string& out, const RunResult& r) {
   jack_line(out, kFrames, int6(r.frames));
   jack_line(out, kRuns, paren5(1));
   out += kStarLine;
+  const bool jack1 = r.jack_test.definitions == "jack1-rules";
+  // jack_test's "%5d": whole usecs, truncated.
+  auto whole = [](const std::optional<double>& v) {
+    return v ? usecs6(static_cast<int64_t>(std::floor(*v))) : std::string("   n/a   usecs");
+  };
   jack_line(out, kTimeouts, paren5(r.timeout_count));
   jack_line(out, kXruns, int6(r.xrun_count));
   jack_line(out, kOverSpare, int6(r.delay_over_spare));
   jack_line(out, kOver1000, int6(r.delay_over_1000));
-  jack_line(out, kDelayMax, usecs6(r.delay.max_us.value_or(0)));
-  jack_line(out, kCycleMax, usecs6(r.cycle.max_us.value_or(0)));
-  jack_line(out, kDspLoad, r.avg_dsp_load ? percent(*r.avg_dsp_load) : "     n/a");
+  if (jack1) {
+    jack_line(out, kDelayMax, whole(r.jack_test.delay_max_us));
+    jack_line(out, kCycleMax, whole(r.jack_test.cycle_max_us));
+    const std::optional<double> load =
+        r.jack_test.dsp_load_pct ? r.jack_test.dsp_load_pct : r.avg_dsp_load;
+    jack_line(out, kDspLoad, load ? percent(*load) : "     n/a");
+  } else {
+    jack_line(out, kDelayMax, usecs6(r.delay.max_us.value_or(0)));
+    jack_line(out, kCycleMax, usecs6(r.cycle.max_us.value_or(0)));
+    jack_line(out, kDspLoad, r.avg_dsp_load ? percent(*r.avg_dsp_load) : "     n/a");
+  }
   jack_line(out, kSystem, percent(r.avg_system));
   jack_line(out, kUser, percent(r.avg_user));
   jack_line(out, kNice, percent(r.avg_nice));
@@ -131,6 +149,16 @@ void jack_test_block(std::string& out, const RunResult& r) {
     jack_line(out, kDelta, fmt::format(" {:.5f}", r.audio->totals.delta_max));
     out += kStarLine;
   }
+  // Where the block's numbers come from (no dot leader: old parsers skip it).
+  if (jack1) {
+    out += fmt::format(
+        " (jack_test's definitions: JACK1's rules on {} jackd wake-ups, {} resolution;\n"
+        "  XRUN Count = driver xruns only; JACK2's client-late xruns below, labelled)\n",
+        r.jack_test.wakes, resolution_text(r.jack_test.wake_resolution_us));
+  } else if (!r.client_results.empty()) {
+    out += " (xrunlab before jack_test's definitions: Delay = the clients' callback delay against "
+           "the interrupt,\n  not jack_test's driver wake-up delay; not comparable with 2005)\n";
+  }
 }
 
 void own_block(std::string& out, const RunResult& r) {
@@ -143,21 +171,29 @@ void own_block(std::string& out, const RunResult& r) {
   }
   out += summary_field_line("Sample rate", fmt::format("{:6d}   Hz", r.rate));
   out += summary_field_line("Period", usecs_real(r.period_us));
-  out += summary_field_line("Spare time", usecs_real(r.spare_us));
+  if (r.jack_test.spare_min_us) {
+    out += summary_field_line(
+        "Spare time (JACK1 estimate)",
+        fmt::format("{}   (lowest; last {:.1f})", usecs_real(*r.jack_test.spare_min_us),
+                    r.jack_test.spare_last_us.value_or(0.0)));
+  }
+  if (r.jack_test.cycle_max_all_us) {
+    out += summary_field_line("JACK1 cycle max, all cycles", usecs_real(*r.jack_test.cycle_max_all_us));
+  }
   out += summary_field_line("Delay reference", delay_reference_text(r));
-  out += summary_field_line("Delay p50", opt_percentile6(r.delay.p50));
-  out += summary_field_line("Delay p99", opt_percentile6(r.delay.p99));
-  out += summary_field_line("Delay p99.9", opt_percentile6(r.delay.p999));
-  out += summary_field_line("Delay mean", opt_usecs_real(r.delay.mean_us));
-  out += summary_field_line("Cycle p50", opt_percentile6(r.cycle.p50));
-  out += summary_field_line("Cycle p99", opt_percentile6(r.cycle.p99));
-  out += summary_field_line("Cycle p99.9", opt_percentile6(r.cycle.p999));
+  out += summary_field_line("Callback delay p50", opt_percentile6(r.delay.p50));
+  out += summary_field_line("Callback delay p99", opt_percentile6(r.delay.p99));
+  out += summary_field_line("Callback delay p99.9", opt_percentile6(r.delay.p999));
+  out += summary_field_line("Callback delay mean", opt_usecs_real(r.delay.mean_us));
+  out += summary_field_line("Callback end p50", opt_percentile6(r.cycle.p50));
+  out += summary_field_line("Callback end p99", opt_percentile6(r.cycle.p99));
+  out += summary_field_line("Callback end p99.9", opt_percentile6(r.cycle.p999));
   out += summary_field_line("Callback duration max", opt_usecs6(r.duration.max_us));
   out += summary_field_line(
-      "XRUN events (monitor)",
+      "JACK2 xrun events (monitor)",
       fmt::format("{}   ({} callbacks)", int6(x.monitor_events), x.monitor_callbacks));
   out += summary_field_line(
-      "XRUN events (jackd log)",
+      "Client-late xruns (jackd)",
       fmt::format("{}   ({} lines)", int6(x.log_client_events), x.log_client_lines));
   std::string driver = int6(x.log_driver_xruns);
   // jackd's "xrun of at least N msecs" is the time since the stream's trigger as the driver
@@ -232,7 +268,7 @@ void client_table(std::string& out, const RunResult& r) {
   bool any_error = false;
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"idx", "name", "cycles", "delay_max", "delay_p99", "cycle_max", "duration_max",
-                  "over_spare", "late", "error"});
+                  "over_period", "late", "error"});
   for (const ClientResult& c : r.client_results) {
     const ClientSummaries& m = c.summary;
     rows.push_back({std::to_string(c.index), one_line(c.name), std::to_string(c.cycles),
@@ -257,6 +293,53 @@ void client_table(std::string& out, const RunResult& r) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line;
     out += '\n';
+  }
+}
+
+std::string opt_i64(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+// Every cycle decomposed hop by hop: the distributions of the hops, then what did not run.
+void hop_table(std::string& out, const RunResult& r) {
+  const CycleTableResult& t = r.cycle_table;
+  if (!t.present) return;
+  out += fmt::format(
+      "\n Cycles hop by hop (usecs): {} cycles, {} complete, {} missed ({} past the deadline, "
+      "{} with a client that did not run){}\n",
+      t.cycles, t.complete, t.missed, t.deadline_missed, t.missed - t.deadline_missed,
+      t.rows_lost > 0 ? fmt::format(", {} rows lost", t.rows_lost) : "");
+  out += "   times: " + one_line(t.time_source) + "\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"hop", "count", "min", "p50", "p99", "p99.9", "max"});
+  for (const HopSeries& h : t.hops) {
+    const MetricSummary m = summarize(h.us);
+    rows.push_back({one_line(h.label), std::to_string(m.count), opt_i64(m.min_us),
+                    opt_cell(m.p50), opt_cell(m.p99), opt_cell(m.p999), opt_i64(m.max_us)});
+  }
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += "  ";
+      line += i == 0 ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
+    }
+    out += line + "\n";
+  }
+  for (const auto& d : t.dsp_nominal) {
+    out += fmt::format(
+        "   c{:02d} DSP against its nominal {:.0f} usecs: p50 {:+.1f} %, max {:+.1f} %, {:.1f} % "
+        "of cycles within 100 usecs of nominal\n",
+        d.client, d.nominal_us, d.overhead_p50_pct, d.overhead_max_pct, d.within_100us_pct);
+  }
+  for (size_t k = 0; k < t.not_run.size(); ++k) {
+    if (t.not_run[k] == 0) continue;
+    out += fmt::format("   c{:02d} did not run in {} cycle(s) (the first of the chain not to run "
+                       "in {})\n",
+                       k + 1, t.not_run[k], k < t.not_run_first.size() ? t.not_run_first[k] : 0);
   }
 }
 
@@ -386,6 +469,7 @@ std::string format_summary(const RunResult& r) {
   jack_test_block(out, r);
   own_block(out, r);
   client_table(out, r);
+  hop_table(out, r);
   if (!r.warnings.empty()) {
     out += '\n';
     for (const std::string& w : r.warnings) out += "warning: " + one_line(w) + "\n";

@@ -134,12 +134,25 @@ void finalize(RunResult& r) {
   r.duration = summarize(duration);
   r.cycle = summarize(cycle);
 
-  r.timeout_count = r.xruns.late_clients.size();
   if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events);
-  // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
-  // only appear in jackd's log.
-  r.xrun_count =
-      r.xruns.monitor_events + (r.driver_xruns_reach_monitor ? 0 : r.xruns.log_driver_xruns);
+  if (r.jack_test.definitions == "jack1-rules") {
+    // jack_test's definitions (docs/jack_test-fields.md): Timeout Count = jackd's lines saying
+    // "timed out"; XRUN Count = the driver's xruns only (the card's own record where there is
+    // one, else jackd's log); the Delay Counts by JACK1's rules from jackd's wake-ups. JACK2's
+    // client-late xruns are not jack_test's XRUN Count: the own block shows them, labelled.
+    r.timeout_count = r.xruns.log_timed_out_lines;
+    r.xrun_count = r.xruns.card_xruns.value_or(r.xruns.log_driver_xruns);
+    r.delay_over_spare = r.jack_test.delay_over_spare;
+    r.delay_over_1000 = r.jack_test.delay_over_1000;
+  } else {
+    // Older runs (definitions "callback-delay"): what xrunlab counted before; kept so a
+    // re-rendered old run.json says what it said.
+    r.timeout_count = r.xruns.late_clients.size();
+    // Client-late xruns reach the monitor. The ALSA driver's xruns do too; the dummy driver's
+    // only appear in jackd's log.
+    r.xrun_count =
+        r.xruns.monitor_events + (r.driver_xruns_reach_monitor ? 0 : r.xruns.log_driver_xruns);
+  }
 
   r.avg_user = r.avg_nice = r.avg_system = r.avg_iowait = r.avg_irq = r.avg_softirq = 0;
   r.avg_intr = r.avg_ctxt = 0;

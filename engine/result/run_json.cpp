@@ -104,6 +104,8 @@ json hop_json(const HopSeries& h) {
   json out = {{"key", h.key}, {"kind", h.kind}, {"label", h.label}, {"client", h.client}};
   out["summary_us"] = to_json(summarize(h.us));
   out["below_zero"] = h.us.underflow_count();
+  const std::optional<int64_t> min = h.us.min();
+  out["below_zero_min"] = h.us.underflow_count() > 0 && min && *min < 0 ? json(*min) : json();
   out["above_bound_dropped"] = h.us.overflow_dropped();
   out["bins"] = std::move(bins);  // [value_us, count], exact (1 usec bins and kept overflow)
   return out;
@@ -745,7 +747,9 @@ CycleTableResult cycles_from(const Object& o) {
     h.get("label", s.label);
     h.get("client", s.client);
     uint64_t below = 0, dropped = 0;
+    std::optional<int64_t> below_min;
     h.get("below_zero", below);
+    h.get("below_zero_min", below_min);
     h.get("above_bound_dropped", dropped);
     std::vector<std::vector<int64_t>> bins;
     h.get("bins", bins);
@@ -755,6 +759,11 @@ CycleTableResult cycles_from(const Object& o) {
                                   index_path(h.path("bins"), i))};
       }
       s.us.add(bins[i][0], static_cast<uint64_t>(bins[i][1]));
+    }
+    // Below zero, run.json keeps the count and the least value, not every value.
+    if (below > 0 && below_min && *below_min < 0) {
+      s.us.add(*below_min);
+      --below;
     }
     s.us.add_unknown(below, dropped);
     t.hops.push_back(std::move(s));

@@ -3,7 +3,9 @@
 // hand; finalize() derives the totals.
 #include <fmt/core.h>
 
+#include "engine/result/cycle_join.hpp"
 #include "engine/result/result.hpp"
+#include "engine/wire/vcard_shared.hpp"
 
 namespace xrunlab::testing_support {
 
@@ -107,6 +109,39 @@ inline RunResult sample_result() {
   r.threads_end[1].sched.rt_priority = 0;
   r.threads_end[1].mismatch = "SCHED_OTHER nice 0, expected SCHED_FIFO 65";
   r.warnings.push_back("2 xruns in 3 seconds: try a larger period (--period 512)");
+  // jack_test's fields by JACK1's rules and a few cycles hop by hop, as the engine joins them.
+  r.xruns.card_xruns = 1;
+  r.xruns.log_timed_out_lines = 0;
+  JoinConfig jc;
+  jc.rate = 48000;
+  jc.frames = 256;
+  jc.card = true;
+  jc.time_source = "the vcard's record (test)";
+  jc.resolution_us = 0.001;
+  jc.client_names = {"c01", "c02"};
+  jc.dsp_nominal_us = {60, 60};
+  CycleJoiner j(jc);
+  const int64_t t0 = static_cast<int64_t>(vcard::boundary_ns(1000, 48000, 256));
+  j.set_origin(t0);
+  for (uint64_t m = 1000; m < 1004; ++m) {
+    JoinRow row;
+    row.id = m;
+    row.interrupt_ns = static_cast<int64_t>(vcard::boundary_ns(m, 48000, 256));
+    row.jackd_wake_ns = *row.interrupt_ns + 40000 + static_cast<int64_t>(m - 1000) * 1000;
+    int64_t t = *row.jackd_wake_ns;
+    for (int k = 0; k < 2; ++k) {
+      JoinCell c;
+      c.ran = !(m == 1002 && k == 1);  // c02 did not run for boundary 1002
+      c.entry_ns = t + 30000;
+      c.exit_ns = c.entry_ns + 62000 + static_cast<int64_t>(m - 1000) * 500;
+      c.wake_ns = *row.jackd_wake_ns;
+      if (c.ran) t = c.exit_ns;
+      row.cells.push_back(c);
+    }
+    j.add(row);
+  }
+  r.cycle_table = j.table();
+  r.jack_test = j.jack_test();
   finalize(r);
   return r;
 }
