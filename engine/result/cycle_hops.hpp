@@ -66,6 +66,8 @@ struct CycleTableResult {
   uint64_t missed = 0;       // rows with slack < 0 or a client that did not run
   uint64_t deadline_missed = 0;  // complete rows with slack < 0
   uint64_t rows_lost = 0;        // rows overwritten before the engine read them (never expected)
+  uint64_t no_jackd_wake = 0;    // card rows without jackd's wake-up (it restarted the streams
+                                 // after an xrun instead of waking for those boundaries)
   std::vector<uint64_t> not_run;  // per client (chain order): cycles in which it did not run
   std::vector<uint64_t> not_run_first;  // per client: cycles in which it was the first not to run
   std::vector<HopSeries> hops;          // in chain order: jackd, then per client, cycle, slack

@@ -207,6 +207,7 @@ CycleTableResult CycleJoiner::table() const {
   t.missed = missed_;
   t.deadline_missed = deadline_missed_;
   t.rows_lost = lost_;
+  t.no_jackd_wake = no_wake_;
   t.not_run = not_run_;
   t.not_run_first = not_run_first_;
   t.hops = hops_;

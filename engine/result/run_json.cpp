@@ -154,6 +154,7 @@ json cycles_json(const CycleTableResult& t) {
           {"missed", t.missed},
           {"deadline_missed", t.deadline_missed},
           {"rows_lost", t.rows_lost},
+          {"no_jackd_wake", t.no_jackd_wake},
           {"clients_not_run", std::move(not_run)},
           {"dsp_nominal", std::move(nominal)},
           {"hops", std::move(hops)},
@@ -724,6 +725,7 @@ CycleTableResult cycles_from(const Object& o) {
   o.get("missed", t.missed);
   o.get("deadline_missed", t.deadline_missed);
   o.get("rows_lost", t.rows_lost);
+  o.get("no_jackd_wake", t.no_jackd_wake);
   o.each("clients_not_run", [&](const Object& c) {
     uint64_t n = 0, first = 0;
     c.get("cycles", n);

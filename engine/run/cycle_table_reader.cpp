@@ -146,13 +146,6 @@ void CycleTableReader::feed_card_xruns(int64_t until_ns) {
 }
 
 void CycleTableReader::poll_card(int64_t now_ns, bool final) {
-  if (card_stream_ < 0) {
-    if (card_->stream[1].wakes_written.load(std::memory_order_acquire) > 0) {
-      card_stream_ = 1;
-    } else if (card_->stream[0].wakes_written.load(std::memory_order_acquire) > 0) {
-      card_stream_ = 0;
-    }
-  }
   feed_card_xruns(INT64_MAX);
   if (!next_id_) {
     uint64_t m0 = vcard::boundary_index(static_cast<uint64_t>(t0_ns_), rate_, frames_);
@@ -182,11 +175,16 @@ void CycleTableReader::poll_card(int64_t now_ns, bool final) {
       continue;
     }
     row.interrupt_ns = static_cast<int64_t>(vcard::boundary_ns(m, rate_, frames_));
-    if (card_stream_ >= 0) {
-      const vcard::WakeSlot& slot = card_->stream[card_stream_].wake[m % vcard::kWakeSlots];
+    // jackd's first wake-up for m: the earlier of its two streams' records (after an xrun it
+    // may restart a stream without polling it for the boundaries it missed).
+    for (int stream = 0; stream < 2; ++stream) {
+      const vcard::WakeSlot& slot = card_->stream[stream].wake[m % vcard::kWakeSlots];
       uint64_t got = 0;
       int64_t ideal = 0, wake = 0;
-      if (vcard::read_wake(slot, &got, &ideal, &wake) && got == m) row.jackd_wake_ns = wake;
+      if (vcard::read_wake(slot, &got, &ideal, &wake) && got == m &&
+          (!row.jackd_wake_ns || wake < *row.jackd_wake_ns)) {
+        row.jackd_wake_ns = wake;
+      }
     }
     joiner_.add(row);
   }

@@ -75,7 +75,6 @@ class CycleTableReader {
 
   const CycleTableShm& table_;
   const vcard::Shm* card_;
-  int card_stream_ = -1;
   CycleJoiner joiner_;
   uint32_t clients_, rows_, rate_, frames_;
   int64_t lag_ns_;

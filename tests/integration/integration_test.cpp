@@ -122,8 +122,15 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   EXPECT_EQ(s.at("Timeout Count"), std::to_string(t["timeout_count"].get<int>()));
   EXPECT_EQ(s.at("Delay Count (>spare time)"), std::to_string(t["delay_over_spare"].get<int>()));
   EXPECT_EQ(s.at("Delay Count (>1000 usecs)"), std::to_string(t["delay_over_1000us"].get<int>()));
-  EXPECT_EQ(s.at("Delay Maximum"), std::to_string(t["delay_us"]["max"].get<int>()));
-  EXPECT_EQ(s.at("Cycle Maximum"), std::to_string(t["cycle_us"]["max"].get<int>()));
+  // jack_test's definitions: JACK1's rules on jackd's wake-ups, whole usecs ("%5d").
+  const json& jt = j["jack_test"];
+  EXPECT_EQ(s.at("Delay Maximum"),
+            std::to_string(static_cast<int64_t>(jt["delay_max_us"].get<double>())));
+  EXPECT_EQ(s.at("Cycle Maximum"),
+            jt["cycle_max_us"].is_null()
+                ? std::string("n/a   usecs")
+                : std::to_string(static_cast<int64_t>(jt["cycle_max_us"].get<double>())));
+  EXPECT_EQ(t["delay_over_spare"], jt["delay_over_spare"]);
   char dsp[32];
   std::snprintf(dsp, sizeof dsp, "%.1f", t["avg_dsp_load_pct"].get<double>());
   EXPECT_EQ(s.at("Average DSP Load"), dsp);
@@ -185,11 +192,11 @@ TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
             injected);
   for (const auto& c : j["clients"]) expect_consistent_client(c);
   expect_xrun_counts_consistent(j);
-  EXPECT_GE(j["totals"]["xrun_count"].get<uint64_t>(), injected);
+  // Late clients are JACK2's client-late xruns, not jack_test's XRUN Count (driver xruns).
   EXPECT_GE(j["xruns"]["monitor_events"].get<uint64_t>(), injected);
   EXPECT_GE(j["xruns"]["log_client_events"].get<uint64_t>(), injected);
   EXPECT_GE(j["clients"][1]["duration_us"]["max"].get<int64_t>(), 8000);
-  EXPECT_GE(j["totals"]["timeout_count"].get<int>(), 1);
+  EXPECT_GE(j["xruns"]["late_clients"].size(), 1u);
   expect_nothing_left(r);
 }
 

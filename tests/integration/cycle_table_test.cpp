@@ -1,0 +1,227 @@
+// Truth tests of the hop decomposition and of jack_test's fields, on the real jackd with the
+// virtual card: faults of known size (a stopped jackd, a stopped client, an injected overrun)
+// must show up where they belong, and every cycle's hops must add up to its cycle time. The
+// bounds are exact by construction (a stopped process cannot run), never latency thresholds.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "engine/wire/vcard_shared.hpp"
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab::testing_support {
+namespace {
+
+constexpr int64_t kPeriodNs = 5333333;  // 256 frames at 48 kHz
+
+int64_t mono_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+}
+
+const json& hop(const json& cycles, const std::string& key) {
+  for (const json& h : cycles["hops"]) {
+    if (h["key"] == key) return h;
+  }
+  ADD_FAILURE() << "no hop " << key;
+  static const json none = json::object();
+  return none;
+}
+
+// What every run's table must satisfy, whatever happened in it.
+void expect_table_consistent(const json& j) {
+  const json& t = j["cycles"];
+  ASSERT_TRUE(t.is_object()) << "no cycle table in run.json";
+  const auto cycles = t["cycles"].get<uint64_t>();
+  const size_t n = j["clients"].size();
+  ASSERT_EQ(t["clients_not_run"].size(), n);
+  EXPECT_EQ(t["rows_lost"].get<uint64_t>(), 0u);
+  EXPECT_GT(cycles, 0u);
+  // Each client's DSP hop is counted once for every cycle in which it ran.
+  for (size_t k = 0; k < n; ++k) {
+    const std::string name = "c0" + std::to_string(k + 1);
+    EXPECT_EQ(hop(t, "dsp." + name)["summary_us"]["count"].get<uint64_t>() +
+                  t["clients_not_run"][k]["cycles"].get<uint64_t>(),
+              cycles)
+        << name;
+  }
+  EXPECT_EQ(hop(t, "cycle")["summary_us"]["count"].get<uint64_t>(), t["complete"].get<uint64_t>());
+  EXPECT_EQ(hop(t, "jackd_wakeup")["summary_us"]["count"].get<uint64_t>() +
+                t["no_jackd_wake"].get<uint64_t>(),
+            cycles);
+  // Every kept row: its hops add up exactly to its cycle time, in chain order (a client starts
+  // only after its upstream finished), and cycle time plus slack is the period.
+  for (const char* list : {"worst", "missed_rows"}) {
+    for (const json& row : t[list]) {
+      const json& clients = row["clients"];
+      ASSERT_EQ(clients.size(), n);
+      if (row["end_ns"].is_null()) {
+        bool any_missing = false;
+        for (const json& c : clients) any_missing = any_missing || c.is_null();
+        EXPECT_TRUE(any_missing) << row.dump();
+        EXPECT_TRUE(row["missed"].get<bool>()) << row.dump();
+        continue;
+      }
+      int64_t prev = row["jackd_wake_ns"].get<int64_t>();
+      int64_t sum = prev;
+      EXPECT_GE(prev, 0) << "jackd woke before the interrupt: " << row.dump();
+      for (const json& c : clients) {
+        ASSERT_FALSE(c.is_null()) << row.dump();
+        const auto entry = c["entry_ns"].get<int64_t>(), exit = c["exit_ns"].get<int64_t>();
+        EXPECT_GE(entry, prev) << row.dump();
+        EXPECT_GE(exit, entry) << row.dump();
+        sum += (entry - prev) + (exit - entry);
+        prev = exit;
+      }
+      EXPECT_EQ(sum, row["end_ns"].get<int64_t>()) << row.dump();
+      EXPECT_EQ(row["end_ns"].get<int64_t>() + row["slack_ns"].get<int64_t>(),
+                row["deadline_ns"].get<int64_t>())
+          << row.dump();
+      const auto deadline = row["deadline_ns"].get<int64_t>();
+      EXPECT_TRUE(deadline == kPeriodNs || deadline == kPeriodNs + 1) << row.dump();
+    }
+  }
+  EXPECT_EQ(t["missed_rows_total"].get<uint64_t>(), t["missed"].get<uint64_t>());
+  // Each client's own count of its cycles and the table's agree but for the window's edges
+  // (the client's window is its callback entry, the table's the interrupt).
+  for (size_t k = 0; k < n; ++k) {
+    const auto own = j["clients"][k]["cycles"].get<uint64_t>() +
+                     j["clients"][k]["unreferenced_cycles"].get<uint64_t>();
+    const auto ran = cycles - t["clients_not_run"][k]["cycles"].get<uint64_t>();
+    EXPECT_LE(own, ran + 2) << k;
+    EXPECT_LE(ran, own + 2) << k;
+  }
+}
+
+std::vector<std::string> vcard_args(const std::string& label, const std::string& clients,
+                                    const std::string& duration) {
+  return {"run",      "--backend", "vcard",  "--clients",   clients,  "--ports",
+          "1",        "--period",  "256",    "--duration",  duration, "--dsp-load",
+          "20",       "--label",   label,    "--no-plots"};
+}
+
+// jackd stopped for 300 ms: the interrupt -> jackd hop of the boundary during the stop, and
+// jack_test's Delay Maximum, are at least the stop's length less the periods the stop may have
+// begun into; and the cycles of the stall are cycles in which no client ran, shown as such.
+TEST(CycleTable, AStoppedServerIsADriverDelayOfItsLength) {
+  XrunlabRun r = start(vcard_args("it-cycles-jackd", "3", "5"));
+  wait_until_measuring(r);
+  const pid_t jackd = pid_of(r, "jackd");
+  ASSERT_GT(jackd, 0) << r.log();
+  std::this_thread::sleep_for(2s);
+  const int64_t stopped = mono_ns();
+  ASSERT_EQ(::kill(jackd, SIGSTOP), 0);
+  std::this_thread::sleep_for(300ms);
+  const int64_t resumed = mono_ns();
+  ASSERT_EQ(::kill(jackd, SIGCONT), 0);
+  const int64_t length = resumed - stopped;
+  finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  expect_table_consistent(j);
+  const json& t = j["cycles"];
+  // Every boundary that fell inside the stop is in the table as a cycle no client ran in, and
+  // if jackd woke for it at all, it woke after the stop ended (it cannot run while stopped; the
+  // first millisecond is left for the signal's delivery). The hop table holds those wake-ups.
+  uint64_t inside = 0;
+  int64_t first_wake_hop = -1;
+  for (const json& row : t["missed_rows"]) {
+    const auto interrupt =
+        static_cast<int64_t>(vcard::boundary_ns(row["id"].get<uint64_t>(), 48000, 256));
+    if (interrupt < stopped + 1000000 || interrupt >= resumed) continue;
+    ++inside;
+    for (const json& c : row["clients"]) EXPECT_TRUE(c.is_null()) << row.dump();
+    if (row["jackd_wake_ns"].is_null()) continue;
+    const auto wake = row["jackd_wake_ns"].get<int64_t>();
+    EXPECT_GE(interrupt + wake, resumed) << row.dump();
+    if (first_wake_hop < 0) first_wake_hop = wake;
+  }
+  EXPECT_GE(inside, static_cast<uint64_t>((length - 1000000) / kPeriodNs)) << t["missed_rows"].dump();
+  ASSERT_GE(first_wake_hop, 0) << "jackd woke for none of the stalled boundaries";
+  EXPECT_GE(hop(t, "jackd_wakeup")["summary_us"]["max"].get<int64_t>(), first_wake_hop / 1000);
+  // jack_test's Delay Maximum (JACK1: the larger of the wake-up delay and the xrun's duration,
+  // which begins when the 2-period buffer ran out, at most 2 periods after the stop began).
+  const json& jt = j["jack_test"];
+  EXPECT_EQ(jt["definitions"], "jack1-rules");
+  EXPECT_GE(jt["delay_max_us"].get<double>() * 1000, static_cast<double>(length - 3 * kPeriodNs))
+      << jt.dump();
+  // The card saw the xrun; it is jack_test's XRUN Count.
+  EXPECT_GE(j["totals"]["xrun_count"].get<uint64_t>(), 1u);
+  // The boundaries of the stall, all but the one jackd woke for on resuming, had no client.
+  const auto stalled = static_cast<uint64_t>((length - 2 * kPeriodNs) / kPeriodNs);
+  EXPECT_GE(t["clients_not_run"][0]["cycles"].get<uint64_t>(), stalled) << t.dump();
+  EXPECT_GE(t["clients_not_run"][0]["first_not_to_run"].get<uint64_t>(), stalled);
+  EXPECT_GE(t["missed"].get<uint64_t>(), stalled);
+  expect_nothing_left(r);
+}
+
+// A client stopped for 200 ms: the table shows the cycles in which it did not run (it cannot
+// have run while stopped), with it as the first of the chain not to run, and its own figures
+// cannot show them.
+TEST(CycleTable, AStoppedClientIsShownAsNotHavingRun) {
+  XrunlabRun r = start(vcard_args("it-cycles-client", "4", "5"));
+  wait_until_measuring(r);
+  const pid_t c03 = pid_of(r, "xrunlab-c03");
+  ASSERT_GT(c03, 0) << r.log();
+  std::this_thread::sleep_for(2s);
+  const int64_t stopped = mono_ns();
+  ASSERT_EQ(::kill(c03, SIGSTOP), 0);
+  std::this_thread::sleep_for(200ms);
+  const int64_t resumed = mono_ns();
+  ASSERT_EQ(::kill(c03, SIGCONT), 0);
+  finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  expect_table_consistent(j);
+  const json& t = j["cycles"];
+  const auto stalled = static_cast<uint64_t>((resumed - stopped - 2 * kPeriodNs) / kPeriodNs);
+  EXPECT_GE(t["clients_not_run"][2]["cycles"].get<uint64_t>(), stalled) << t.dump();
+  EXPECT_GE(t["missed"].get<uint64_t>(), stalled);
+  // The kept rows name c03 among the clients that did not run.
+  uint64_t rows_without_c03 = 0;
+  for (const json& row : t["missed_rows"]) rows_without_c03 += row["clients"][2].is_null();
+  EXPECT_GE(rows_without_c03, stalled);
+  const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
+  EXPECT_NE(summary.find("c03 did not run in"), std::string::npos) << summary;
+  expect_nothing_left(r);
+}
+
+// An injected overrun in client 2 (3 ms every 50th callback): client 2's DSP hop carries it
+// (the busy-wait lasts 3 ms from its entry), and the cycle's slack loses it.
+TEST(CycleTable, AnInjectedOverrunIsInThatClientsDspHopAndCostsSlack) {
+  std::vector<std::string> args = vcard_args("it-cycles-inject", "3", "4");
+  for (const char* a : {"--inject", "3000:50", "--inject-client", "2"}) args.emplace_back(a);
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(args, &r), 0) << r.log();
+  const json j = r.run_json();
+  expect_table_consistent(j);
+  const json& t = j["cycles"];
+  const auto injected = j["clients"][1]["injected_overruns"].get<uint64_t>();
+  ASSERT_GE(injected, 10u);
+  // At least `injected` of client 2's DSP hops last 3 ms or more (1 usec for the clocks' reads).
+  uint64_t long_dsp = 0;
+  for (const json& b : hop(t, "dsp.c02")["bins"]) {
+    if (b[0].get<int64_t>() >= 2999) long_dsp += b[1].get<uint64_t>();
+  }
+  EXPECT_GE(long_dsp + 2, injected) << "the two windows differ by a cycle at each edge";
+  // Those cycles end at least 3 ms after their interrupt: their slack is at most period - 3 ms.
+  const json& slack = hop(t, "slack")["summary_us"];
+  EXPECT_LE(slack["min"].get<int64_t>(), (kPeriodNs - 3000000) / 1000);
+  // The worst cycle by slack went through client 2's overrun or worse: client 3 started after it.
+  ASSERT_FALSE(t["worst"].empty());
+  const json& worst = t["worst"][0];
+  if (!worst["clients"][1].is_null() && !worst["clients"][2].is_null()) {
+    EXPECT_GE(worst["clients"][2]["entry_ns"].get<int64_t>(),
+              worst["clients"][1]["exit_ns"].get<int64_t>());
+  }
+  expect_nothing_left(r);
+}
+
+}  // namespace
+}  // namespace xrunlab::testing_support
