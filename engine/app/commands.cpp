@@ -179,8 +179,12 @@ int cmd_import(const ReportOptions& ro) {
   for (const std::string& file : ro.paths) {
     std::string why;
     const std::vector<RunRecord> records = import_jack_test(read_text(file), file, &why);
-    if (records.empty())
-      throw Error(ExitCode::kUsage, why.empty() ? file + ": nothing to import" : why);
+    // A refused file (not a jack_test summary, a value that cannot be right) is bad input:
+    // nothing of it is written, and the message names the file, line and field.
+    if (records.empty()) {
+      throw Error(ExitCode::kUsage,
+                  "import: " + (why.empty() ? file + ": nothing to import" : why));
+    }
     nlohmann::json out = {
         {"xrunlab_records", 1}, {"source", file}, {"records", nlohmann::json::array()}};
     for (const RunRecord& r : records) out["records"].push_back(to_json(r));

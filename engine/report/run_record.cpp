@@ -1,13 +1,17 @@
 #include "engine/report/run_record.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "engine/base/file.hpp"
+#include "engine/base/text.hpp"
 #include "engine/report/json_members.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/report_text.hpp"
@@ -32,12 +36,163 @@ std::string canonical_label(std::string_view s) {
   return out;
 }
 
-std::optional<double> to_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') return std::nullopt;
-  return v;
+// What import accepts for a field (see import_jack_test in the header): jack_test's unit
+// after the value, the largest plausible value, whole numbers only, and what the value is
+// (for messages).
+struct ImportRule {
+  std::string_view unit;  // "" when jack_test printed none
+  double min, max;
+  const char* max_words;  // why max ("one hour"), "" when the number says it
+  bool whole;
+  const char* noun;  // "a time", "a count"
+};
+
+const ImportRule& import_rule(FieldKind kind) {
+  static const ImportRule kSeconds{"", 0, 31536000, "one year", false, "a duration"};
+  static const ImportRule kSetting{"", 0, 1e6, "", true, "a setting"};
+  static const ImportRule kCount{"", 0, 1e9, "", true, "a count"};
+  static const ImportRule kUsecs{"usecs", 0, 3.6e9, "one hour", false, "a time"};
+  static const ImportRule kPercent{"%", 0, 100, "", false, "a load"};
+  static const ImportRule kPerSecond{"/sec", 0, 1e9, "", false, "a rate"};
+  switch (kind) {
+    case FieldKind::kSeconds:
+      return kSeconds;
+    case FieldKind::kSetting:
+      return kSetting;
+    case FieldKind::kCount:
+      return kCount;
+    case FieldKind::kUsecs:
+      return kUsecs;
+    case FieldKind::kPercent:
+      return kPercent;
+    case FieldKind::kPerSecond:
+      return kPerSecond;
+  }
+  return kCount;
+}
+
+const ImportRule& runs_rule() {
+  static const ImportRule rule{"", 1, 1e6, "", true, "a number of runs"};
+  return rule;
+}
+
+// A plain decimal number, the whole of `s`: sign, digits, one '.', an exponent. Not "inf",
+// "nan", hex or ">=N" (what strtod alone would take or half-take).
+std::optional<double> plain_number(std::string_view s) {
+  size_t i = 0, digits = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t exponent = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == exponent) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  return std::strtod(std::string(s).c_str(), nullptr);  // +-inf when too large: over the bound
+}
+
+bool is_unit(std::string_view s) {
+  for (std::string_view u : {"usecs", "usec", "us", "msecs", "msec", "ms", "secs", "sec", "s", "%",
+                             "/sec", "/s", "/hour", "/h"}) {
+    if (s == u) return true;
+  }
+  return false;
+}
+
+// One column of a field's text: its value (nullopt for "n/a" or "-") and the text it came from.
+struct Column {
+  std::optional<double> value;
+  std::string token;
+};
+
+// The columns of a field's text ("12    30     7", "(    0)(    1)", "150   usecs", "n/a"), each
+// checked against the rule; nullopt with *problem (what follows "FIELD" in the message) when
+// the text is not what jack_test printed for this field.
+std::optional<std::vector<Column>> columns_of(std::string_view text, const ImportRule& rule,
+                                              std::string* problem) {
+  text = trim(text);
+  if (text.empty()) {
+    *problem = "has no value";
+    return std::nullopt;
+  }
+  const std::string quoted = "is \"" + std::string(text) + "\"";
+  std::vector<Column> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t') {
+      ++i;
+      continue;
+    }
+    std::string_view token;
+    bool in_parens = false;
+    if (text[i] == '(') {
+      const size_t close = text.find(')', i);
+      if (close == std::string_view::npos) {
+        *problem = quoted + ", not a number";
+        return std::nullopt;
+      }
+      token = trim(text.substr(i + 1, close - i - 1));
+      in_parens = true;
+      i = close + 1;
+    } else {
+      const size_t start = i;
+      while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '(') ++i;
+      token = text.substr(start, i - start);
+    }
+    if (!in_parens && !out.empty() && !rule.unit.empty() && token == rule.unit) continue;
+    if (token == "n/a" || token == "-") {
+      out.push_back(Column{std::nullopt, std::string(token)});
+      continue;
+    }
+    std::string_view number = token;
+    if (!in_parens && !rule.unit.empty() && number.size() > rule.unit.size() &&
+        ends_with(number, rule.unit)) {
+      number.remove_suffix(rule.unit.size());  // "36.3%"
+    }
+    const std::optional<double> v = plain_number(number);
+    if (!v) {
+      if (is_unit(token) && !out.empty()) {
+        *problem =
+            quoted + (rule.unit.empty() ? ": jack_test gave it without a unit"
+                                        : ": jack_test gave it in " + std::string(rule.unit));
+      } else {
+        *problem = quoted + ", not a number";
+      }
+      return std::nullopt;
+    }
+    const std::string shown =
+        std::string(number) + (rule.unit.empty() ? "" : " ") + std::string(rule.unit);
+    if (*v < rule.min) {
+      *problem = rule.min == 0
+                     ? fmt::format("is {}: {} cannot be negative", shown, rule.noun)
+                     : fmt::format("is {}: {} is at least {}", shown, rule.noun, rule.min);
+      return std::nullopt;
+    }
+    if (!(*v <= rule.max)) {
+      *problem =
+          fmt::format("is {}: more than {:.0f}{}{}{}, not plausible for {}", shown, rule.max,
+                      rule.unit.empty() ? "" : " ", rule.unit,
+                      *rule.max_words ? fmt::format(" ({})", rule.max_words) : "", rule.noun);
+      return std::nullopt;
+    }
+    if (rule.whole && *v != std::floor(*v)) {
+      *problem = fmt::format("is {}: {} is a whole number", shown, rule.noun);
+      return std::nullopt;
+    }
+    out.push_back(Column{*v, std::string(token)});
+  }
+  if (out.empty()) {  // only a unit
+    *problem = quoted + ", not a number";
+    return std::nullopt;
+  }
+  return out;
 }
 
 std::string stem_of(std::string_view path) {
@@ -68,26 +223,31 @@ std::optional<double> number(const std::optional<int64_t>& v) {
 
 const std::vector<RecordField>& record_fields() {
   static const std::vector<RecordField> fields = {
-      {"seconds", "Total seconds ran", &RunRecord::seconds},
-      {"clients", "Number of clients", &RunRecord::clients},
-      {"ports", "Ports per client", &RunRecord::ports},
-      {"frames", "Frames per buffer", &RunRecord::frames},
-      {"timeout_count", "Timeout Count", &RunRecord::timeout_count},
-      {"xrun_count", "XRUN Count", &RunRecord::xrun_count},
-      {"delay_over_spare", "Delay Count (>spare time)", &RunRecord::delay_over_spare},
-      {"delay_over_1000", "Delay Count (>1000 usecs)", &RunRecord::delay_over_1000},
-      {"delay_max_us", "Delay Maximum", &RunRecord::delay_max_us},
-      {"cycle_max_us", "Cycle Maximum", &RunRecord::cycle_max_us},
-      {"dsp_load_pct", "Average DSP Load", &RunRecord::dsp_load_pct},
-      {"cpu_system_pct", "Average CPU System Load", &RunRecord::cpu_system_pct},
-      {"cpu_user_pct", "Average CPU User Load", &RunRecord::cpu_user_pct},
-      {"cpu_nice_pct", "Average CPU Nice Load", &RunRecord::cpu_nice_pct},
-      {"cpu_iowait_pct", "Average CPU I/O Wait Load", &RunRecord::cpu_iowait_pct},
-      {"cpu_irq_pct", "Average CPU IRQ Load", &RunRecord::cpu_irq_pct},
-      {"cpu_softirq_pct", "Average CPU Soft-IRQ Load", &RunRecord::cpu_softirq_pct},
-      {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate},
-      {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate},
-      {"delay_p99_us", "", &RunRecord::delay_p99_us},
+      {"seconds", "Total seconds ran", &RunRecord::seconds, FieldKind::kSeconds},
+      {"clients", "Number of clients", &RunRecord::clients, FieldKind::kSetting},
+      {"ports", "Ports per client", &RunRecord::ports, FieldKind::kSetting},
+      {"frames", "Frames per buffer", &RunRecord::frames, FieldKind::kSetting},
+      {"timeout_count", "Timeout Count", &RunRecord::timeout_count, FieldKind::kCount},
+      {"xrun_count", "XRUN Count", &RunRecord::xrun_count, FieldKind::kCount},
+      {"delay_over_spare", "Delay Count (>spare time)", &RunRecord::delay_over_spare,
+       FieldKind::kCount},
+      {"delay_over_1000", "Delay Count (>1000 usecs)", &RunRecord::delay_over_1000,
+       FieldKind::kCount},
+      {"delay_max_us", "Delay Maximum", &RunRecord::delay_max_us, FieldKind::kUsecs},
+      {"cycle_max_us", "Cycle Maximum", &RunRecord::cycle_max_us, FieldKind::kUsecs},
+      {"dsp_load_pct", "Average DSP Load", &RunRecord::dsp_load_pct, FieldKind::kPercent},
+      {"cpu_system_pct", "Average CPU System Load", &RunRecord::cpu_system_pct,
+       FieldKind::kPercent},
+      {"cpu_user_pct", "Average CPU User Load", &RunRecord::cpu_user_pct, FieldKind::kPercent},
+      {"cpu_nice_pct", "Average CPU Nice Load", &RunRecord::cpu_nice_pct, FieldKind::kPercent},
+      {"cpu_iowait_pct", "Average CPU I/O Wait Load", &RunRecord::cpu_iowait_pct,
+       FieldKind::kPercent},
+      {"cpu_irq_pct", "Average CPU IRQ Load", &RunRecord::cpu_irq_pct, FieldKind::kPercent},
+      {"cpu_softirq_pct", "Average CPU Soft-IRQ Load", &RunRecord::cpu_softirq_pct,
+       FieldKind::kPercent},
+      {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate, FieldKind::kPerSecond},
+      {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate, FieldKind::kPerSecond},
+      {"delay_p99_us", "", &RunRecord::delay_p99_us, FieldKind::kUsecs},
   };
   return fields;
 }
@@ -220,7 +380,9 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
   const std::string default_name = stem_of(source);
   std::string current = default_name;
   bool any_field = false;
-  for (const auto& [label, value] : parse_summary_lines(text)) {
+  for (const SummaryLine& line : parse_summary_lines(text)) {
+    const std::string& label = line.label;
+    const std::string& value = line.value;
     if (label == "#") {
       current = value.empty() ? default_name : value;
       continue;
@@ -230,14 +392,21 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       continue;
     }
     const std::string key = canonical_label(label);
+    const auto it = by_label.find(key);
+    if (key != runs_label && it == by_label.end()) continue;
+    const ImportRule& rule = key == runs_label ? runs_rule() : import_rule(fields[it->second].kind);
+    std::string problem;
+    const std::optional<std::vector<Column>> columns = columns_of(line.text, rule, &problem);
+    if (!columns) {
+      set_why(why, fmt::format("{}:{}: \"{}\" {}", source, line.line, label, problem));
+      return {};
+    }
     if (key == runs_label) {
-      section(current).runs.push_back(to_number(value));
+      section(current).runs.push_back(columns->front().value);
       continue;
     }
-    const auto it = by_label.find(key);
-    if (it == by_label.end()) continue;
     any_field = true;
-    section(current).values[it->second].push_back(to_number(value));
+    section(current).values[it->second].push_back(columns->front().value);
   }
   if (!any_field) {
     set_why(why, source + ": not a jack_test summary (no known field such as 'XRUN Count')");
@@ -256,9 +425,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       for (size_t f = 0; f < fields.size(); ++f) {
         if (i < s.values[f].size()) r.*fields[f].member = s.values[f][i];
       }
-      if (i < s.runs.size() && s.runs[i] && *s.runs[i] >= 1 && *s.runs[i] < 1e6) {
-        r.runs = static_cast<int>(*s.runs[i]);
-      }
+      if (i < s.runs.size() && s.runs[i]) r.runs = static_cast<int>(*s.runs[i]);
       out.push_back(std::move(r));
     }
   }

@@ -44,12 +44,25 @@ struct RunRecord {
   std::optional<double> delay_p99_us;  // xrunlab only
 };
 
+// What a field measures. It decides the unit jack_test printed after the value and the values
+// import accepts (see import_jack_test).
+enum class FieldKind {
+  kSeconds,    // "Total seconds ran": no unit
+  kSetting,    // clients, ports, frames: whole numbers, no unit
+  kCount,      // events in the run(s): whole numbers, no unit
+  kUsecs,      // a time: "usecs"
+  kPercent,    // a load: "%"
+  kPerSecond,  // a rate of the system: "/sec"
+};
+
 // The numeric fields in jack_test's summary order: JSON/CSV key, jack_test's label (without its
-// dot leader; "" for xrunlab-only fields) and the member. Shared by import, JSON, CSV and compare.
+// dot leader; "" for xrunlab-only fields), the member and what it measures. Shared by import,
+// JSON, CSV and compare.
 struct RecordField {
   const char* key;         // "xrun_count"
   const char* jack_label;  // "XRUN Count"
   std::optional<double> RunRecord::*member;
+  FieldKind kind;
 };
 const std::vector<RecordField>& record_fields();
 
@@ -75,6 +88,24 @@ std::vector<std::string> find_run_folders(const std::vector<std::string>& roots)
 // "==> f <==" headers, and .SUMMARY files (see the rules above). Empty with *why =
 // "SOURCE: not a jack_test summary (no known field such as 'XRUN Count')" when no jack_test field
 // is found (random text, empty file).
+//
+// A known field whose value cannot be what jack_test printed is refused, never imported as
+// missing or as a guess: empty with *why = "SOURCE:LINE: \"FIELD\" is ..." naming the line and
+// what is wrong. A value is a plain decimal number (an exponent is allowed; "inf", "nan" and hex
+// are not), optionally followed by the field's unit as jack_test printed it (usecs, %, /sec) and
+// optionally in parentheses ("(    0)"); "n/a" and "-" say "missing" and import as missing. The
+// bounds (a value outside them is an error in the source, not a measurement):
+//  * counts (Timeout, XRUN, Delay Count) and clients, ports, frames: whole numbers >= 0; counts
+//    at most 1e9 (a billion events: more than one per cycle of a 16-frame period at 192 kHz for
+//    a day), settings at most 1e6;
+//  * times (Delay and Cycle Maximum, Delay p99): 0 .. 3.6e9 usecs (one hour: no cycle of a
+//    running JACK server is late by more; jack_test's runs lasted minutes);
+//  * loads (Average DSP Load, the CPU loads): 0 .. 100 %. JACK's cpu_load is
+//    (1 - spare/period) * 50 + previous * 0.5 with spare in 0..period, so it cannot pass 100;
+//    the CPU loads are shares of /proc/stat's jiffies;
+//  * interrupt and context-switch rates: 0 .. 1e9 /sec;
+//  * "Total seconds ran": 0 .. 31,536,000 (one year);
+//  * "Number of runs": a whole number 1 .. 1e6.
 std::vector<RunRecord> import_jack_test(std::string_view text, const std::string& source,
                                         std::string* why);
 

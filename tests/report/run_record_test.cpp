@@ -187,6 +187,91 @@ TEST(ImportJackTest, RejectsWhatIsNotASummary) {
   }
 }
 
+// A known field that is present but is not a number is an error naming the file, the line and
+// the field, never an empty record.
+TEST(ImportJackTest, AValueThatIsNotANumberIsAnErrorNamingTheLine) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test(" ************* SUMMARY RESULT ****************\n"
+                               " Timeout Count . . . . . . . . :(    0)\n"
+                               " XRUN Count  . . . . . . . . . :   abc\n",
+                               "old.txt", &why)
+                  .empty());
+  EXPECT_EQ(why, "old.txt:3: \"XRUN Count\" is \"abc\", not a number");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"XRUN Count . . . : 12abc", "\"XRUN Count\" is \"12abc\", not a number"},
+      {"XRUN Count . . . : inf", "\"XRUN Count\" is \"inf\", not a number"},
+      {"XRUN Count . . . : nan", "\"XRUN Count\" is \"nan\", not a number"},
+      {"XRUN Count . . . : 0x10", "\"XRUN Count\" is \"0x10\", not a number"},
+      {"XRUN Count . . . :", "\"XRUN Count\" has no value"},
+      {"Timeout Count . . . :(    3", "\"Timeout Count\" is \"(    3\", not a number"},
+      {"Delay p99 . . . :>=20001   usecs", "\"Delay p99\" is \">=20001   usecs\", not a number"},
+      {"Delay Maximum . . . : 150 msecs",
+       "\"Delay Maximum\" is \"150 msecs\": jack_test gave it in usecs"},
+      {"XRUN Count . . . : 12 usecs",
+       "\"XRUN Count\" is \"12 usecs\": jack_test gave it without a unit"},
+  };
+  for (const auto& [line, message] : bad) {
+    EXPECT_TRUE(import_jack_test("mail text\n" + line + "\n", "m.txt", &why).empty()) << line;
+    EXPECT_EQ(why, "m.txt:2: " + message);
+  }
+  // "n/a" and "-" say "missing": imported as missing, not refused.
+  const auto v = import_jack_test(
+      "XRUN Count . . . : 3\nAverage DSP Load. . . : n/a\nCycle Maximum . . . : -\n", "m.txt",
+      &why);
+  ASSERT_EQ(v.size(), 1u) << why;
+  EXPECT_EQ(v[0].xrun_count, 3.0);
+  EXPECT_FALSE(v[0].dsp_load_pct);
+  EXPECT_FALSE(v[0].cycle_max_us);
+}
+
+// Values that cannot have been measured are refused with the file, line and field: negative
+// times and counts, counts that are not whole, times above an hour, loads outside 0..100 %.
+TEST(ImportJackTest, ImpossibleValuesAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"Cycle Maximum . . . : -5 usecs",
+       "\"Cycle Maximum\" is -5 usecs: a time cannot be negative"},
+      {"XRUN Count . . . : -1", "\"XRUN Count\" is -1: a count cannot be negative"},
+      {"XRUN Count . . . : 2.5", "\"XRUN Count\" is 2.5: a count is a whole number"},
+      {"Number of clients . . . : 1.5",
+       "\"Number of clients\" is 1.5: a setting is a whole number"},
+      {"Delay Maximum . . . : 1e23   usecs",
+       "\"Delay Maximum\" is 1e23 usecs: more than 3600000000 usecs (one hour), not plausible "
+       "for a time"},
+      {"Delay Maximum . . . : 1e999   usecs",
+       "\"Delay Maximum\" is 1e999 usecs: more than 3600000000 usecs (one hour), not plausible "
+       "for a time"},
+      {"Average DSP Load. . . : 130.0 %",
+       "\"Average DSP Load\" is 130.0 %: more than 100 %, not plausible for a load"},
+      {"Average CPU User Load . . . : -0.1 %",
+       "\"Average CPU User Load\" is -0.1 %: a load cannot be negative"},
+      {"Average Interrupt Rate . . : -3.0 /sec",
+       "\"Average Interrupt Rate\" is -3.0 /sec: a rate cannot be negative"},
+      {"Total seconds ran . . . : 1e9",
+       "\"Total seconds ran\" is 1e9: more than 31536000 (one year), not plausible for a "
+       "duration"},
+      {"Number of runs . . . :(    0)", "\"Number of runs\" is 0: a number of runs is at least 1"},
+      {"Number of runs . . . :(  2.5)",
+       "\"Number of runs\" is 2.5: a number of runs is a whole number"},
+  };
+  std::string why;
+  for (const auto& [line, message] : bad) {
+    EXPECT_TRUE(import_jack_test("XRUN Count . . . : 0\n" + line + "\n", "f.txt", &why).empty())
+        << line;
+    EXPECT_EQ(why, "f.txt:2: " + message);
+  }
+  // The bounds themselves are values a run can have.
+  const auto v = import_jack_test(
+      "XRUN Count . . . : 12.0\nDelay Maximum . . . : 3600000000 usecs\n"
+      "Average DSP Load. . . : 100.0 %\nAverage CPU IRQ Load  . . . . : 0.0 %\n"
+      "Cycle Maximum . . . : 1.5e3 usecs\n",
+      "f.txt", &why);
+  ASSERT_EQ(v.size(), 1u) << why;
+  EXPECT_EQ(v[0].xrun_count, 12.0);
+  EXPECT_EQ(v[0].delay_max_us, 3.6e9);
+  EXPECT_EQ(v[0].dsp_load_pct, 100.0);
+  EXPECT_EQ(v[0].cycle_max_us, 1500.0);
+}
+
 TEST(RunRecordJson, RoundTrips) {
   std::vector<RunRecord> runs = import_fixture("dot-SUMMARY-2005.txt");
   runs.push_back(import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt").at(0));
