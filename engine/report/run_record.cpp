@@ -361,11 +361,18 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
   }
   const std::string runs_label = canonical_label("Number of runs");
 
+  // One value of a field for one run, and the line it was read from.
+  struct Cell {
+    std::optional<double> value;
+    size_t line = 0;
+  };
   struct Section {
     std::string name;
-    // Per field (index in fields): the values in file order (run i gets the i-th).
-    std::vector<std::vector<std::optional<double>>> values;
-    std::vector<std::optional<double>> runs;
+    // Per field (index in fields): the values in file order (run i gets the i-th); a line of
+    // several columns gives one value per column.
+    std::vector<std::vector<Cell>> values;
+    std::vector<Cell> runs;  // "Number of runs"
+    size_t columns = 1;      // the most columns of one line (a multi-run block's run count)
   };
   std::vector<Section> sections;
   std::map<std::string, size_t> index;
@@ -373,8 +380,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     const auto it = index.find(name);
     if (it != index.end()) return sections[it->second];
     index.emplace(name, sections.size());
-    sections.push_back(
-        Section{name, std::vector<std::vector<std::optional<double>>>(fields.size()), {}});
+    sections.push_back(Section{name, std::vector<std::vector<Cell>>(fields.size()), {}, 1});
     return sections.back();
   };
   const std::string default_name = stem_of(source);
@@ -401,21 +407,72 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       set_why(why, fmt::format("{}:{}: \"{}\" {}", source, line.line, label, problem));
       return {};
     }
-    if (key == runs_label) {
-      section(current).runs.push_back(columns->front().value);
-      continue;
-    }
-    any_field = true;
-    section(current).values[it->second].push_back(columns->front().value);
+    Section& s = section(current);
+    s.columns = std::max(s.columns, columns->size());
+    std::vector<Cell>& cells = key == runs_label ? s.runs : s.values[it->second];
+    for (const Column& c : *columns) cells.push_back(Cell{c.value, line.line});
+    any_field = any_field || key != runs_label;
   }
   if (!any_field) {
     set_why(why, source + ": not a jack_test summary (no known field such as 'XRUN Count')");
     return {};
   }
+  auto shown = [&](size_t f) {
+    return std::string(fields[f].member == &RunRecord::delay_p99_us ? "Delay p99"
+                                                                    : fields[f].jack_label);
+  };
   std::vector<RunRecord> out;
   for (const Section& s : sections) {
-    size_t n = 0;
-    for (const auto& vals : s.values) n = std::max(n, vals.size());
+    // n runs: the most values any field has; every field must have n, none, or (a setting of a
+    // multi-run block, printed once for its columns) one.
+    size_t n = 0, widest = 0;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (s.values[f].size() > n) n = s.values[f].size(), widest = f;
+    }
+    if (n == 0) continue;
+    const bool block_of_columns = n > 1 && s.columns == n;
+    auto misaligned = [&](const std::string& label, const std::vector<Cell>& cells) {
+      set_why(why, fmt::format("{}:{}: \"{}\" has {} value{} in \"{}\" but \"{}\" (line {}) has "
+                               "{}: cannot tell which runs {} to; give each block its own "
+                               "\"==> name <==\" header",
+                               source, cells.front().line, label, cells.size(),
+                               cells.size() == 1 ? "" : "s", s.name, shown(widest),
+                               s.values[widest].front().line, n,
+                               cells.size() == 1 ? "it belongs" : "they belong"));
+    };
+    std::vector<bool> once(fields.size(), false);  // a setting given once for all columns
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const size_t k = s.values[f].size();
+      if (k == 0 || k == n) continue;
+      const FieldKind kind = fields[f].kind;
+      if (k == 1 && block_of_columns &&
+          (kind == FieldKind::kSeconds || kind == FieldKind::kSetting)) {
+        once[f] = true;
+        continue;
+      }
+      misaligned(shown(f), s.values[f]);
+      return {};
+    }
+    // "Number of runs": one per run; or, for a block of n columns, once, saying n (the columns
+    // are its runs, one each). Without it a block is one run (jack_test3 did not print it).
+    std::vector<int> runs(n, 1);
+    if (s.runs.size() == n) {
+      for (size_t i = 0; i < n; ++i) {
+        if (s.runs[i].value) runs[i] = static_cast<int>(*s.runs[i].value);
+      }
+    } else if (s.runs.size() == 1 && block_of_columns) {
+      const Cell& c = s.runs.front();
+      if (c.value && *c.value != static_cast<double>(n)) {
+        set_why(why, fmt::format("{}:{}: \"Number of runs\" is {} but the block has {} columns "
+                                 "(\"{}\", line {}): cannot tell which runs they are",
+                                 source, c.line, *c.value, n, shown(widest),
+                                 s.values[widest].front().line));
+        return {};
+      }
+    } else if (!s.runs.empty()) {
+      misaligned("Number of runs", s.runs);
+      return {};
+    }
     for (size_t i = 0; i < n; ++i) {
       RunRecord r;
       r.label = s.name;
@@ -423,9 +480,13 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       r.imported = true;
       r.status = "imported";
       for (size_t f = 0; f < fields.size(); ++f) {
-        if (i < s.values[f].size()) r.*fields[f].member = s.values[f][i];
+        if (once[f]) {
+          r.*fields[f].member = s.values[f].front().value;
+        } else if (i < s.values[f].size()) {
+          r.*fields[f].member = s.values[f][i].value;
+        }
       }
-      if (i < s.runs.size() && s.runs[i]) r.runs = static_cast<int>(*s.runs[i]);
+      r.runs = runs[i];
       out.push_back(std::move(r));
     }
   }

@@ -13,8 +13,16 @@
 //  * sections with the same name are merged (.SUMMARY repeats every case once per metric);
 //  * within a section the i-th value of every metric belongs to run i, so a section with six
 //    "Delay Maximum" lines and six "XRUN Count" lines gives six records;
-//  * a block that says "Number of runs (3)" was already averaged over 3 runs by jack_test: it
-//    becomes ONE record with `runs` = 3 (never three fake runs); summaries mark it.
+//  * a line with several columns (" XRUN Count  . . . :    12    30     7": a block that
+//    summarised several runs, one column each) gives one value per column, so that block
+//    gives three records; its settings ("Total seconds ran", clients, ports, frames) and its
+//    "Number of runs (3)", printed once, belong to each of its columns, one run each;
+//  * every metric of a section must then have a value for every run, or none: a metric with
+//    fewer values cannot be given to runs without guessing, and the import is refused naming
+//    its line (give each block its own header);
+//  * a one-column block that says "Number of runs (3)" was already averaged over 3 runs by
+//    jack_test: it becomes ONE record with `runs` = 3 (never three fake runs); summaries mark
+//    it. A block without "Number of runs" (jack_test3 did not print it) is one run.
 //
 // Non-realtime.
 #include <nlohmann/json.hpp>

@@ -124,6 +124,80 @@ TEST(ImportJackTest, MultiRunBlockIsOneRecordOfThreeRuns) {
   EXPECT_EQ(v[0].ctxt_rate, 9208.7);
 }
 
+// A block that summarised several runs printed one column per run: every column is a run of
+// its own; the settings and "Number of runs (3)", printed once, belong to the whole block.
+constexpr const char* kThreeColumns =
+    " ************* SUMMARY RESULT ****************\n"
+    " Total seconds ran . . . . . . :   300\n"
+    " Number of clients . . . . . . :    14\n"
+    " Ports per client  . . . . . . :     4\n"
+    " Frames per buffer . . . . . . :    64\n"
+    " Number of runs  . . . . . . . :(    3)\n"
+    " *********************************************\n"
+    " Timeout Count . . . . . . . . :(    0)(    0)(    1)\n"
+    " XRUN Count  . . . . . . . . . :    12    30     7\n"
+    " Delay Count (>spare time) . . :     0     2     0\n"
+    " Delay Count (>1000 usecs) . . :     0     0     0\n"
+    " Delay Maximum . . . . . . . . :   150   220   180   usecs\n"
+    " Cycle Maximum . . . . . . . . :   725   690   801   usecs\n"
+    " Average DSP Load. . . . . . . :    32.3    31.9    33.0 %\n"
+    " Average Context-Switch Rate . :  9208.7  9100.2  9301.0 /sec\n"
+    " *********************************************\n";
+
+TEST(ImportJackTest, EveryColumnOfAMultiRunBlockIsARun) {
+  std::string why;
+  const auto v = import_jack_test(kThreeColumns, "three.txt", &why);
+  ASSERT_EQ(v.size(), 3u) << why;
+  const std::vector<double> xruns = {12, 30, 7}, timeouts = {0, 0, 1}, spare = {0, 2, 0},
+                            delay = {150, 220, 180}, cycle = {725, 690, 801},
+                            dsp = {32.3, 31.9, 33.0}, ctxt = {9208.7, 9100.2, 9301.0};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(v[i].label, "three");
+    EXPECT_EQ(v[i].runs, 1) << i;  // each column is one run, not an average of three
+    EXPECT_EQ(v[i].seconds, 300.0) << i;
+    EXPECT_EQ(v[i].clients, 14.0) << i;
+    EXPECT_EQ(v[i].frames, 64.0) << i;
+    EXPECT_EQ(v[i].xrun_count, xruns[i]) << i;
+    EXPECT_EQ(v[i].timeout_count, timeouts[i]) << i;
+    EXPECT_EQ(v[i].delay_over_spare, spare[i]) << i;
+    EXPECT_EQ(v[i].delay_over_1000, 0.0) << i;
+    EXPECT_EQ(v[i].delay_max_us, delay[i]) << i;
+    EXPECT_EQ(v[i].cycle_max_us, cycle[i]) << i;
+    EXPECT_EQ(v[i].dsp_load_pct, dsp[i]) << i;
+    EXPECT_EQ(v[i].ctxt_rate, ctxt[i]) << i;
+  }
+}
+
+// Columns that do not line up cannot be given to runs without guessing: refused, naming the line.
+TEST(ImportJackTest, ColumnsThatDoNotLineUpAreRefused) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test("XRUN Count . . . :    12    30     7\n"
+                               "Delay Maximum . . . :   150   220   usecs\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:2: \"Delay Maximum\" has 2 values in \"cols\" but \"XRUN Count\" (line 1) "
+            "has 3: cannot tell which runs they belong to; give each block its own "
+            "\"==> name <==\" header");
+  EXPECT_TRUE(import_jack_test("Number of runs . . . :(    2)\n"
+                               "XRUN Count . . . :    12    30     7\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:1: \"Number of runs\" is 2 but the block has 3 columns (\"XRUN Count\", "
+            "line 2): cannot tell which runs they are");
+  // A setting printed once is the block's only when the block has columns; in a .SUMMARY-like
+  // section of several one-column runs it is ambiguous.
+  EXPECT_TRUE(import_jack_test("XRUN Count . . . : 1\nXRUN Count . . . : 2\n"
+                               "Total seconds ran . . . : 300\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:3: \"Total seconds ran\" has 1 value in \"cols\" but \"XRUN Count\" (line "
+            "1) has 2: cannot tell which runs it belongs to; give each block its own "
+            "\"==> name <==\" header");
+}
+
 TEST(ImportJackTest, DotSummaryGivesOneRecordPerRunPerCase) {
   const auto v = import_fixture("dot-SUMMARY-2005.txt");
   std::map<std::string, std::vector<const RunRecord*>> by_case;
