@@ -19,8 +19,11 @@ using Member = std::optional<double> RunRecord::*;
 
 // How a value is printed in jack_test's block ("{:6d}", "({:5d})", "{:6d}   usecs", "{:8.1f} %",
 // "{:8.1f} /sec") and how a label aggregates it.
-enum class Style { kInt, kParen, kUsecs, kPercent, kRate };
-enum class Agg { kTotal, kWorst, kMean, kSame };
+// "{:8.1f} /hour" is how the consolidated block's rates are printed.
+enum class Style { kInt, kParen, kUsecs, kPercent, kRate, kHour };
+// kPerHour: events per hour over all the runs: the rates weighted by the runs' total time when
+// every run with a rate has one, else their plain mean.
+enum class Agg { kTotal, kWorst, kMean, kSame, kPerHour };
 
 struct Metric {
   Member member;
@@ -31,7 +34,8 @@ struct Metric {
   const char* unit;  // for compare's last column
 };
 
-// jack_test 4.1's order and labels with their leaders, verbatim, then xrunlab's p99.
+// jack_test 4.1's order and labels with their leaders, verbatim (the consolidated block's rates
+// after the counts they replace), then xrunlab's p99.
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
       {&RunRecord::seconds, "seconds", " Total seconds ran . . . . . . :", Style::kInt, Agg::kTotal,
@@ -49,6 +53,12 @@ const std::vector<Metric>& metrics() {
        " Delay Count (>spare time) . . :", Style::kInt, Agg::kTotal, ""},
       {&RunRecord::delay_over_1000, "delay_over_1000",
        " Delay Count (>1000 usecs) . . :", Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::xrun_rate_per_hour, "xrun_rate_per_hour",
+       " XRUN Rate . . . . . . . . . . :", Style::kHour, Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_spare_rate_per_hour, "delay_over_spare_rate_per_hour",
+       " Delay Rate (>spare time)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_1000_rate_per_hour, "delay_over_1000_rate_per_hour",
+       " Delay Rate (>1000 usecs)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
       {&RunRecord::delay_max_us, "delay_max_us", " Delay Maximum . . . . . . . . :", Style::kUsecs,
        Agg::kWorst, "usecs"},
       {&RunRecord::cycle_max_us, "cycle_max_us", " Cycle Maximum . . . . . . . . :", Style::kUsecs,
@@ -77,6 +87,9 @@ const std::vector<Metric>& metrics() {
   return m;
 }
 
+// jack_test's "Number of runs" line up to its ':', verbatim.
+constexpr const char* kRunsPrefix = " Number of runs  . . . . . . . :";
+
 const Metric& metric(Member member) {
   for (const Metric& m : metrics()) {
     if (m.member == member) return m;
@@ -86,13 +99,25 @@ const Metric& metric(Member member) {
 
 // The SUMMARY's metric order (the 2005 file starts with Delay Maximum, then XRUN Count).
 const std::vector<Member>& summary_order() {
-  static const std::vector<Member> order = {
-      &RunRecord::delay_max_us,    &RunRecord::xrun_count,       &RunRecord::cycle_max_us,
-      &RunRecord::timeout_count,   &RunRecord::delay_over_spare, &RunRecord::delay_over_1000,
-      &RunRecord::dsp_load_pct,    &RunRecord::cpu_system_pct,   &RunRecord::cpu_user_pct,
-      &RunRecord::cpu_nice_pct,    &RunRecord::cpu_iowait_pct,   &RunRecord::cpu_irq_pct,
-      &RunRecord::cpu_softirq_pct, &RunRecord::intr_rate,        &RunRecord::ctxt_rate,
-      &RunRecord::delay_p99_us};
+  static const std::vector<Member> order = {&RunRecord::delay_max_us,
+                                            &RunRecord::xrun_count,
+                                            &RunRecord::cycle_max_us,
+                                            &RunRecord::timeout_count,
+                                            &RunRecord::delay_over_spare,
+                                            &RunRecord::delay_over_1000,
+                                            &RunRecord::xrun_rate_per_hour,
+                                            &RunRecord::delay_over_spare_rate_per_hour,
+                                            &RunRecord::delay_over_1000_rate_per_hour,
+                                            &RunRecord::dsp_load_pct,
+                                            &RunRecord::cpu_system_pct,
+                                            &RunRecord::cpu_user_pct,
+                                            &RunRecord::cpu_nice_pct,
+                                            &RunRecord::cpu_iowait_pct,
+                                            &RunRecord::cpu_irq_pct,
+                                            &RunRecord::cpu_softirq_pct,
+                                            &RunRecord::intr_rate,
+                                            &RunRecord::ctxt_rate,
+                                            &RunRecord::delay_p99_us};
   return order;
 }
 
@@ -114,6 +139,8 @@ std::string jack_value(Style style, double v) {
       return fmt::format("{:8.1f} %", v);
     case Style::kRate:
       return fmt::format("{:8.1f} /sec", v);
+    case Style::kHour:
+      return fmt::format("{:8.1f} /hour", v);
   }
   return {};
 }
@@ -141,7 +168,9 @@ std::string summary_line(const Metric& m, double v) {
 
 // A plain cell: integers for counts and microseconds, one decimal for loads and rates.
 std::string cell(Style style, double v) {
-  if (style == Style::kPercent || style == Style::kRate) return fmt::format("{:.1f}", v);
+  if (style == Style::kPercent || style == Style::kRate || style == Style::kHour) {
+    return fmt::format("{:.1f}", v);
+  }
   return fmt::format("{}", as_int(v));
 }
 
@@ -163,11 +192,18 @@ struct Group {
   std::string name;  // label, or "label (imported)"
   std::string label;
   bool imported = false;
+  bool maxima_are_means = false;  // jack_test's consolidated blocks: never grouped with maxima
   std::vector<const RunRecord*> runs;
 };
 
+// The group's name: the label, "(imported)" for imports, "(consolidated)" for records whose
+// maxima are means (unless the label says it already, as imported consolidated blocks do).
 std::string group_name(const RunRecord& r) {
-  return r.imported ? r.label + " (imported)" : r.label;
+  std::string name = r.label;
+  if (r.maxima_are_means && name.find("(consolidated)") == std::string::npos) {
+    name += " (consolidated)";
+  }
+  return r.imported ? name + " (imported)" : name;
 }
 
 std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
@@ -178,11 +214,20 @@ std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
     auto it = index.find(name);
     if (it == index.end()) {
       it = index.emplace(name, groups.size()).first;
-      groups.push_back(Group{name, r.label, r.imported, {}});
+      groups.push_back(Group{name, r.label, r.imported, r.maxima_are_means, {}});
     }
     groups[it->second].runs.push_back(&r);
   }
   return groups;
+}
+
+// The marks of figures that are not what their row says. "(m)": a mean of the runs' maxima.
+constexpr const char* kMeanMark = " (m)";
+constexpr const char* kMeanLegend =
+    "(m): the mean of the runs' maxima (jack_test's CONSOLIDATED RESULTS), not a maximum";
+
+bool is_maximum(Member m) {
+  return m == &RunRecord::delay_max_us || m == &RunRecord::cycle_max_us;
 }
 
 std::vector<double> values_of(const std::vector<const RunRecord*>& runs, Member m) {
@@ -224,6 +269,17 @@ std::optional<double> aggregate(const Group& g, const Metric& m, bool* mixed) {
       return max_of(v);
     case Agg::kMean:
       return mean_of(v);
+    case Agg::kPerHour: {
+      double events = 0, seconds = 0;
+      for (const RunRecord* r : g.runs) {
+        const std::optional<double>& rate = r->*m.member;
+        if (!rate || !std::isfinite(*rate)) continue;
+        if (!r->seconds || !(*r->seconds > 0)) return mean_of(v);
+        events += *rate * *r->seconds;
+        seconds += *r->seconds;
+      }
+      return seconds > 0 ? std::optional<double>(events / seconds) : std::nullopt;
+    }
     case Agg::kSame:
       if (v.empty()) return std::nullopt;
       for (double x : v) {
@@ -255,6 +311,7 @@ bool has_averaged_block(const Group& g) {
 struct Column {
   std::string title, subtitle;
   bool imported = false;
+  bool maxima_are_means = false;  // its Delay and Cycle Maximum are marked kMeanMark
   int jack_runs = 1;
   std::vector<std::optional<double>> values;  // per metrics()
   std::vector<bool> mixed;                    // per metrics()
@@ -269,6 +326,7 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
       c.title = one_line(group_name(r));
       c.subtitle = r.imported ? std::string("imported") : one_line(r.started_utc);
       c.imported = r.imported;
+      c.maxima_are_means = r.maxima_are_means;
       c.jack_runs = std::max(1, r.runs);
       for (const Metric& m : ms) {
         c.values.push_back(r.*m.member);
@@ -283,6 +341,7 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
     c.title = one_line(g.name);
     c.subtitle = fmt::format("{} run{}", g.runs.size(), g.runs.size() == 1 ? "" : "s");
     c.imported = g.imported;
+    c.maxima_are_means = g.maxima_are_means;
     c.jack_runs = jack_runs(g.runs);
     for (const Metric& m : ms) {
       bool mixed = false;
@@ -296,7 +355,10 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
 
 std::string column_cell(const Column& c, size_t i) {
   if (c.mixed[i]) return "mixed";
-  return c.values[i] ? cell(metrics()[i].style, *c.values[i]) : std::string("-");
+  if (!c.values[i]) return "-";
+  const Metric& m = metrics()[i];
+  return cell(m.style, *c.values[i]) +
+         (c.maxima_are_means && is_maximum(m.member) ? kMeanMark : "");
 }
 
 std::string optional_cell(const std::optional<double>& v, const char* spec) {
@@ -308,32 +370,60 @@ std::string optional_cell(const std::optional<double>& v, const char* spec) {
 std::string format_summary_file(const std::vector<RunRecord>& runs) {
   const std::vector<Group> groups = group_runs(runs);
   std::string out;
+  // A group has a line per run for every metric any of its runs has ("n/a" for the others),
+  // so that run i of every metric is the same run when the file is imported again.
   for (Member member : summary_order()) {
     const Metric& m = metric(member);
     for (const Group& g : groups) {
-      std::string lines;
+      if (values_of(g.runs, member).empty()) continue;
+      out += "# " + one_line(g.name) + "\n";
       for (const RunRecord* r : g.runs) {
-        if (!(r->*member) || !std::isfinite(*(r->*member))) continue;
-        lines += summary_line(m, *(r->*member));
+        const std::optional<double>& v = r->*member;
+        out += v && std::isfinite(*v) ? summary_line(m, *v) : squeeze(m.prefix) + " n/a\n";
       }
-      if (lines.empty()) continue;
-      out += "# " + one_line(g.name) + "\n" + lines;
+    }
+  }
+  // "Number of runs" of the groups that have records standing for several runs (jack_test's
+  // averaged and consolidated blocks), so that an import of this file keeps them.
+  for (const Group& g : groups) {
+    if (!has_averaged_block(g) && !g.maxima_are_means) continue;
+    out += "# " + one_line(g.name) + "\n";
+    for (const RunRecord* r : g.runs) {
+      out += squeeze(std::string(kRunsPrefix) + jack_value(Style::kParen, std::max(1, r->runs))) +
+             "\n";
     }
   }
 
-  // The compact table: one row per group.
+  // The compact table: one row per group. The XRUN rate column only when a consolidated block
+  // (which has rates, not counts) is among the runs.
+  bool any_rate = false;
+  for (const RunRecord& r : runs) any_rate = any_rate || r.xrun_rate_per_hour.has_value();
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"label", "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
                   "cycle_max_worst", "dsp_load_mean", "delay_p99_worst"});
+  if (any_rate) rows.front().insert(rows.front().begin() + 5, "xruns_per_hour");
   std::vector<std::string> notes;
+  bool any_mean = false;
   for (const Group& g : groups) {
     const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
     const std::vector<double> xruns = values_of(g.runs, &RunRecord::xrun_count);
     const std::vector<double> cycle = values_of(g.runs, &RunRecord::cycle_max_us);
     const std::vector<double> dsp = values_of(g.runs, &RunRecord::dsp_load_pct);
     const std::vector<double> p99 = values_of(g.runs, &RunRecord::delay_p99_us);
+    const std::string mean_mark = g.maxima_are_means ? kMeanMark : "";
+    any_mean = any_mean || (g.maxima_are_means && (!delay.empty() || !cycle.empty()));
+    auto maximum = [&](const std::optional<double>& v, const char* spec) {
+      return v ? fmt::format(fmt::runtime(spec), *v) + mean_mark : std::string("-");
+    };
     std::string count = std::to_string(g.runs.size());
-    if (has_averaged_block(g)) {
+    if (g.maxima_are_means) {
+      count += "*";
+      notes.push_back(fmt::format(
+          "  * {}: jack_test's CONSOLIDATED RESULTS; {} record{} stand{} for {} runs: events "
+          "are rates per hour over them, maxima the mean of their maxima",
+          one_line(g.name), g.runs.size(), g.runs.size() == 1 ? "" : "s",
+          g.runs.size() == 1 ? "s" : "", jack_runs(g.runs)));
+    } else if (has_averaged_block(g)) {
       count += "*";
       notes.push_back(
           fmt::format("  * {}: has jack_test averages (\"Number of runs\" > 1); {} record{} "
@@ -341,12 +431,18 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
                       one_line(g.name), g.runs.size(), g.runs.size() == 1 ? "" : "s",
                       g.runs.size() == 1 ? "s" : "", jack_runs(g.runs)));
     }
-    rows.push_back({one_line(g.name), count, optional_cell(mean_of(delay), "{:.1f}"),
-                    optional_cell(max_of(delay), "{:.0f}"),
-                    optional_cell(total_of(xruns), "{:.0f}"),
-                    optional_cell(max_of(cycle), "{:.0f}"), optional_cell(mean_of(dsp), "{:.1f}"),
+    rows.push_back({one_line(g.name), count, maximum(mean_of(delay), "{:.1f}"),
+                    maximum(max_of(delay), "{:.0f}"), optional_cell(total_of(xruns), "{:.0f}"),
+                    maximum(max_of(cycle), "{:.0f}"), optional_cell(mean_of(dsp), "{:.1f}"),
                     optional_cell(max_of(p99), "{:.0f}")});
+    if (any_rate) {
+      bool unused = false;
+      rows.back().insert(
+          rows.back().begin() + 5,
+          optional_cell(aggregate(g, metric(&RunRecord::xrun_rate_per_hour), &unused), "{:.1f}"));
+    }
   }
+  if (any_mean) notes.push_back(std::string("  ") + kMeanLegend);
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -366,14 +462,16 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
 }
 
 std::string format_summary_csv(const std::vector<RunRecord>& runs) {
+  // Columns added later come last, so that scripts reading columns by position keep working.
   std::string out = "label,source,imported,started_utc,status,policy,loads,runs";
   for (const RecordField& f : record_fields()) out += std::string(",") + f.key;
-  out += '\n';
+  out += ",maxima_are_means\n";
   for (const RunRecord& r : runs) {
     out += csv_field(r.label) + "," + csv_field(r.source) + "," + (r.imported ? "1" : "0") + "," +
            csv_field(r.started_utc) + "," + csv_field(r.status) + "," + csv_field(r.policy) + "," +
            csv_field(r.loads) + "," + std::to_string(r.runs);
     for (const RecordField& f : record_fields()) out += "," + raw_number(r.*f.member);
+    out += r.maxima_are_means ? ",1" : ",0";
     out += '\n';
   }
   return out;
@@ -393,11 +491,14 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
     l["name"] = g.name;
     l["label"] = g.label;
     l["imported"] = g.imported;
+    l["maxima_are_means"] = g.maxima_are_means;
     l["runs"] = g.runs.size();
     l["jack_test_runs"] = jack_runs(g.runs);
     l["delay_max_mean_us"] = opt(mean_of(delay));
     l["delay_max_worst_us"] = opt(max_of(delay));
     l["xrun_total"] = opt(total_of(values_of(g.runs, &RunRecord::xrun_count)));
+    bool unused = false;
+    l["xrun_rate_per_hour"] = opt(aggregate(g, metric(&RunRecord::xrun_rate_per_hour), &unused));
     l["cycle_max_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::cycle_max_us)));
     l["dsp_load_mean_pct"] = opt(mean_of(values_of(g.runs, &RunRecord::dsp_load_pct)));
     l["delay_p99_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::delay_p99_us)));
@@ -409,7 +510,7 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
 std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
   const std::vector<Column> cols = compare_columns(runs, by);
   const std::vector<Metric>& ms = metrics();
-  const std::string runs_prefix = " Number of runs  . . . . . . . :";
+
   // Rows: header lines, then the metrics with "Number of runs" after "Frames per buffer".
   struct Row {
     std::string head;
@@ -424,12 +525,19 @@ std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
   }
   rows.push_back(std::move(title));
   rows.push_back(std::move(subtitle));
+  bool any_mean = false;
   for (size_t i = 0; i < ms.size(); ++i) {
     Row row{ms[i].prefix, {}, ms[i].unit};
-    for (const Column& c : cols) row.cells.push_back(column_cell(c, i));
-    rows.push_back(std::move(row));
+    bool any_value = false;
+    for (const Column& c : cols) {
+      row.cells.push_back(column_cell(c, i));
+      any_value = any_value || c.values[i].has_value() || c.mixed[i];
+      any_mean = any_mean || (c.maxima_are_means && is_maximum(ms[i].member) && c.values[i]);
+    }
+    // The consolidated block's rates only when one is shown (other runs have counts).
+    if (ms[i].agg != Agg::kPerHour || any_value) rows.push_back(std::move(row));
     if (ms[i].member == &RunRecord::frames) {
-      Row n{runs_prefix, {}, ""};
+      Row n{kRunsPrefix, {}, ""};
       for (const Column& c : cols) n.cells.push_back(fmt::format("({})", c.jack_runs));
       rows.push_back(std::move(n));
     }
@@ -450,6 +558,7 @@ std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (any_mean) out += std::string("\n") + kMeanLegend + "\n";
   return out;
 }
 
@@ -462,6 +571,8 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by)
   for (const Column& c : cols) out += "," + csv_field(c.subtitle);
   out += "\nnumber_of_runs";
   for (const Column& c : cols) out += "," + std::to_string(c.jack_runs);
+  out += "\nmaxima_are_means";
+  for (const Column& c : cols) out += c.maxima_are_means ? ",1" : ",0";
   out += '\n';
   for (size_t i = 0; i < ms.size(); ++i) {
     out += ms[i].key;
@@ -482,6 +593,7 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
     col["subtitle"] = c.subtitle;
     col["imported"] = c.imported;
     col["number_of_runs"] = c.jack_runs;
+    col["maxima_are_means"] = c.maxima_are_means;
     nlohmann::json fields = nlohmann::json::object();
     for (size_t i = 0; i < ms.size(); ++i) {
       fields[ms[i].key] = c.mixed[i]    ? nlohmann::json("mixed")

@@ -54,6 +54,7 @@ const ImportRule& import_rule(FieldKind kind) {
   static const ImportRule kUsecs{"usecs", 0, 3.6e9, "one hour", false, "a time"};
   static const ImportRule kPercent{"%", 0, 100, "", false, "a load"};
   static const ImportRule kPerSecond{"/sec", 0, 1e9, "", false, "a rate"};
+  static const ImportRule kPerHour{"/hour", 0, 1e8, "", false, "a rate"};
   switch (kind) {
     case FieldKind::kSeconds:
       return kSeconds;
@@ -67,6 +68,8 @@ const ImportRule& import_rule(FieldKind kind) {
       return kPercent;
     case FieldKind::kPerSecond:
       return kPerSecond;
+    case FieldKind::kPerHour:
+      return kPerHour;
   }
   return kCount;
 }
@@ -248,6 +251,13 @@ const std::vector<RecordField>& record_fields() {
       {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate, FieldKind::kPerSecond},
       {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate, FieldKind::kPerSecond},
       {"delay_p99_us", "", &RunRecord::delay_p99_us, FieldKind::kUsecs},
+      // Appended after the older fields, so that scripts reading CSV columns by position keep
+      // working.
+      {"xrun_rate_per_hour", "XRUN Rate", &RunRecord::xrun_rate_per_hour, FieldKind::kPerHour},
+      {"delay_over_spare_rate_per_hour", "Delay Rate (>spare time)",
+       &RunRecord::delay_over_spare_rate_per_hour, FieldKind::kPerHour},
+      {"delay_over_1000_rate_per_hour", "Delay Rate (>1000 usecs)",
+       &RunRecord::delay_over_1000_rate_per_hour, FieldKind::kPerHour},
   };
   return fields;
 }
@@ -371,8 +381,10 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     // Per field (index in fields): the values in file order (run i gets the i-th); a line of
     // several columns gives one value per column.
     std::vector<std::vector<Cell>> values;
-    std::vector<Cell> runs;  // "Number of runs"
-    size_t columns = 1;      // the most columns of one line (a multi-run block's run count)
+    std::vector<Cell> runs;     // "Number of runs"
+    size_t columns = 1;         // the most columns of one line (a multi-run block's run count)
+    bool consolidated = false;  // started by a "CONSOLIDATED RESULTS" title
+    size_t title_line = 0;      // that title's line
   };
   std::vector<Section> sections;
   std::map<std::string, size_t> index;
@@ -380,21 +392,31 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     const auto it = index.find(name);
     if (it != index.end()) return sections[it->second];
     index.emplace(name, sections.size());
-    sections.push_back(Section{name, std::vector<std::vector<Cell>>(fields.size()), {}, 1});
+    sections.push_back(
+        Section{name, std::vector<std::vector<Cell>>(fields.size()), {}, 1, false, 0});
     return sections.back();
   };
   const std::string default_name = stem_of(source);
-  std::string current = default_name;
+  std::string header = default_name;   // the section named by the last header
+  std::string current = default_name;  // the section fields go to
   bool any_field = false;
   for (const SummaryLine& line : parse_summary_lines(text)) {
     const std::string& label = line.label;
     const std::string& value = line.value;
-    if (label == "#") {
-      current = value.empty() ? default_name : value;
+    if (label == "#" || label == "==>") {
+      header = value.empty() ? default_name : label == "#" ? value : stem_of(value);
+      current = header;
       continue;
     }
-    if (label == "==>") {
-      current = value.empty() ? default_name : stem_of(value);
+    if (label == "***") {  // a title: a consolidated block, or the end of one
+      if (canonical_label(value) == "consolidated results") {
+        current = header + " (consolidated)";
+        Section& s = section(current);
+        s.consolidated = true;
+        if (s.title_line == 0) s.title_line = line.line;
+      } else {
+        current = header;
+      }
       continue;
     }
     const std::string key = canonical_label(label);
@@ -453,6 +475,35 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       misaligned(shown(f), s.values[f]);
       return {};
     }
+    // Consolidated: rates per hour (and means of maxima) over "Number of runs" runs.
+    std::optional<size_t> rate, count;  // the first field of each kind with values
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (s.values[f].empty()) continue;
+      if (fields[f].kind == FieldKind::kPerHour && !rate) rate = f;
+      if (fields[f].kind == FieldKind::kCount && !count) count = f;
+    }
+    const bool consolidated = s.consolidated || rate;
+    if (rate && count) {
+      set_why(why, fmt::format("{}:{}: \"{}\" (a rate of a CONSOLIDATED RESULTS block) and \"{}\" "
+                               "(a count, line {}) in one section \"{}\": give the consolidated "
+                               "block its own header",
+                               source, s.values[*rate].front().line, shown(*rate), shown(*count),
+                               s.values[*count].front().line, s.name));
+      return {};
+    }
+    if (consolidated && count) {
+      set_why(why, fmt::format("{}:{}: \"{}\" in a CONSOLIDATED RESULTS block (line {}), which "
+                               "gives rates per hour over its runs, not counts",
+                               source, s.values[*count].front().line, shown(*count), s.title_line));
+      return {};
+    }
+    if (consolidated && s.runs.empty()) {
+      set_why(why, fmt::format("{}:{}: the CONSOLIDATED RESULTS block \"{}\" has no \"Number of "
+                               "runs\": its rates and means cannot be told from one run's",
+                               source, s.title_line ? s.title_line : s.values[widest].front().line,
+                               s.name));
+      return {};
+    }
     // "Number of runs": one per run; or, for a block of n columns, once, saying n (the columns
     // are its runs, one each). Without it a block is one run (jack_test3 did not print it).
     std::vector<int> runs(n, 1);
@@ -487,6 +538,10 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
         }
       }
       r.runs = runs[i];
+      if (consolidated) {
+        r.maxima_are_means = true;
+        if (r.seconds) *r.seconds *= r.runs;  // each run's length -> the runs' total
+      }
       out.push_back(std::move(r));
     }
   }
@@ -503,6 +558,7 @@ nlohmann::json to_json(const RunRecord& r) {
   j["policy"] = r.policy;
   j["loads"] = r.loads;
   j["runs"] = r.runs;
+  j["maxima_are_means"] = r.maxima_are_means;
   for (const RecordField& f : record_fields()) {
     const std::optional<double>& v = r.*f.member;
     j[f.key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -540,6 +596,13 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
       return std::nullopt;
     }
     r.imported = it->get<bool>();
+  }
+  if (const auto it = j.find("maxima_are_means"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      set_why(why, "run record: 'maxima_are_means' is not true/false");
+      return std::nullopt;
+    }
+    r.maxima_are_means = it->get<bool>();
   }
   if (const auto it = j.find("runs"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer() || it->get<int64_t>() < 1) {

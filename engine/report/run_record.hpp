@@ -22,7 +22,15 @@
 //    its line (give each block its own header);
 //  * a one-column block that says "Number of runs (3)" was already averaged over 3 runs by
 //    jack_test: it becomes ONE record with `runs` = 3 (never three fake runs); summaries mark
-//    it. A block without "Number of runs" (jack_test3 did not print it) is one run.
+//    it. A block without "Number of runs" (jack_test3 did not print it) is one run;
+//  * a "CONSOLIDATED RESULTS" title (jack_test3_consolidated.awk, docs/jack_test-fields.md)
+//    starts a section "<name> (consolidated)" that lasts until the next header or title. Such a
+//    block, or any section with a "... Rate ... /hour" field, is consolidated: its records
+//    keep the rates as rates (never as counts), have `maxima_are_means`, `runs` = its "Number
+//    of runs" (required: without it the rates and means cannot be told from one run's) and
+//    `seconds` = runs x its "Total seconds ran" (the length of each run, the SECS of the
+//    awk's 3600 / (N * SECS)). Counts in a consolidated section are refused: a section
+//    cannot be one run's counts and several runs' rates at once.
 //
 // Non-realtime.
 #include <nlohmann/json.hpp>
@@ -43,13 +51,22 @@ struct RunRecord {
   std::string started_utc;    // "" for imports
   std::string status;         // completed / interrupted / failed / imported
   std::string policy, loads;  // scheduling.label and the load specs joined; "" for imports
-  int runs = 1;               // > 1: an imported block jack_test had averaged over this many runs
+  int runs = 1;  // > 1: an imported block jack_test had averaged (or consolidated) over this many
+  // An imported CONSOLIDATED RESULTS block (jack_test3_consolidated.awk): its Delay and Cycle
+  // Maximum are the MEAN of the runs' maxima, not a maximum; its events are rates per hour
+  // over the runs (the *_rate_per_hour fields), never counts; `seconds` is the total time of
+  // its runs (runs x each run's seconds).
+  bool maxima_are_means = false;
   // jack_test's fields, nullopt when the source did not have them (old files lack many)
   std::optional<double> seconds, clients, ports, frames, timeout_count, xrun_count,
       delay_over_spare, delay_over_1000, delay_max_us, cycle_max_us, dsp_load_pct, cpu_system_pct,
       cpu_user_pct, cpu_nice_pct, cpu_iowait_pct, cpu_irq_pct, cpu_softirq_pct, intr_rate,
       ctxt_rate;
   std::optional<double> delay_p99_us;  // xrunlab only
+  // CONSOLIDATED RESULTS only: events per hour over `runs` runs ("XRUN Rate", "Delay Rate
+  // (>spare time)", "Delay Rate (>1000 usecs)"), jack_test's counts x 3600 / (runs x seconds).
+  std::optional<double> xrun_rate_per_hour, delay_over_spare_rate_per_hour,
+      delay_over_1000_rate_per_hour;
 };
 
 // What a field measures. It decides the unit jack_test printed after the value and the values
@@ -61,6 +78,7 @@ enum class FieldKind {
   kUsecs,      // a time: "usecs"
   kPercent,    // a load: "%"
   kPerSecond,  // a rate of the system: "/sec"
+  kPerHour,    // events per hour of a CONSOLIDATED RESULTS block: "/hour"
 };
 
 // The numeric fields in jack_test's summary order: JSON/CSV key, jack_test's label (without its
@@ -112,6 +130,8 @@ std::vector<std::string> find_run_folders(const std::vector<std::string>& roots)
 //    (1 - spare/period) * 50 + previous * 0.5 with spare in 0..period, so it cannot pass 100;
 //    the CPU loads are shares of /proc/stat's jiffies;
 //  * interrupt and context-switch rates: 0 .. 1e9 /sec;
+//  * event rates of a CONSOLIDATED RESULTS block: 0 .. 1e8 /hour (more than one event per cycle
+//    of a 16-frame period at 192 kHz);
 //  * "Total seconds ran": 0 .. 31,536,000 (one year);
 //  * "Number of runs": a whole number 1 .. 1e6.
 std::vector<RunRecord> import_jack_test(std::string_view text, const std::string& source,

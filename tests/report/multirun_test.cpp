@@ -91,7 +91,10 @@ TEST(SummaryFile, LinesAreGreppableLikeThe2005File) {
 }
 
 TEST(SummaryFile, ReadsBackThroughImport) {
-  const std::vector<RunRecord> runs = golden_runs(false);
+  std::vector<RunRecord> runs = golden_runs(false);
+  runs[0].dsp_load_pct.reset();  // the first of two "fifo" runs lacks a field the second has
+  runs[0].delay_p99_us.reset();
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
   std::string why;
   const auto back = import_jack_test(format_summary_file(runs), "SUMMARY", &why);
   ASSERT_EQ(back.size(), runs.size()) << why;
@@ -99,7 +102,44 @@ TEST(SummaryFile, ReadsBackThroughImport) {
     EXPECT_EQ(back[i].delay_max_us, runs[i].delay_max_us) << i;
     EXPECT_EQ(back[i].xrun_count, runs[i].xrun_count) << i;
     EXPECT_EQ(back[i].delay_p99_us, runs[i].delay_p99_us) << i;
+    // "n/a" keeps the runs in step; loads are printed with one decimal, as jack_test did.
+    ASSERT_EQ(back[i].dsp_load_pct.has_value(), runs[i].dsp_load_pct.has_value()) << i;
+    if (runs[i].dsp_load_pct) {
+      EXPECT_NEAR(*back[i].dsp_load_pct, *runs[i].dsp_load_pct, 0.051) << i;
+    }
+    EXPECT_EQ(back[i].runs, runs[i].runs) << i;
+    EXPECT_EQ(back[i].maxima_are_means, runs[i].maxima_are_means) << i;
+    EXPECT_EQ(back[i].xrun_rate_per_hour, runs[i].xrun_rate_per_hour) << i;
   }
+}
+
+// A consolidated block's rates are shown as rates (never in a count's line) and its maxima,
+// means of the runs' maxima, are marked.
+TEST(SummaryFile, ConsolidatedRatesAndMeansAreMarked) {
+  std::vector<RunRecord> runs = hand_made_runs();
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  const std::string text = format_summary_file(runs);
+  const std::string group = "# consolidated-jack_test3-6runs (consolidated) (imported)\n";
+  EXPECT_NE(text.find(group + "XRUN Rate . . . . . . . . . . : 4.0 /hour\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(group + "Delay Rate (>spare time) . . : 2.0 /hour\n"), std::string::npos);
+  EXPECT_EQ(text.find(group + "XRUN Count"), std::string::npos);
+  EXPECT_NE(text.find(group + "Number of runs . . . . . . . :( 6)\n"), std::string::npos);
+  EXPECT_NE(text.find("xruns_per_hour"), std::string::npos);
+  EXPECT_NE(text.find("412.0 (m)"), std::string::npos);  // mean Delay Maximum
+  EXPECT_NE(text.find("690 (m)"), std::string::npos);    // Cycle Maximum
+  EXPECT_NE(text.find("  * consolidated-jack_test3-6runs (consolidated) (imported): jack_test's "
+                      "CONSOLIDATED RESULTS; 1 record stands for 6 runs: events are rates per "
+                      "hour over them, maxima the mean of their maxima\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  (m): the mean of the runs' maxima (jack_test's CONSOLIDATED RESULTS), "
+                      "not a maximum\n"),
+            std::string::npos);
+  // Without a consolidated block the table has no rate column and no legend.
+  const std::string plain = format_summary_file(hand_made_runs());
+  EXPECT_EQ(plain.find("xruns_per_hour"), std::string::npos);
+  EXPECT_EQ(plain.find("(m)"), std::string::npos);
 }
 
 TEST(SummaryFile, EmptyInputGivesAnEmptyTable) {
@@ -173,6 +213,44 @@ TEST(Compare, JsonAggregatesLikeTheText) {
   std::vector<RunRecord> mixed = hand_made_runs();
   for (RunRecord& r : mixed) r.label = "all";
   EXPECT_EQ(compare_json(mixed, CompareBy::kLabel)["columns"][0]["fields"]["frames"], "mixed");
+}
+
+TEST(Compare, ConsolidatedShowsRatesAndMarksMeans) {
+  std::vector<RunRecord> runs = hand_made_runs();
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  const std::string text = format_compare(runs, CompareBy::kLabel);
+  EXPECT_NE(text.find(" XRUN Rate . . . . . . . . . . :"), std::string::npos) << text;
+  EXPECT_NE(text.find("4.0  /hour\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("412 (m)  usecs\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("(6)\n"), std::string::npos) << text;  // Number of runs
+  EXPECT_NE(text.find("\n(m): the mean of the runs' maxima"), std::string::npos) << text;
+  // No rate rows and no legend when no record has them.
+  const std::string plain = format_compare(hand_made_runs(), CompareBy::kLabel);
+  EXPECT_EQ(plain.find("Rate . ."), std::string::npos);
+  EXPECT_EQ(plain.find("(m)"), std::string::npos);
+
+  const nlohmann::json j = compare_json(runs, CompareBy::kLabel);
+  ASSERT_EQ(j["columns"].size(), 3u);
+  const nlohmann::json& c = j["columns"][2];
+  EXPECT_EQ(c["maxima_are_means"], true);
+  EXPECT_EQ(c["number_of_runs"], 6);
+  EXPECT_EQ(c["fields"]["xrun_rate_per_hour"], 4.0);
+  EXPECT_TRUE(c["fields"]["xrun_count"].is_null());
+  EXPECT_EQ(j["columns"][0]["maxima_are_means"], false);
+
+  // Two consolidated blocks of one label: the rate over all their time, not a plain mean.
+  RunRecord a = runs.back(), b = runs.back();
+  b.seconds = 600;
+  b.xrun_rate_per_hour = 10.0;
+  EXPECT_EQ(compare_json({a, b}, CompareBy::kLabel)["columns"][0]["fields"]["xrun_rate_per_hour"],
+            (4.0 * 1800 + 10.0 * 600) / 2400);
+  // Never grouped with maxima that are maxima.
+  RunRecord c1 = runs.back();
+  c1.maxima_are_means = false;
+  c1.label = "x";
+  RunRecord c2 = runs.back();
+  c2.label = "x";
+  EXPECT_EQ(compare_json({c1, c2}, CompareBy::kLabel)["columns"].size(), 2u);
 }
 
 TEST(Compare, ImportedRunsNeverMixWithNewOnes) {

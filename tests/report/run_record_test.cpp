@@ -198,6 +198,85 @@ TEST(ImportJackTest, ColumnsThatDoNotLineUpAreRefused) {
             "\"==> name <==\" header");
 }
 
+// jack_test3_consolidated.awk's block: rates per hour over N runs and means of the runs'
+// maxima. The rates stay rates (never counts), the record says it stands for 6 runs of 300 s
+// and that its maxima are means.
+TEST(ImportJackTest, ConsolidatedBlockKeepsRatesAsRates) {
+  const auto v = import_fixture("consolidated-jack_test3-6runs.txt");
+  ASSERT_EQ(v.size(), 1u);
+  const RunRecord& r = v[0];
+  EXPECT_EQ(r.label, "consolidated-jack_test3-6runs (consolidated)");
+  EXPECT_TRUE(r.imported);
+  EXPECT_EQ(r.runs, 6);
+  EXPECT_TRUE(r.maxima_are_means);
+  EXPECT_EQ(r.seconds, 1800.0);  // 6 runs x 300 s
+  EXPECT_EQ(r.clients, 10.0);
+  EXPECT_EQ(r.frames, 64.0);
+  EXPECT_EQ(r.xrun_rate_per_hour, 4.0);
+  EXPECT_EQ(r.delay_over_spare_rate_per_hour, 2.0);
+  EXPECT_EQ(r.delay_over_1000_rate_per_hour, 0.0);
+  EXPECT_FALSE(r.xrun_count);  // a rate is never presented as a count
+  EXPECT_FALSE(r.delay_over_spare);
+  EXPECT_FALSE(r.delay_over_1000);
+  EXPECT_FALSE(r.timeout_count);
+  EXPECT_EQ(r.delay_max_us, 412.0);  // the mean of the 6 runs' maxima
+  EXPECT_EQ(r.cycle_max_us, 690.0);
+  EXPECT_EQ(r.dsp_load_pct, 35.2);
+  EXPECT_EQ(r.ctxt_rate, 9240.5);
+}
+
+// The runs' own blocks, then the consolidated block, in one file: the title keeps them apart.
+TEST(ImportJackTest, ConsolidatedBlockAfterTheRunsIsASectionOfItsOwn) {
+  const std::string run =
+      " ************* SUMMARY RESULT ****************\n"
+      " XRUN Count  . . . . . . . . . :     1\n"
+      " Delay Maximum . . . . . . . . :   500   usecs\n";
+  std::string why;
+  const auto v = import_jack_test(
+      run + run + fixture_text("jack_test/consolidated-jack_test3-6runs.txt"), "mail.txt", &why);
+  ASSERT_EQ(v.size(), 3u) << why;
+  EXPECT_EQ(v[0].label, "mail");
+  EXPECT_EQ(v[1].label, "mail");
+  EXPECT_FALSE(v[0].maxima_are_means);
+  EXPECT_EQ(v[1].xrun_count, 1.0);
+  EXPECT_FALSE(v[1].xrun_rate_per_hour);
+  EXPECT_EQ(v[2].label, "mail (consolidated)");
+  EXPECT_TRUE(v[2].maxima_are_means);
+  EXPECT_EQ(v[2].xrun_rate_per_hour, 4.0);
+  EXPECT_FALSE(v[2].xrun_count);
+}
+
+TEST(ImportJackTest, ConsolidatedBlocksThatCannotBeReadAreRefused) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n"
+                               " Delay Maximum . . . . . . . . :   412   usecs\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:1: the CONSOLIDATED RESULTS block \"c (consolidated)\" has no \"Number of "
+            "runs\": its rates and means cannot be told from one run's");
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " Number of runs  . . . . . . . :(    6)\n"
+                               " XRUN Count  . . . . . . . . . :     2\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:3: \"XRUN Count\" in a CONSOLIDATED RESULTS block (line 1), which gives rates "
+            "per hour over its runs, not counts");
+  EXPECT_TRUE(import_jack_test(" Number of runs  . . . . . . . :(    6)\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n"
+                               " XRUN Count  . . . . . . . . . :     2\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:2: \"XRUN Rate\" (a rate of a CONSOLIDATED RESULTS block) and \"XRUN Count\" "
+            "(a count, line 3) in one section \"c\": give the consolidated block its own header");
+  EXPECT_TRUE(
+      import_jack_test(" XRUN Rate . . . . . . . . . . :     4.0 /sec\n", "c.txt", &why).empty());
+  EXPECT_EQ(why, "c.txt:1: \"XRUN Rate\" is \"4.0 /sec\": jack_test gave it in /hour");
+}
+
 TEST(ImportJackTest, DotSummaryGivesOneRecordPerRunPerCase) {
   const auto v = import_fixture("dot-SUMMARY-2005.txt");
   std::map<std::string, std::vector<const RunRecord*>> by_case;
@@ -349,6 +428,7 @@ TEST(ImportJackTest, ImpossibleValuesAreRefused) {
 TEST(RunRecordJson, RoundTrips) {
   std::vector<RunRecord> runs = import_fixture("dot-SUMMARY-2005.txt");
   runs.push_back(import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt").at(0));
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
   RunRecord sample = record_of(testing_support::sample_result());
   sample.label = "sample";
   runs.push_back(sample);
@@ -363,7 +443,13 @@ TEST(RunRecordJson, RoundTrips) {
     ASSERT_TRUE(back) << why;
     EXPECT_EQ(to_json(*back), j);
   }
+  const nlohmann::json c = to_json(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  EXPECT_EQ(c["maxima_are_means"], true);
+  EXPECT_EQ(c["xrun_rate_per_hour"], 4.0);
+  EXPECT_TRUE(c["xrun_count"].is_null());
+  EXPECT_EQ(c["runs"], 6);
   const nlohmann::json j = to_json(runs.back());
+  EXPECT_EQ(j["maxima_are_means"], false);
   EXPECT_TRUE(j["dsp_load_pct"].is_null());
   EXPECT_TRUE(j["delay_max_us"].is_null());
   EXPECT_EQ(j["xrun_count"], 0.0);
