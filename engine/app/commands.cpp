@@ -35,17 +35,11 @@ std::string read_text(const std::string& path) {
 
 std::vector<RunRecord> read_records_file(const std::string& path) {
   const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
-  if (j.is_discarded() || !j.contains("records")) {
-    throw Error(ExitCode::kUsage, path + ": not an xrunlab records file (from xrunlab import)");
-  }
-  std::vector<RunRecord> out;
-  for (const auto& r : j["records"]) {
-    std::string why;
-    auto rec = run_record_from_json(r, &why);
-    if (!rec) throw Error(ExitCode::kUsage, path + ": " + why);
-    out.push_back(*rec);
-  }
-  return out;
+  std::string why = "not an xrunlab records file (from xrunlab import)";
+  std::optional<std::vector<RunRecord>> records;
+  if (!j.is_discarded()) records = records_from_file_json(j, &why);
+  if (!records) throw Error(ExitCode::kUsage, path + ": " + why);
+  return std::move(*records);
 }
 
 // Every run below the paths: run folders (run.json) and imported records files.
@@ -185,9 +179,7 @@ int cmd_import(const ReportOptions& ro) {
       throw Error(ExitCode::kUsage,
                   "import: " + (why.empty() ? file + ": nothing to import" : why));
     }
-    nlohmann::json out = {
-        {"xrunlab_records", 1}, {"source", file}, {"records", nlohmann::json::array()}};
-    for (const RunRecord& r : records) out["records"].push_back(to_json(r));
+    const nlohmann::json out = records_file_json(records, file);
     const std::string target = dir + "/" + fs::path(file).filename().string() + kRecordsSuffix;
     write_file_atomic(target, out.dump(2) + "\n");
     std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, records.size(), target);

@@ -212,9 +212,9 @@ void set_why(std::string* why, std::string msg) {
 // The top-level parts of run.json that a RunRecord needs; the rest (per-client and per-second
 // arrays, the host block: most of the file) is skipped (parse_json_members).
 const std::vector<std::string_view>& record_parts() {
-  static const std::vector<std::string_view> parts = {"schema_version", "spec",       "started_utc",
-                                                      "status",         "scheduling", "settings",
-                                                      "measurement",    "totals",     "loads"};
+  static const std::vector<std::string_view> parts = {
+      "schema_version", "spec",        "started_utc", "status", "scheduling",
+      "settings",       "measurement", "totals",      "loads",  "jack_test"};
   return parts;
 }
 
@@ -264,6 +264,7 @@ const std::vector<RecordField>& record_fields() {
 
 RunRecord record_of(const RunResult& r) {
   RunRecord rec;
+  rec.definitions = r.jack_test.definitions.empty() ? "callback-delay" : r.jack_test.definitions;
   rec.label = json_text(r.spec, "label");
   rec.started_utc = r.started_utc;
   rec.status = r.status;
@@ -296,6 +297,14 @@ RunRecord record_of(const RunResult& r) {
   rec.intr_rate = r.avg_intr;
   rec.ctxt_rate = r.avg_ctxt;
   if (r.delay.p99) rec.delay_p99_us = static_cast<double>(r.delay.p99->value_us);
+  if (rec.definitions == "jack1-rules") {
+    const JackTestFields& jt = r.jack_test;
+    rec.delay_max_us = jt.delay_max_us;
+    rec.cycle_max_us = jt.cycle_max_us;
+    rec.delay_over_spare = static_cast<double>(jt.delay_over_spare);
+    rec.delay_over_1000 = static_cast<double>(jt.delay_over_1000);
+    if (jt.dsp_load_pct) rec.dsp_load_pct = jt.dsp_load_pct;
+  }
   return rec;
 }
 
@@ -529,6 +538,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       r.label = s.name;
       r.source = source;
       r.imported = true;
+      r.definitions = "jack_test";
       r.status = "imported";
       for (size_t f = 0; f < fields.size(); ++f) {
         if (once[f]) {
@@ -553,6 +563,7 @@ nlohmann::json to_json(const RunRecord& r) {
   j["label"] = r.label;
   j["source"] = r.source;
   j["imported"] = r.imported;
+  j["definitions"] = r.definitions;
   j["started_utc"] = r.started_utc;
   j["status"] = r.status;
   j["policy"] = r.policy;
@@ -583,7 +594,8 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     return true;
   };
   if (!text("label", r.label) || !text("source", r.source) || !text("started_utc", r.started_utc) ||
-      !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads)) {
+      !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads) ||
+      !text("definitions", r.definitions)) {
     return std::nullopt;
   }
   if (r.label.empty()) {
@@ -597,6 +609,7 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     }
     r.imported = it->get<bool>();
   }
+  if (r.definitions.empty()) r.definitions = r.imported ? "jack_test" : "callback-delay";
   if (const auto it = j.find("maxima_are_means"); it != j.end() && !it->is_null()) {
     if (!it->is_boolean()) {
       set_why(why, "run record: 'maxima_are_means' is not true/false");
@@ -621,6 +634,41 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     r.*f.member = it->get<double>();
   }
   return r;
+}
+
+nlohmann::json records_file_json(const std::vector<RunRecord>& records, const std::string& source) {
+  nlohmann::json out = {{"xrunlab_records", kRecordsVersion},
+                        {"source", source},
+                        {"records", nlohmann::json::array()}};
+  for (const RunRecord& r : records) out["records"].push_back(to_json(r));
+  return out;
+}
+
+std::optional<std::vector<RunRecord>> records_from_file_json(const nlohmann::json& j,
+                                                             std::string* why) {
+  if (!j.is_object() || !j.contains("records") || !j["records"].is_array()) {
+    set_why(why, "not an xrunlab records file (from xrunlab import)");
+    return std::nullopt;
+  }
+  // Files of the first version may lack the version; it is 1 then.
+  const auto version = j.find("xrunlab_records");
+  if (version != j.end() && (!version->is_number_integer() || version->get<int64_t>() < 1)) {
+    set_why(why, "'xrunlab_records' is not a positive integer (the records file's version)");
+    return std::nullopt;
+  }
+  if (version != j.end() && version->get<int64_t>() > kRecordsVersion) {
+    set_why(why, fmt::format("records file version {} is newer than this xrunlab reads ({}): "
+                             "update xrunlab or import the jack_test files again",
+                             version->get<int64_t>(), kRecordsVersion));
+    return std::nullopt;
+  }
+  std::vector<RunRecord> out;
+  for (const nlohmann::json& r : j["records"]) {
+    std::optional<RunRecord> rec = run_record_from_json(r, why);
+    if (!rec) return std::nullopt;
+    out.push_back(std::move(*rec));
+  }
+  return out;
 }
 
 }  // namespace xrunlab

@@ -45,9 +45,16 @@ namespace xrunlab {
 
 // One run, from a run folder's run.json or imported from an old jack_test summary.
 struct RunRecord {
-  std::string label;          // test case (spec.label, or the '# case' / file name for imports)
-  std::string source;         // run folder or imported file
-  bool imported = false;      // from an old jack_test summary: shown as such everywhere
+  std::string label;      // test case (spec.label, or the '# case' / file name for imports)
+  std::string source;     // run folder or imported file
+  bool imported = false;  // from an old jack_test summary: shown as such everywhere
+  // Which definitions the jack_test fields follow (JackTestFields::definitions): "jack_test"
+  // (imported 2004-2005 summaries: JACK1's own messages, read by jack_test's awk scripts),
+  // "callback-delay" (run.json of xrunlab before the jack_test definitions: Delay Maximum,
+  // Cycle Maximum and the Delay Counts were the clients' callback delays against the
+  // interrupt, NOT comparable with jack_test's) or "jack1-rules" (runs of this version: JACK1's
+  // rules applied to jackd's wake-ups). summary and compare never put two in one column unmarked.
+  std::string definitions;
   std::string started_utc;    // "" for imports
   std::string status;         // completed / interrupted / failed / imported
   std::string policy, loads;  // scheduling.label and the load specs joined; "" for imports
@@ -96,6 +103,11 @@ const std::vector<RecordField>& record_fields();
 // spec has none), started_utc, status, policy (the scheduling label), loads (the load specs
 // joined with '+'), and the numbers; optional numbers of the model stay missing (an empty run
 // has no Delay Maximum). source is left to the caller.
+// definitions: r.jack_test.definitions, or "callback-delay" when it is empty (a run.json from
+// before the jack_test definitions). With "jack1-rules", Delay Maximum, Cycle Maximum, both
+// Delay Counts and (when set) the DSP load come from r.jack_test, JACK1's rules; a maximum
+// r.jack_test lacks stays missing rather than being taken from the callback delays. Otherwise
+// they come from the totals, as xrunlab always computed them.
 RunRecord record_of(const RunResult& r);
 
 // Reads dir/run.json (one read; only the top-level parts a record needs are parsed:
@@ -139,7 +151,20 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
 
 // For `xrunlab import` output (a JSON file of records) and --format json. Missing fields are null.
 nlohmann::json to_json(const RunRecord& r);
-// The reverse; nullopt with *why naming the bad key.
+// The reverse; nullopt with *why naming the bad key. A record without "definitions" (written
+// before they existed) gets "jack_test" when imported, else "callback-delay", as record_of.
 std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::string* why);
+
+// The records file of `xrunlab import` (results/imported/*.records.json):
+// {"xrunlab_records": VERSION, "source": FILE, "records": [to_json(record)...]}.
+// Version 1: before definitions, maxima_are_means and the rates (its records were all
+// imported from jack_test; read as such). Version 2: this layout.
+inline constexpr int kRecordsVersion = 2;
+nlohmann::json records_file_json(const std::vector<RunRecord>& records, const std::string& source);
+// The records of such a file (any version up to kRecordsVersion); nullopt with *why when it is
+// not one ("not an xrunlab records file (from xrunlab import)"), is newer than this xrunlab
+// reads, or has a bad record (run_record_from_json's message).
+std::optional<std::vector<RunRecord>> records_from_file_json(const nlohmann::json& j,
+                                                             std::string* why);
 
 }  // namespace xrunlab

@@ -68,6 +68,7 @@ TEST(ImportJackTest, SchedFifoBlockWithHeadHeader) {
   const RunRecord& r = v[0];
   EXPECT_EQ(r.label, "jack_test4-2.6.11-rc1-mm2-fifo");  // from "==> ....log <=="
   EXPECT_TRUE(r.imported);
+  EXPECT_EQ(r.definitions, "jack_test");
   EXPECT_EQ(r.status, "imported");
   EXPECT_EQ(r.started_utc, "");
   EXPECT_EQ(r.runs, 1);
@@ -455,6 +456,63 @@ TEST(RunRecordJson, RoundTrips) {
   EXPECT_EQ(j["xrun_count"], 0.0);
 }
 
+// Records written before definitions existed: imports were jack_test's, xrunlab's own runs had
+// the callback delays.
+TEST(RunRecordJson, DefinitionsOfOlderRecords) {
+  std::string why;
+  const auto imported = run_record_from_json({{"label", "x"}, {"imported", true}}, &why);
+  ASSERT_TRUE(imported) << why;
+  EXPECT_EQ(imported->definitions, "jack_test");
+  const auto own = run_record_from_json({{"label", "x"}, {"imported", false}}, &why);
+  ASSERT_TRUE(own) << why;
+  EXPECT_EQ(own->definitions, "callback-delay");
+  const auto given = run_record_from_json({{"label", "x"}, {"definitions", "jack1-rules"}}, &why);
+  ASSERT_TRUE(given) << why;
+  EXPECT_EQ(given->definitions, "jack1-rules");
+  EXPECT_FALSE(run_record_from_json({{"label", "x"}, {"definitions", 3}}, &why));
+  EXPECT_EQ(why, "run record: 'definitions' is not a string");
+}
+
+// The records file round-trips every field, reads files of version 1 (written before the
+// definitions, rates and maxima_are_means) and refuses newer ones.
+TEST(RecordsFile, RoundTripsAndReadsOlderVersions) {
+  std::vector<RunRecord> runs = import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt");
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  const nlohmann::json file = records_file_json(runs, "old.txt");
+  EXPECT_EQ(file["xrunlab_records"], kRecordsVersion);
+  EXPECT_EQ(file["source"], "old.txt");
+  std::string why;
+  const auto back = records_from_file_json(file, &why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_EQ(back->size(), 2u);
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(to_json((*back)[i]), to_json(runs[i]));
+  EXPECT_EQ((*back)[1].definitions, "jack_test");
+  EXPECT_TRUE((*back)[1].maxima_are_means);
+  EXPECT_EQ((*back)[1].xrun_rate_per_hour, 4.0);
+
+  // A version 1 file, as xrunlab import wrote it before.
+  const nlohmann::json v1 = nlohmann::json::parse(R"({"xrunlab_records": 1, "source": "a.txt",
+      "records": [{"label": "a", "source": "a.txt", "imported": true, "started_utc": "",
+                   "status": "imported", "policy": "", "loads": "", "runs": 3,
+                   "xrun_count": 0.0, "delay_max_us": 150.0, "dsp_load_pct": null}]})");
+  const auto old = records_from_file_json(v1, &why);
+  ASSERT_TRUE(old) << why;
+  ASSERT_EQ(old->size(), 1u);
+  EXPECT_EQ((*old)[0].definitions, "jack_test");
+  EXPECT_FALSE((*old)[0].maxima_are_means);
+  EXPECT_EQ((*old)[0].runs, 3);
+  EXPECT_EQ((*old)[0].delay_max_us, 150.0);
+
+  nlohmann::json newer = file;
+  newer["xrunlab_records"] = kRecordsVersion + 1;
+  EXPECT_FALSE(records_from_file_json(newer, &why));
+  EXPECT_EQ(why,
+            "records file version 3 is newer than this xrunlab reads (2): update xrunlab or "
+            "import the jack_test files again");
+  EXPECT_FALSE(records_from_file_json({{"runs", 1}}, &why));
+  EXPECT_EQ(why, "not an xrunlab records file (from xrunlab import)");
+}
+
 TEST(RunRecordJson, RejectsBadTypesNamingTheKey) {
   RunRecord sample = record_of(testing_support::sample_result());
   sample.label = "sample";
@@ -615,6 +673,48 @@ TEST(RecordOf, JackTestsFieldsFromTheModel) {
   EXPECT_FALSE(none.delay_p99_us);
   EXPECT_FALSE(none.dsp_load_pct);
   EXPECT_EQ(none.xrun_count, 0.0);
+}
+
+// Which definitions a run's figures follow: a run.json from before the jack_test definitions
+// (none recorded) has the callback delays; a run with JACK1's rules takes Delay and Cycle
+// Maximum and the Delay Counts from them, never from the callback delays.
+TEST(RecordOf, DefinitionsOfTheRun) {
+  RunResult r = testing_support::sample_result();
+  ASSERT_TRUE(r.jack_test.definitions.empty());
+  const RunRecord before = record_of(r);
+  EXPECT_EQ(before.definitions, "callback-delay");
+  EXPECT_EQ(before.delay_max_us, 6000.0);
+  EXPECT_EQ(before.cycle_max_us, 6200.0);
+  EXPECT_EQ(before.delay_over_spare, 2.0);
+  EXPECT_EQ(before.delay_over_1000, 3.0);
+
+  r.jack_test.definitions = "callback-delay";
+  EXPECT_EQ(to_json(record_of(r)), to_json(before));
+
+  r.jack_test.definitions = "jack1-rules";
+  r.jack_test.delay_max_us = 812.5;
+  r.jack_test.cycle_max_us = 1234;
+  r.jack_test.delay_over_spare = 4;
+  r.jack_test.delay_over_1000 = 1;
+  r.jack_test.dsp_load_pct = 41.5;
+  const RunRecord jack1 = record_of(r);
+  EXPECT_EQ(jack1.definitions, "jack1-rules");
+  EXPECT_EQ(jack1.delay_max_us, 812.5);
+  EXPECT_EQ(jack1.cycle_max_us, 1234.0);
+  EXPECT_EQ(jack1.delay_over_spare, 4.0);
+  EXPECT_EQ(jack1.delay_over_1000, 1.0);
+  EXPECT_EQ(jack1.dsp_load_pct, 41.5);
+  EXPECT_EQ(jack1.xrun_count, before.xrun_count);  // the same definition either way
+  EXPECT_EQ(jack1.delay_p99_us, before.delay_p99_us);
+
+  // What JACK1's rules did not give stays missing (a maximum) or is jack_cpu_load (DSP load).
+  r.jack_test.delay_max_us.reset();
+  r.jack_test.cycle_max_us.reset();
+  r.jack_test.dsp_load_pct.reset();
+  const RunRecord partial = record_of(r);
+  EXPECT_FALSE(partial.delay_max_us);
+  EXPECT_FALSE(partial.cycle_max_us);
+  EXPECT_EQ(partial.dsp_load_pct, r.avg_dsp_load);
 }
 
 // The fast path (only the parts a record needs) gives the record of the whole model.
