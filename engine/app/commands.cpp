@@ -112,23 +112,31 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
   return rc;
 }
 
+// --by as parsed (CLI11 checked the word).
+GroupBy group_by(const ReportOptions& ro) {
+  const std::optional<GroupBy> by = parse_group_by(ro.by);
+  if (!by) throw Error(ExitCode::kUsage, "--by '" + ro.by + "': not a way to group runs");
+  return *by;
+}
+
 int cmd_summary(const ReportOptions& ro) {
   const std::vector<RunRecord> runs = collect(ro.paths);
+  const GroupBy by = group_by(ro);
   if (ro.format == "json") {
-    emit(summary_json(runs).dump(2) + "\n", ro.write);
+    emit(summary_json(runs, by).dump(2) + "\n", ro.write);
   } else if (ro.format == "csv") {
     emit(format_summary_csv(runs), ro.write);
   } else {
     std::string where = ro.write;
     if (where.empty() && fs::is_directory(ro.paths.front())) where = ro.paths.front() + "/SUMMARY";
-    emit(format_summary_file(runs), where);
+    emit(format_summary_file(runs, by), where);
   }
   return 0;
 }
 
 int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   const std::vector<RunRecord> runs = collect(ro.paths);
-  const CompareBy by = ro.by == "run" ? CompareBy::kRun : CompareBy::kLabel;
+  const GroupBy by = group_by(ro);
   if (ro.format == "json") {
     std::cout << compare_json(runs, by).dump(2) << "\n";
   } else if (ro.format == "csv") {
@@ -140,7 +148,7 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   const std::string png = ro.write.empty() ? "compare.png" : ro.write;
   const fs::path tmp = fs::temp_directory_path() / fmt::format("xrunlab-compare-{}", ::getpid());
   fs::create_directories(tmp);
-  const std::string data = write_compare_data(runs, tmp.string());
+  const std::string data = write_compare_data(runs, tmp.string(), by);
   const std::string script = find_script_dir(self_exe) + "/compare.gp";
   int rc = 0;
   if (!find_program("gnuplot")) {

@@ -189,32 +189,55 @@ std::string raw_number(const std::optional<double>& v) {
 }
 
 struct Group {
-  std::string name;  // label, or "label (imported)"
-  std::string label;
+  std::string name;   // value, or "value (imported)"
+  std::string value;  // what the runs share: their label, host, kernel, backend or policy
   bool imported = false;
   bool maxima_are_means = false;  // jack_test's consolidated blocks: never grouped with maxima
   std::vector<const RunRecord*> runs;
 };
 
-// The group's name: the label, "(imported)" for imports, "(consolidated)" for records whose
-// maxima are means (unless the label says it already, as imported consolidated blocks do).
-std::string group_name(const RunRecord& r) {
-  std::string name = r.label;
+constexpr const char* kNotRecorded = "(not recorded)";
+
+// What `by` groups the run by ("" when its record does not say).
+const std::string& group_value(const RunRecord& r, GroupBy by) {
+  switch (by) {
+    case GroupBy::kHost:
+      return r.host;
+    case GroupBy::kKernel:
+      return r.kernel;
+    case GroupBy::kBackend:
+      return r.backend;
+    case GroupBy::kPolicy:
+      return r.policy;
+    case GroupBy::kRun:
+    case GroupBy::kLabel:
+      break;
+  }
+  return r.label;
+}
+
+// The group's name: the value ("(not recorded)" when the record lacks it), "(imported)" for
+// imports, "(consolidated)" for records whose maxima are means (unless the label says it
+// already, as imported consolidated blocks do).
+std::string group_name(const RunRecord& r, GroupBy by = GroupBy::kLabel) {
+  const std::string& value = group_value(r, by);
+  std::string name = value.empty() ? kNotRecorded : value;
   if (r.maxima_are_means && name.find("(consolidated)") == std::string::npos) {
     name += " (consolidated)";
   }
   return r.imported ? name + " (imported)" : name;
 }
 
-std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
+// Groups in order of first appearance; with kRun every run is a group of its own.
+std::vector<Group> group_runs(const std::vector<RunRecord>& runs, GroupBy by) {
   std::vector<Group> groups;
   std::map<std::string, size_t> index;
   for (const RunRecord& r : runs) {
-    const std::string name = group_name(r);
-    auto it = index.find(name);
+    const std::string name = group_name(r, by);
+    auto it = by == GroupBy::kRun ? index.end() : index.find(name);
     if (it == index.end()) {
       it = index.emplace(name, groups.size()).first;
-      groups.push_back(Group{name, r.label, r.imported, r.maxima_are_means, {}});
+      groups.push_back(Group{name, group_value(r, by), r.imported, r.maxima_are_means, {}});
     }
     groups[it->second].runs.push_back(&r);
   }
@@ -317,10 +340,10 @@ struct Column {
   std::vector<bool> mixed;                    // per metrics()
 };
 
-std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareBy by) {
+std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, GroupBy by) {
   std::vector<Column> cols;
   const std::vector<Metric>& ms = metrics();
-  if (by == CompareBy::kRun) {
+  if (by == GroupBy::kRun) {
     for (const RunRecord& r : runs) {
       Column c;
       c.title = one_line(group_name(r));
@@ -336,7 +359,7 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
     }
     return cols;
   }
-  for (const Group& g : group_runs(runs)) {
+  for (const Group& g : group_runs(runs, by)) {
     Column c;
     c.title = one_line(g.name);
     c.subtitle = fmt::format("{} run{}", g.runs.size(), g.runs.size() == 1 ? "" : "s");
@@ -367,8 +390,34 @@ std::string optional_cell(const std::optional<double>& v, const char* spec) {
 
 }  // namespace
 
-std::string format_summary_file(const std::vector<RunRecord>& runs) {
-  const std::vector<Group> groups = group_runs(runs);
+const char* group_by_name(GroupBy by) {
+  switch (by) {
+    case GroupBy::kRun:
+      return "run";
+    case GroupBy::kLabel:
+      return "label";
+    case GroupBy::kHost:
+      return "host";
+    case GroupBy::kKernel:
+      return "kernel";
+    case GroupBy::kBackend:
+      return "backend";
+    case GroupBy::kPolicy:
+      return "policy";
+  }
+  return "label";
+}
+
+std::optional<GroupBy> parse_group_by(std::string_view word) {
+  for (GroupBy by : {GroupBy::kRun, GroupBy::kLabel, GroupBy::kHost, GroupBy::kKernel,
+                     GroupBy::kBackend, GroupBy::kPolicy}) {
+    if (word == group_by_name(by)) return by;
+  }
+  return std::nullopt;
+}
+
+std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) {
+  const std::vector<Group> groups = group_runs(runs, by);
   std::string out;
   // A group has a line per run for every metric any of its runs has ("n/a" for the others),
   // so that run i of every metric is the same run when the file is imported again.
@@ -399,7 +448,7 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
   bool any_rate = false;
   for (const RunRecord& r : runs) any_rate = any_rate || r.xrun_rate_per_hour.has_value();
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"label", "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
+  rows.push_back({group_by_name(by), "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
                   "cycle_max_worst", "dsp_load_mean", "delay_p99_worst"});
   if (any_rate) rows.front().insert(rows.front().begin() + 5, "xruns_per_hour");
   std::vector<std::string> notes;
@@ -448,7 +497,7 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
   if (!out.empty()) out += '\n';
-  out += "Per label (delays and cycles in usecs, DSP load in %)\n";
+  out += fmt::format("Per {} (delays and cycles in usecs, DSP load in %)\n", group_by_name(by));
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
@@ -477,7 +526,7 @@ std::string format_summary_csv(const std::vector<RunRecord>& runs) {
   return out;
 }
 
-nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
+nlohmann::json summary_json(const std::vector<RunRecord>& runs, GroupBy by) {
   nlohmann::json j = nlohmann::json::object();
   j["runs"] = nlohmann::json::array();
   for (const RunRecord& r : runs) j["runs"].push_back(to_json(r));
@@ -485,11 +534,12 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
   auto opt = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  for (const Group& g : group_runs(runs)) {
+  j["by"] = group_by_name(by);
+  for (const Group& g : group_runs(runs, by)) {
     const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
     nlohmann::json l = nlohmann::json::object();
     l["name"] = g.name;
-    l["label"] = g.label;
+    l[group_by_name(by)] = g.value;
     l["imported"] = g.imported;
     l["maxima_are_means"] = g.maxima_are_means;
     l["runs"] = g.runs.size();
@@ -507,7 +557,7 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
   return j;
 }
 
-std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
+std::string format_compare(const std::vector<RunRecord>& runs, GroupBy by) {
   const std::vector<Column> cols = compare_columns(runs, by);
   const std::vector<Metric>& ms = metrics();
 
@@ -562,12 +612,12 @@ std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
   return out;
 }
 
-std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by) {
+std::string format_compare_csv(const std::vector<RunRecord>& runs, GroupBy by) {
   const std::vector<Column> cols = compare_columns(runs, by);
   const std::vector<Metric>& ms = metrics();
   std::string out = "field";
   for (const Column& c : cols) out += "," + csv_field(c.title);
-  out += by == CompareBy::kRun ? "\nstarted_utc" : "\nruns";
+  out += by == GroupBy::kRun ? "\nstarted_utc" : "\nruns";
   for (const Column& c : cols) out += "," + csv_field(c.subtitle);
   out += "\nnumber_of_runs";
   for (const Column& c : cols) out += "," + std::to_string(c.jack_runs);
@@ -582,9 +632,9 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by)
   return out;
 }
 
-nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
+nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
   nlohmann::json j = nlohmann::json::object();
-  j["by"] = by == CompareBy::kRun ? "run" : "label";
+  j["by"] = group_by_name(by);
   j["columns"] = nlohmann::json::array();
   const std::vector<Metric>& ms = metrics();
   for (const Column& c : compare_columns(runs, by)) {
@@ -606,11 +656,12 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
   return j;
 }
 
-std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir) {
+std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir,
+                               GroupBy by) {
   // x: the label's position, runs spread within +-0.3 of it; tick: the label on its first run.
   std::string out = "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n";
   size_t group = 0;
-  for (const Group& g : group_runs(runs)) {
+  for (const Group& g : group_runs(runs, by == GroupBy::kRun ? GroupBy::kLabel : by)) {
     size_t index = 0;
     const double n = static_cast<double>(g.runs.size());
     for (const RunRecord* r : g.runs) {

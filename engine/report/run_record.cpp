@@ -209,12 +209,13 @@ void set_why(std::string* why, std::string msg) {
   if (why) *why = std::move(msg);
 }
 
-// The top-level parts of run.json that a RunRecord needs; the rest (per-client and per-second
-// arrays, the host block: most of the file) is skipped (parse_json_members).
+// The top-level parts of run.json that a RunRecord needs (host and jack for the host name,
+// kernel and backend; jack_test for the definitions); the rest (per-client and per-second
+// arrays, the system samples: most of the file) is skipped (parse_json_members).
 const std::vector<std::string_view>& record_parts() {
   static const std::vector<std::string_view> parts = {
-      "schema_version", "spec",        "started_utc", "status", "scheduling",
-      "settings",       "measurement", "totals",      "loads",  "jack_test"};
+      "schema_version", "spec",   "started_utc", "status", "scheduling", "settings",
+      "measurement",    "totals", "loads",       "host",   "jack",       "jack_test"};
   return parts;
 }
 
@@ -269,6 +270,9 @@ RunRecord record_of(const RunResult& r) {
   rec.started_utc = r.started_utc;
   rec.status = r.status;
   rec.policy = r.scheduling;
+  rec.host = json_text(r.host, "hostname");
+  if (r.host.is_object()) rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
+  rec.backend = json_text(r.backend, "name");
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
       const std::string spec = json_text(l, "spec");
@@ -568,6 +572,9 @@ nlohmann::json to_json(const RunRecord& r) {
   j["status"] = r.status;
   j["policy"] = r.policy;
   j["loads"] = r.loads;
+  j["host"] = r.host;
+  j["kernel"] = r.kernel;
+  j["backend"] = r.backend;
   j["runs"] = r.runs;
   j["maxima_are_means"] = r.maxima_are_means;
   for (const RecordField& f : record_fields()) {
@@ -595,7 +602,8 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
   };
   if (!text("label", r.label) || !text("source", r.source) || !text("started_utc", r.started_utc) ||
       !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads) ||
-      !text("definitions", r.definitions)) {
+      !text("definitions", r.definitions) || !text("host", r.host) ||
+      !text("kernel", r.kernel) || !text("backend", r.backend)) {
     return std::nullopt;
   }
   if (r.label.empty()) {

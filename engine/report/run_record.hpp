@@ -58,6 +58,11 @@ struct RunRecord {
   std::string started_utc;    // "" for imports
   std::string status;         // completed / interrupted / failed / imported
   std::string policy, loads;  // scheduling.label and the load specs joined; "" for imports
+  // Where the run ran, to group runs by (summary/compare --by): the host's name and kernel
+  // release (run.json host.hostname, host.kernel.release) and the backend (jack.backend.name).
+  // "" when the source does not say: imports (jack_test's summaries do not state them, and a
+  // kernel in a file or case name is not guessed from) and run.json files without them.
+  std::string host, kernel, backend;
   int runs = 1;  // > 1: an imported block jack_test had averaged (or consolidated) over this many
   // An imported CONSOLIDATED RESULTS block (jack_test3_consolidated.awk): its Delay and Cycle
   // Maximum are the MEAN of the runs' maxima, not a maximum; its events are rates per hour
@@ -101,7 +106,7 @@ const std::vector<RecordField>& record_fields();
 
 // The one mapping from the result model to jack_test's fields: label (spec.label; "" when the
 // spec has none), started_utc, status, policy (the scheduling label), loads (the load specs
-// joined with '+'), and the numbers; optional numbers of the model stay missing (an empty run
+// joined with '+'), host, kernel and backend (see RunRecord), and the numbers; optional numbers of the model stay missing (an empty run
 // has no Delay Maximum). source is left to the caller.
 // definitions: r.jack_test.definitions, or "callback-delay" when it is empty (a run.json from
 // before the jack_test definitions). With "jack1-rules", Delay Maximum, Cycle Maximum, both

@@ -181,21 +181,20 @@ TEST(SummaryJson, RunsAndLabelAggregates) {
 }
 
 TEST(Compare, ByRunMatchesGolden) {
-  expect_golden("multirun_compare_runs.txt", format_compare(golden_runs(false), CompareBy::kRun));
+  expect_golden("multirun_compare_runs.txt", format_compare(golden_runs(false), GroupBy::kRun));
 }
 
 TEST(Compare, ByLabelMatchesGolden) {
-  expect_golden("multirun_compare_labels.txt",
-                format_compare(golden_runs(true), CompareBy::kLabel));
+  expect_golden("multirun_compare_labels.txt", format_compare(golden_runs(true), GroupBy::kLabel));
 }
 
 TEST(Compare, CsvByLabelMatchesGolden) {
   expect_golden("multirun_compare_labels.csv",
-                format_compare_csv(golden_runs(false), CompareBy::kLabel));
+                format_compare_csv(golden_runs(false), GroupBy::kLabel));
 }
 
 TEST(Compare, JsonAggregatesLikeTheText) {
-  const nlohmann::json j = compare_json(hand_made_runs(), CompareBy::kLabel);
+  const nlohmann::json j = compare_json(hand_made_runs(), GroupBy::kLabel);
   EXPECT_EQ(j["by"], "label");
   ASSERT_EQ(j["columns"].size(), 2u);
   const nlohmann::json& fifo = j["columns"][0];
@@ -206,30 +205,30 @@ TEST(Compare, JsonAggregatesLikeTheText) {
   EXPECT_EQ(fifo["fields"]["seconds"], 40.0);         // total
   EXPECT_EQ(fifo["fields"]["dsp_load_pct"], 46.65);   // mean
   EXPECT_EQ(fifo["fields"]["frames"], 128.0);         // all agree
-  const nlohmann::json both = compare_json(hand_made_runs(), CompareBy::kRun);
+  const nlohmann::json both = compare_json(hand_made_runs(), GroupBy::kRun);
   EXPECT_EQ(both["by"], "run");
   EXPECT_EQ(both["columns"].size(), 3u);
   EXPECT_TRUE(both["columns"][2]["fields"]["dsp_load_pct"].is_null());
   std::vector<RunRecord> mixed = hand_made_runs();
   for (RunRecord& r : mixed) r.label = "all";
-  EXPECT_EQ(compare_json(mixed, CompareBy::kLabel)["columns"][0]["fields"]["frames"], "mixed");
+  EXPECT_EQ(compare_json(mixed, GroupBy::kLabel)["columns"][0]["fields"]["frames"], "mixed");
 }
 
 TEST(Compare, ConsolidatedShowsRatesAndMarksMeans) {
   std::vector<RunRecord> runs = hand_made_runs();
   runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
-  const std::string text = format_compare(runs, CompareBy::kLabel);
+  const std::string text = format_compare(runs, GroupBy::kLabel);
   EXPECT_NE(text.find(" XRUN Rate . . . . . . . . . . :"), std::string::npos) << text;
   EXPECT_NE(text.find("4.0  /hour\n"), std::string::npos) << text;
   EXPECT_NE(text.find("412 (m)  usecs\n"), std::string::npos) << text;
   EXPECT_NE(text.find("(6)\n"), std::string::npos) << text;  // Number of runs
   EXPECT_NE(text.find("\n(m): the mean of the runs' maxima"), std::string::npos) << text;
   // No rate rows and no legend when no record has them.
-  const std::string plain = format_compare(hand_made_runs(), CompareBy::kLabel);
+  const std::string plain = format_compare(hand_made_runs(), GroupBy::kLabel);
   EXPECT_EQ(plain.find("Rate . ."), std::string::npos);
   EXPECT_EQ(plain.find("(m)"), std::string::npos);
 
-  const nlohmann::json j = compare_json(runs, CompareBy::kLabel);
+  const nlohmann::json j = compare_json(runs, GroupBy::kLabel);
   ASSERT_EQ(j["columns"].size(), 3u);
   const nlohmann::json& c = j["columns"][2];
   EXPECT_EQ(c["maxima_are_means"], true);
@@ -242,7 +241,7 @@ TEST(Compare, ConsolidatedShowsRatesAndMarksMeans) {
   RunRecord a = runs.back(), b = runs.back();
   b.seconds = 600;
   b.xrun_rate_per_hour = 10.0;
-  EXPECT_EQ(compare_json({a, b}, CompareBy::kLabel)["columns"][0]["fields"]["xrun_rate_per_hour"],
+  EXPECT_EQ(compare_json({a, b}, GroupBy::kLabel)["columns"][0]["fields"]["xrun_rate_per_hour"],
             (4.0 * 1800 + 10.0 * 600) / 2400);
   // Never grouped with maxima that are maxima.
   RunRecord c1 = runs.back();
@@ -250,7 +249,7 @@ TEST(Compare, ConsolidatedShowsRatesAndMarksMeans) {
   c1.label = "x";
   RunRecord c2 = runs.back();
   c2.label = "x";
-  EXPECT_EQ(compare_json({c1, c2}, CompareBy::kLabel)["columns"].size(), 2u);
+  EXPECT_EQ(compare_json({c1, c2}, GroupBy::kLabel)["columns"].size(), 2u);
 }
 
 TEST(Compare, ImportedRunsNeverMixWithNewOnes) {
@@ -258,12 +257,62 @@ TEST(Compare, ImportedRunsNeverMixWithNewOnes) {
   RunRecord old = import_fixture("rt-2.6.12-V0.7.51-jack_test4.1-14clients.txt")[0];
   old.label = "fifo";
   runs.push_back(old);
-  const std::string text = format_compare(runs, CompareBy::kLabel);
+  const std::string text = format_compare(runs, GroupBy::kLabel);
   EXPECT_NE(text.find("fifo (imported)"), std::string::npos);
-  const nlohmann::json j = compare_json(runs, CompareBy::kLabel);
+  const nlohmann::json j = compare_json(runs, GroupBy::kLabel);
   ASSERT_EQ(j["columns"].size(), 3u);
   EXPECT_EQ(j["columns"][0]["fields"]["delay_max_us"], 3395.0);
   EXPECT_EQ(j["columns"][2]["fields"]["delay_max_us"], 18.0);
+}
+
+// Runs grouped by where they ran or their policy; imports, which do not record it, apart.
+TEST(GroupBy, HostKernelBackendPolicy) {
+  std::vector<RunRecord> runs = hand_made_runs();
+  runs[0].host = "studio";
+  runs[1].host = "studio";
+  runs[2].host = "laptop";
+  runs[0].kernel = "6.1.0-rt7";
+  runs[1].kernel = "6.6.0";
+  runs[2].kernel = "6.1.0-rt7";
+  for (RunRecord& r : runs) r.backend = "vcard";
+  runs[2].policy = "SCHED_OTHER";
+  runs.push_back(import_fixture("rt-2.6.12-V0.7.51-jack_test4.1-14clients.txt").at(0));
+
+  auto titles = [&](GroupBy by) {
+    std::vector<std::string> out;
+    const nlohmann::json j = compare_json(runs, by);
+    for (const nlohmann::json& c : j["columns"]) out.push_back(c["title"]);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(titles(GroupBy::kHost), (V{"studio", "laptop", "(not recorded) (imported)"}));
+  EXPECT_EQ(titles(GroupBy::kKernel), (V{"6.1.0-rt7", "6.6.0", "(not recorded) (imported)"}));
+  EXPECT_EQ(titles(GroupBy::kBackend), (V{"vcard", "(not recorded) (imported)"}));
+  EXPECT_EQ(titles(GroupBy::kPolicy), (V{"SCHED_FIFO 70 (server) / 65 (clients)", "SCHED_OTHER",
+                                         "(not recorded) (imported)"}));
+  const nlohmann::json kernel = compare_json(runs, GroupBy::kKernel);
+  EXPECT_EQ(kernel["by"], "kernel");
+  EXPECT_EQ(kernel["columns"][0]["fields"]["xrun_count"], 6.0);  // runs 0 and 2: 0 + 6
+  EXPECT_EQ(kernel["columns"][0]["subtitle"], "2 runs");
+
+  const std::string text = format_summary_file(runs, GroupBy::kHost);
+  EXPECT_NE(text.find("\nPer host (delays"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  host  "), std::string::npos) << text;
+  EXPECT_NE(text.find("# studio\nDelay Maximum . . . . . . . . : 2395 usecs\n"
+                      "Delay Maximum . . . . . . . . : 3395 usecs\n"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = summary_json(runs, GroupBy::kHost);
+  EXPECT_EQ(j["by"], "host");
+  EXPECT_EQ(j["labels"][1]["host"], "laptop");
+  EXPECT_EQ(j["labels"][1]["name"], "laptop");
+
+  for (const char* word : {"run", "label", "host", "kernel", "backend", "policy"}) {
+    const std::optional<GroupBy> by = parse_group_by(word);
+    ASSERT_TRUE(by) << word;
+    EXPECT_STREQ(group_by_name(*by), word);
+  }
+  EXPECT_FALSE(parse_group_by("colour"));
 }
 
 TEST(CompareData, WritesOneRowPerRun) {

@@ -30,7 +30,8 @@ nlohmann::json sample_run_json(const std::string& label, double delay_max) {
   nlohmann::json j;
   j["schema_version"] = 1;
   j["spec"] = {{"label", label}, {"policy", "fifo"}};
-  j["host"] = {{"hostname", "vm"}};
+  j["host"] = {{"hostname", "vm"}, {"kernel", {{"release", "6.1.0-rt7"}, {"cmdline", "quiet"}}}};
+  j["jack"] = {{"server_name", "xrunlab-1"}, {"backend", {{"name", "vcard"}}}};
   j["started_utc"] = "2026-11-30T10:32:19Z";
   j["status"] = "completed";
   j["scheduling"] = {{"label", "SCHED_FIFO 70 (server) / 65 (clients)"},
@@ -69,6 +70,9 @@ TEST(ImportJackTest, SchedFifoBlockWithHeadHeader) {
   EXPECT_EQ(r.label, "jack_test4-2.6.11-rc1-mm2-fifo");  // from "==> ....log <=="
   EXPECT_TRUE(r.imported);
   EXPECT_EQ(r.definitions, "jack_test");
+  EXPECT_EQ(r.host, "");  // jack_test's text does not say; nothing is guessed from names
+  EXPECT_EQ(r.kernel, "");
+  EXPECT_EQ(r.backend, "");
   EXPECT_EQ(r.status, "imported");
   EXPECT_EQ(r.started_utc, "");
   EXPECT_EQ(r.runs, 1);
@@ -543,6 +547,9 @@ TEST(ReadRunFolder, ReadsTheFieldsOfRunJson) {
   EXPECT_EQ(r->status, "completed");
   EXPECT_EQ(r->policy, "SCHED_FIFO 70 (server) / 65 (clients)");
   EXPECT_EQ(r->loads, "compile+hackbench:4");
+  EXPECT_EQ(r->host, "vm");
+  EXPECT_EQ(r->kernel, "6.1.0-rt7");
+  EXPECT_EQ(r->backend, "vcard");
   EXPECT_EQ(r->seconds, 20.0);
   EXPECT_EQ(r->clients, 14.0);
   EXPECT_EQ(r->ports, 4.0);
@@ -662,11 +669,30 @@ TEST(RecordOf, JackTestsFieldsFromTheModel) {
   EXPECT_EQ(rec.intr_rate, r.avg_intr);
   EXPECT_EQ(rec.ctxt_rate, r.avg_ctxt);
 
+  // Where it ran: for grouping runs (summary/compare --by).
+  r.host = {{"hostname", "studio"}, {"kernel", {{"release", "6.1.0-rt7"}}}};
+  r.backend = {{"name", "alsa"}, {"card", "hw:0"}};
+  const RunRecord where = record_of(r);
+  EXPECT_EQ(where.host, "studio");
+  EXPECT_EQ(where.kernel, "6.1.0-rt7");
+  EXPECT_EQ(where.backend, "alsa");
+  const nlohmann::json j = to_json(where);
+  EXPECT_EQ(j["host"], "studio");
+  EXPECT_EQ(j["kernel"], "6.1.0-rt7");
+  EXPECT_EQ(j["backend"], "alsa");
+  std::string why;
+  const auto back = run_record_from_json(j, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->kernel, "6.1.0-rt7");
+
   // What the model does not know stays missing; no spec label is no label.
   RunResult empty;
   finalize(empty);
   const RunRecord none = record_of(empty);
   EXPECT_EQ(none.label, "");
+  EXPECT_EQ(none.host, "");
+  EXPECT_EQ(none.kernel, "");
+  EXPECT_EQ(none.backend, "");
   EXPECT_EQ(none.loads, "");
   EXPECT_FALSE(none.delay_max_us);
   EXPECT_FALSE(none.cycle_max_us);
