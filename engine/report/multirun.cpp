@@ -189,10 +189,11 @@ std::string raw_number(const std::optional<double>& v) {
 }
 
 struct Group {
-  std::string name;   // value, or "value (imported)"
+  std::string name;   // value, or "value (imported)", and " [definitions]" when they differ
   std::string value;  // what the runs share: their label, host, kernel, backend or policy
   bool imported = false;
   bool maxima_are_means = false;  // jack_test's consolidated blocks: never grouped with maxima
+  std::string definitions;        // one per group: figures of two definitions never aggregate
   std::vector<const RunRecord*> runs;
 };
 
@@ -216,28 +217,74 @@ const std::string& group_value(const RunRecord& r, GroupBy by) {
   return r.label;
 }
 
+// The definitions ids of the runs shown, in order of first appearance ("" shown as
+// kNotRecorded). More than one: every group, column and row says which it has.
+std::vector<std::string> definitions_of(const std::vector<RunRecord>& runs) {
+  std::vector<std::string> ids;
+  for (const RunRecord& r : runs) {
+    const std::string id = r.definitions.empty() ? kNotRecorded : r.definitions;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
+// " [jack_test]": the mark of a name when the runs shown have several definitions.
+std::string definitions_mark(const RunRecord& r, bool mixed) {
+  if (!mixed) return "";
+  return " [" + (r.definitions.empty() ? std::string(kNotRecorded) : r.definitions) + "]";
+}
+
+// "definitions:" and one line per id, when the runs shown have more than one ("" otherwise):
+// what each mark means. Each line starts with `indent`.
+std::string definitions_legend(const std::vector<RunRecord>& runs, const std::string& indent) {
+  const std::vector<std::string> ids = definitions_of(runs);
+  if (ids.size() < 2) return "";
+  std::string out = indent + "definitions (figures of different definitions are not comparable):\n";
+  for (const std::string& id : ids) {
+    const char* meaning = definitions_meaning(id);
+    out += fmt::format("{}  [{}] {}\n", indent, one_line(id),
+                       meaning              ? meaning
+                       : id == kNotRecorded ? "the record does not say"
+                                            : "not known to this xrunlab");
+  }
+  return out;
+}
+
 // The group's name: the value ("(not recorded)" when the record lacks it), "(imported)" for
 // imports, "(consolidated)" for records whose maxima are means (unless the label says it
-// already, as imported consolidated blocks do).
-std::string group_name(const RunRecord& r, GroupBy by = GroupBy::kLabel) {
+// already, as imported consolidated blocks do), and " [definitions]" when `mixed`.
+std::string group_name(const RunRecord& r, GroupBy by, bool mixed) {
   const std::string& value = group_value(r, by);
   std::string name = value.empty() ? kNotRecorded : value;
   if (r.maxima_are_means && name.find("(consolidated)") == std::string::npos) {
     name += " (consolidated)";
   }
-  return r.imported ? name + " (imported)" : name;
+  if (r.imported) name += " (imported)";
+  return name + definitions_mark(r, mixed);
+}
+
+// {id: meaning} of the definitions of the runs shown (for the JSON outputs).
+nlohmann::json definitions_json(const std::vector<RunRecord>& runs) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const RunRecord& r : runs) {
+    const char* meaning = definitions_meaning(r.definitions);
+    j[r.definitions] = meaning ? nlohmann::json(meaning) : nlohmann::json(nullptr);
+  }
+  return j;
 }
 
 // Groups in order of first appearance; with kRun every run is a group of its own.
 std::vector<Group> group_runs(const std::vector<RunRecord>& runs, GroupBy by) {
+  const bool mixed = definitions_of(runs).size() > 1;
   std::vector<Group> groups;
   std::map<std::string, size_t> index;
   for (const RunRecord& r : runs) {
-    const std::string name = group_name(r, by);
+    const std::string name = group_name(r, by, mixed);
     auto it = by == GroupBy::kRun ? index.end() : index.find(name);
     if (it == index.end()) {
       it = index.emplace(name, groups.size()).first;
-      groups.push_back(Group{name, group_value(r, by), r.imported, r.maxima_are_means, {}});
+      groups.push_back(
+          Group{name, group_value(r, by), r.imported, r.maxima_are_means, r.definitions, {}});
     }
     groups[it->second].runs.push_back(&r);
   }
@@ -335,6 +382,7 @@ struct Column {
   std::string title, subtitle;
   bool imported = false;
   bool maxima_are_means = false;  // its Delay and Cycle Maximum are marked kMeanMark
+  std::string definitions;
   int jack_runs = 1;
   std::vector<std::optional<double>> values;  // per metrics()
   std::vector<bool> mixed;                    // per metrics()
@@ -344,9 +392,11 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, GroupBy 
   std::vector<Column> cols;
   const std::vector<Metric>& ms = metrics();
   if (by == GroupBy::kRun) {
+    const bool mixed = definitions_of(runs).size() > 1;
     for (const RunRecord& r : runs) {
       Column c;
-      c.title = one_line(group_name(r));
+      c.title = one_line(group_name(r, GroupBy::kLabel, mixed));
+      c.definitions = r.definitions;
       c.subtitle = r.imported ? std::string("imported") : one_line(r.started_utc);
       c.imported = r.imported;
       c.maxima_are_means = r.maxima_are_means;
@@ -365,6 +415,7 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, GroupBy 
     c.subtitle = fmt::format("{} run{}", g.runs.size(), g.runs.size() == 1 ? "" : "s");
     c.imported = g.imported;
     c.maxima_are_means = g.maxima_are_means;
+    c.definitions = g.definitions;
     c.jack_runs = jack_runs(g.runs);
     for (const Metric& m : ms) {
       bool mixed = false;
@@ -492,6 +543,9 @@ std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) 
     }
   }
   if (any_mean) notes.push_back(std::string("  ") + kMeanLegend);
+  if (const std::string legend = definitions_legend(runs, "  "); !legend.empty()) {
+    notes.push_back(legend.substr(0, legend.size() - 1));
+  }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -514,14 +568,15 @@ std::string format_summary_csv(const std::vector<RunRecord>& runs) {
   // Columns added later come last, so that scripts reading columns by position keep working.
   std::string out = "label,source,imported,started_utc,status,policy,loads,runs";
   for (const RecordField& f : record_fields()) out += std::string(",") + f.key;
-  out += ",maxima_are_means\n";
+  out += ",maxima_are_means,definitions,host,kernel,backend\n";
   for (const RunRecord& r : runs) {
     out += csv_field(r.label) + "," + csv_field(r.source) + "," + (r.imported ? "1" : "0") + "," +
            csv_field(r.started_utc) + "," + csv_field(r.status) + "," + csv_field(r.policy) + "," +
            csv_field(r.loads) + "," + std::to_string(r.runs);
     for (const RecordField& f : record_fields()) out += "," + raw_number(r.*f.member);
     out += r.maxima_are_means ? ",1" : ",0";
-    out += '\n';
+    out += "," + csv_field(r.definitions) + "," + csv_field(r.host) + "," + csv_field(r.kernel) +
+           "," + csv_field(r.backend) + "\n";
   }
   return out;
 }
@@ -535,6 +590,7 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs, GroupBy by) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
   j["by"] = group_by_name(by);
+  j["definitions"] = definitions_json(runs);
   for (const Group& g : group_runs(runs, by)) {
     const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
     nlohmann::json l = nlohmann::json::object();
@@ -542,6 +598,7 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs, GroupBy by) {
     l[group_by_name(by)] = g.value;
     l["imported"] = g.imported;
     l["maxima_are_means"] = g.maxima_are_means;
+    l["definitions"] = g.definitions;
     l["runs"] = g.runs.size();
     l["jack_test_runs"] = jack_runs(g.runs);
     l["delay_max_mean_us"] = opt(mean_of(delay));
@@ -609,6 +666,9 @@ std::string format_compare(const std::vector<RunRecord>& runs, GroupBy by) {
     out += line + "\n";
   }
   if (any_mean) out += std::string("\n") + kMeanLegend + "\n";
+  if (const std::string legend = definitions_legend(runs, ""); !legend.empty()) {
+    out += "\n" + legend;
+  }
   return out;
 }
 
@@ -623,6 +683,8 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, GroupBy by) {
   for (const Column& c : cols) out += "," + std::to_string(c.jack_runs);
   out += "\nmaxima_are_means";
   for (const Column& c : cols) out += c.maxima_are_means ? ",1" : ",0";
+  out += "\ndefinitions";
+  for (const Column& c : cols) out += "," + csv_field(c.definitions);
   out += '\n';
   for (size_t i = 0; i < ms.size(); ++i) {
     out += ms[i].key;
@@ -635,6 +697,7 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, GroupBy by) {
 nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
   nlohmann::json j = nlohmann::json::object();
   j["by"] = group_by_name(by);
+  j["definitions"] = definitions_json(runs);
   j["columns"] = nlohmann::json::array();
   const std::vector<Metric>& ms = metrics();
   for (const Column& c : compare_columns(runs, by)) {
@@ -644,6 +707,7 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
     col["imported"] = c.imported;
     col["number_of_runs"] = c.jack_runs;
     col["maxima_are_means"] = c.maxima_are_means;
+    col["definitions"] = c.definitions;
     nlohmann::json fields = nlohmann::json::object();
     for (size_t i = 0; i < ms.size(); ++i) {
       fields[ms[i].key] = c.mixed[i]    ? nlohmann::json("mixed")

@@ -225,6 +225,22 @@ std::optional<double> number(const std::optional<int64_t>& v) {
 
 }  // namespace
 
+const char* definitions_meaning(std::string_view id) {
+  if (id == "jack_test") {
+    return "jack_test's summaries (2004-2005): JACK1's own messages, read by jack_test's awk "
+           "scripts";
+  }
+  if (id == "callback-delay") {
+    return "xrunlab before jack_test's definitions: Delay Maximum, Cycle Maximum and the Delay "
+           "Counts are the clients' callback delays against the interrupt, NOT comparable with "
+           "jack_test's";
+  }
+  if (id == "jack1-rules") {
+    return "xrunlab with jack_test's definitions: JACK1's rules applied to jackd's wake-ups";
+  }
+  return nullptr;
+}
+
 const std::vector<RecordField>& record_fields() {
   static const std::vector<RecordField> fields = {
       {"seconds", "Total seconds ran", &RunRecord::seconds, FieldKind::kSeconds},
@@ -271,7 +287,8 @@ RunRecord record_of(const RunResult& r) {
   rec.status = r.status;
   rec.policy = r.scheduling;
   rec.host = json_text(r.host, "hostname");
-  if (r.host.is_object()) rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
+  if (r.host.is_object())
+    rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
   rec.backend = json_text(r.backend, "name");
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
@@ -537,12 +554,21 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       misaligned("Number of runs", s.runs);
       return {};
     }
+    // "name [definitions]": a SUMMARY of runs of several definitions (see the header).
+    std::string name = s.name, definitions = "jack_test";
+    if (const size_t open = name.rfind(" ["); open != std::string::npos && name.back() == ']') {
+      const std::string id = name.substr(open + 2, name.size() - open - 3);
+      if (definitions_meaning(id)) {
+        definitions = id;
+        name.resize(open);
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       RunRecord r;
-      r.label = s.name;
+      r.label = name;
       r.source = source;
       r.imported = true;
-      r.definitions = "jack_test";
+      r.definitions = definitions;
       r.status = "imported";
       for (size_t f = 0; f < fields.size(); ++f) {
         if (once[f]) {
@@ -602,8 +628,8 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
   };
   if (!text("label", r.label) || !text("source", r.source) || !text("started_utc", r.started_utc) ||
       !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads) ||
-      !text("definitions", r.definitions) || !text("host", r.host) ||
-      !text("kernel", r.kernel) || !text("backend", r.backend)) {
+      !text("definitions", r.definitions) || !text("host", r.host) || !text("kernel", r.kernel) ||
+      !text("backend", r.backend)) {
     return std::nullopt;
   }
   if (r.label.empty()) {

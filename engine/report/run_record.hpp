@@ -11,6 +11,9 @@
 //    it (a `==>` name loses its folder and extension); text before any header belongs to a
 //    section named after the file (its stem);
 //  * sections with the same name are merged (.SUMMARY repeats every case once per metric);
+//  * a section named "<name> [<definitions>]" with a known definitions id (a SUMMARY written by
+//    `xrunlab summary` over runs of several definitions) gives records of that definitions,
+//    labelled <name>; all others are "jack_test";
 //  * within a section the i-th value of every metric belongs to run i, so a section with six
 //    "Delay Maximum" lines and six "XRUN Count" lines gives six records;
 //  * a line with several columns (" XRUN Count  . . . :    12    30     7": a block that
@@ -93,6 +96,10 @@ enum class FieldKind {
   kPerHour,    // events per hour of a CONSOLIDATED RESULTS block: "/hour"
 };
 
+// What a `definitions` id means, in one line (for the legends of summary and compare);
+// nullptr for an id this xrunlab does not know.
+const char* definitions_meaning(std::string_view id);
+
 // The numeric fields in jack_test's summary order: JSON/CSV key, jack_test's label (without its
 // dot leader; "" for xrunlab-only fields), the member and what it measures. Shared by import,
 // JSON, CSV and compare.
@@ -106,8 +113,8 @@ const std::vector<RecordField>& record_fields();
 
 // The one mapping from the result model to jack_test's fields: label (spec.label; "" when the
 // spec has none), started_utc, status, policy (the scheduling label), loads (the load specs
-// joined with '+'), host, kernel and backend (see RunRecord), and the numbers; optional numbers of the model stay missing (an empty run
-// has no Delay Maximum). source is left to the caller.
+// joined with '+'), host, kernel and backend (see RunRecord), and the numbers; optional numbers of
+// the model stay missing (an empty run has no Delay Maximum). source is left to the caller.
 // definitions: r.jack_test.definitions, or "callback-delay" when it is empty (a run.json from
 // before the jack_test definitions). With "jack1-rules", Delay Maximum, Cycle Maximum, both
 // Delay Counts and (when set) the DSP load come from r.jack_test, JACK1's rules; a maximum
