@@ -167,8 +167,9 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "and compare show next to new runs, marked as imported.");
   import
       ->add_option("FILE", ro.paths,
-                   "jack_test summary files (blocks, multi-run blocks, "
-                   ".SUMMARY).")
+                   "jack_test summary files (blocks, multi-run blocks with one column per "
+                   "run, CONSOLIDATED RESULTS blocks, .SUMMARY). A value that is not a number "
+                   "a run can have is refused, naming the file, line and field.")
       ->required()
       ->type_name("FILE");
   import->add_option("--write", ro.write, "DIR for the records (default: results/imported).")

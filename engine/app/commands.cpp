@@ -176,21 +176,26 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
 }
 
 int cmd_import(const ReportOptions& ro) {
-  const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
-  fs::create_directories(dir);
+  // Every file is read and checked before anything is written: a refused file (not a jack_test
+  // summary, a value that cannot be right) is bad input, the message names the file, line and
+  // field, and no records file is written, not even those of the files before it.
+  std::vector<std::vector<RunRecord>> imported;
   for (const std::string& file : ro.paths) {
     std::string why;
-    const std::vector<RunRecord> records = import_jack_test(read_text(file), file, &why);
-    // A refused file (not a jack_test summary, a value that cannot be right) is bad input:
-    // nothing of it is written, and the message names the file, line and field.
-    if (records.empty()) {
+    imported.push_back(import_jack_test(read_text(file), file, &why));
+    if (imported.back().empty()) {
       throw Error(ExitCode::kUsage,
                   "import: " + (why.empty() ? file + ": nothing to import" : why));
     }
-    const nlohmann::json out = records_file_json(records, file);
+  }
+  const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
+  fs::create_directories(dir);
+  for (size_t i = 0; i < ro.paths.size(); ++i) {
+    const std::string& file = ro.paths[i];
+    const nlohmann::json out = records_file_json(imported[i], file);
     const std::string target = dir + "/" + fs::path(file).filename().string() + kRecordsSuffix;
     write_file_atomic(target, out.dump(2) + "\n");
-    std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, records.size(), target);
+    std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, imported[i].size(), target);
   }
   return 0;
 }

@@ -527,7 +527,10 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
                                source, s.values[*count].front().line, shown(*count), s.title_line));
       return {};
     }
-    if (consolidated && s.runs.empty()) {
+    const bool runs_known =
+        !s.runs.empty() && std::all_of(s.runs.begin(), s.runs.end(),
+                                       [](const Cell& c) { return c.value.has_value(); });
+    if (consolidated && !runs_known) {
       set_why(why, fmt::format("{}:{}: the CONSOLIDATED RESULTS block \"{}\" has no \"Number of "
                                "runs\": its rates and means cannot be told from one run's",
                                source, s.title_line ? s.title_line : s.values[widest].front().line,

@@ -262,6 +262,14 @@ TEST(ImportJackTest, ConsolidatedBlocksThatCannotBeReadAreRefused) {
             "c.txt:1: the CONSOLIDATED RESULTS block \"c (consolidated)\" has no \"Number of "
             "runs\": its rates and means cannot be told from one run's");
   EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " Number of runs  . . . . . . . :   n/a\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:1: the CONSOLIDATED RESULTS block \"c (consolidated)\" has no \"Number of "
+            "runs\": its rates and means cannot be told from one run's");
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
                                " Number of runs  . . . . . . . :(    6)\n"
                                " XRUN Count  . . . . . . . . . :     2\n",
                                "c.txt", &why)
