@@ -157,7 +157,13 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
     rc = static_cast<int>(ExitCode::kMissingProgram);
   } else {
     SpawnSpec s;
-    s.argv = {"gnuplot", "-d", "-c", script, data, (tmp / "compare.png").string()};
+    s.argv = {"gnuplot",
+              "-d",
+              "-c",
+              script,
+              data,
+              (tmp / "compare.png").string(),
+              group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)};
     s.output_path = (tmp / "gnuplot.log").string();
     Child g = Child::spawn(s);
     g.wait_for(std::chrono::seconds(60));
