@@ -8,11 +8,16 @@
 // or backend) is in the group "(not recorded)". Imported runs form their own group
 // "<label> (imported)" (historical numbers come from other machines and are never averaged
 // with new ones), and so do consolidated records ("(consolidated)": their maxima are means).
+// Runs of different definitions (RunRecord::definitions) are never in one group either; when
+// the runs shown have more than one, every group name ends in " [<definitions>]" and the text
+// outputs end with a legend of the ids shown (the JSON outputs always carry them).
 // Within a group, runs keep the order given.
 //
 // Group aggregates (summary table, compare by label, JSON): counts (Timeout, XRUN, Delay Count)
-// are totals; maxima (Delay Maximum, Cycle Maximum, p99) are the worst run; loads and rates are
-// means over the runs that have them; clients/ports/frames are shown when all runs agree
+// are totals; maxima (Delay Maximum, Cycle Maximum, p99) are the worst run (marked "(m)" for a
+// consolidated group, whose maxima are means); loads and rates per second are means over the
+// runs that have them; rates per hour are over the runs' total time; clients/ports/frames are shown
+// when all runs agree
 // ("mixed" otherwise); "Total seconds ran" is the total; "Number of runs" counts jack_test's
 // averaged blocks with their run count. Runs lacking a field are left out of that field.
 //

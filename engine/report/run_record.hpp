@@ -1,8 +1,9 @@
 #pragma once
 // RunRecord: one run as seen across runs (`xrunlab summary`, `compare`, `import`). Read from a
 // run folder's run.json, or imported from an old jack_test summary so 2004-2005 numbers sit next
-// to new ones. Only jack_test's fields (plus p99 delay) are kept: this is the unit of comparison,
-// not the full result (that stays in run.json).
+// to new ones. Only jack_test's fields (plus p99 delay and the rates of jack_test's consolidated
+// blocks), their definitions and where the run ran are kept: this is the unit of comparison, not
+// the full result (that stays in run.json).
 //
 // Import rules (old jack_test text, see tests/fixtures/jack_test/):
 //  * fields are read with parse_summary_lines (any spacing, leading spaces, CRLF, '*' lines and
