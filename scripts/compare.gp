@@ -1,9 +1,13 @@
 # xrunlab compare: per label, every run's Delay Maximum and p99 delay (a strip plot: one column
 # per label, its runs spread side by side) and every run's XRUN Count (bars).
-# Called by `xrunlab compare` as: gnuplot -d -c compare.gp DATA.csv OUT.png
+# Called by `xrunlab compare` as: gnuplot -d -c compare.gp DATA.csv OUT.png [BY]
 # DATA.csv columns: label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick
+# BY: what the runs are grouped by (compare --by: label, host, kernel, backend, policy).
+# The x tick is the group's name (column 1) on its first run (run_index 1): the empty `tick`
+# column of the other runs made gnuplot draw stray labels ("0", a group's name many times).
 data = ARG1
 out = ARG2
+by = ARGC >= 3 ? ARG3 : "label"
 set terminal pngcairo size 1400,800 background rgb "white" font "sans,10" noenhanced
 set output out
 set datafile separator ","
@@ -15,14 +19,14 @@ set key inside top left box opaque
 set grid ytics
 set xtics rotate by -35 scale 0 nomirror
 set bmargin 12
-set multiplot layout 1,2 title "xrunlab compare: every run, grouped by label (imported jack_test runs included)"
+set multiplot layout 1,2 title sprintf("xrunlab compare: every run, grouped by %s (imported jack_test runs included)", by)
 # Left: delays per run; log scale when they span more than 10x.
 stats data using 3 nooutput
 lo = STATS_min > 0 ? STATS_min : 1
 if (STATS_max > 10 * lo) { set logscale y; set format y "%.0s%c" }
 set ylabel "usecs"
 set title "Delay Maximum and p99 delay per run"
-plot data using 7:3:xtic(strcol(8)) every ::1 with points pt 7 ps 1.3 lc rgb "#cc3311" title "Delay Maximum", \
+plot data using 7:3:xtic(column(2) == 1 ? strcol(1) : "") every ::1 with points pt 7 ps 1.3 lc rgb "#cc3311" title "Delay Maximum", \
      data using 7:4 every ::1 with points pt 5 ps 1.1 lc rgb "#0077bb" title "p99 delay (xrunlab runs)"
 unset logscale y
 set format y "%g"
@@ -31,5 +35,5 @@ set title "XRUN Count per run"
 set style fill solid 0.7
 set boxwidth 0.12
 set yrange [0:*]
-plot data using 7:5:xtic(strcol(8)) every ::1 with boxes lc rgb "#ee7733" title "XRUN Count"
+plot data using 7:5:xtic(column(2) == 1 ? strcol(1) : "") every ::1 with boxes lc rgb "#ee7733" title "XRUN Count"
 unset multiplot

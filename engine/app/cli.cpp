@@ -134,6 +134,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                    "*.records.json files.")
       ->required()
       ->type_name("DIR");
+  summary
+      ->add_option("--by", ro.by,
+                   "Group the runs by label, or by where they ran (host, kernel, backend) or "
+                   "their policy; runs that do not record it (imports) are '(not recorded)'.")
+      ->check(CLI::IsMember({"label", "host", "kernel", "backend", "policy"}))
+      ->capture_default_str();
   summary->add_option("--format", ro.format, "text, json or csv.")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
@@ -144,8 +150,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders or imported files.")
       ->required()
       ->type_name("PATH");
-  compare->add_option("--by", ro.by, "One column per label or per run.")
-      ->check(CLI::IsMember({"label", "run"}))
+  compare
+      ->add_option("--by", ro.by,
+                   "One column per label, per run, or per host, kernel, backend or policy; runs "
+                   "that do not record it (imports) are '(not recorded)'.")
+      ->check(CLI::IsMember({"label", "run", "host", "kernel", "backend", "policy"}))
       ->capture_default_str();
   compare->add_option("--format", ro.format, "text, json or csv.")
       ->check(CLI::IsMember({"text", "json", "csv"}))
@@ -158,8 +167,9 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "and compare show next to new runs, marked as imported.");
   import
       ->add_option("FILE", ro.paths,
-                   "jack_test summary files (blocks, multi-run blocks, "
-                   ".SUMMARY).")
+                   "jack_test summary files (blocks, multi-run blocks with one column per "
+                   "run, CONSOLIDATED RESULTS blocks, .SUMMARY). A value that is not a number "
+                   "a run can have is refused, naming the file, line and field.")
       ->required()
       ->type_name("FILE");
   import->add_option("--write", ro.write, "DIR for the records (default: results/imported).")

@@ -12,7 +12,7 @@ namespace xrunlab {
 struct ReportOptions {
   std::vector<std::string> paths;  // run folders, label folders, result roots or files
   std::string format = "text";     // text | json | csv
-  std::string by = "label";        // compare: one column per label or per run
+  std::string by = "label";        // summary, compare: group by (parse_group_by's words)
   std::string write;               // where to write SUMMARY / compare.png / imported records
 };
 

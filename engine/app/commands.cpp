@@ -35,17 +35,11 @@ std::string read_text(const std::string& path) {
 
 std::vector<RunRecord> read_records_file(const std::string& path) {
   const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
-  if (j.is_discarded() || !j.contains("records")) {
-    throw Error(ExitCode::kUsage, path + ": not an xrunlab records file (from xrunlab import)");
-  }
-  std::vector<RunRecord> out;
-  for (const auto& r : j["records"]) {
-    std::string why;
-    auto rec = run_record_from_json(r, &why);
-    if (!rec) throw Error(ExitCode::kUsage, path + ": " + why);
-    out.push_back(*rec);
-  }
-  return out;
+  std::string why = "not an xrunlab records file (from xrunlab import)";
+  std::optional<std::vector<RunRecord>> records;
+  if (!j.is_discarded()) records = records_from_file_json(j, &why);
+  if (!records) throw Error(ExitCode::kUsage, path + ": " + why);
+  return std::move(*records);
 }
 
 // Every run below the paths: run folders (run.json) and imported records files.
@@ -118,23 +112,31 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
   return rc;
 }
 
+// --by as parsed (CLI11 checked the word).
+GroupBy group_by(const ReportOptions& ro) {
+  const std::optional<GroupBy> by = parse_group_by(ro.by);
+  if (!by) throw Error(ExitCode::kUsage, "--by '" + ro.by + "': not a way to group runs");
+  return *by;
+}
+
 int cmd_summary(const ReportOptions& ro) {
   const std::vector<RunRecord> runs = collect(ro.paths);
+  const GroupBy by = group_by(ro);
   if (ro.format == "json") {
-    emit(summary_json(runs).dump(2) + "\n", ro.write);
+    emit(summary_json(runs, by).dump(2) + "\n", ro.write);
   } else if (ro.format == "csv") {
     emit(format_summary_csv(runs), ro.write);
   } else {
     std::string where = ro.write;
     if (where.empty() && fs::is_directory(ro.paths.front())) where = ro.paths.front() + "/SUMMARY";
-    emit(format_summary_file(runs), where);
+    emit(format_summary_file(runs, by), where);
   }
   return 0;
 }
 
 int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   const std::vector<RunRecord> runs = collect(ro.paths);
-  const CompareBy by = ro.by == "run" ? CompareBy::kRun : CompareBy::kLabel;
+  const GroupBy by = group_by(ro);
   if (ro.format == "json") {
     std::cout << compare_json(runs, by).dump(2) << "\n";
   } else if (ro.format == "csv") {
@@ -146,7 +148,7 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   const std::string png = ro.write.empty() ? "compare.png" : ro.write;
   const fs::path tmp = fs::temp_directory_path() / fmt::format("xrunlab-compare-{}", ::getpid());
   fs::create_directories(tmp);
-  const std::string data = write_compare_data(runs, tmp.string());
+  const std::string data = write_compare_data(runs, tmp.string(), by);
   const std::string script = find_script_dir(self_exe) + "/compare.gp";
   int rc = 0;
   if (!find_program("gnuplot")) {
@@ -155,7 +157,13 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
     rc = static_cast<int>(ExitCode::kMissingProgram);
   } else {
     SpawnSpec s;
-    s.argv = {"gnuplot", "-d", "-c", script, data, (tmp / "compare.png").string()};
+    s.argv = {"gnuplot",
+              "-d",
+              "-c",
+              script,
+              data,
+              (tmp / "compare.png").string(),
+              group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)};
     s.output_path = (tmp / "gnuplot.log").string();
     Child g = Child::spawn(s);
     g.wait_for(std::chrono::seconds(60));
@@ -174,19 +182,26 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
 }
 
 int cmd_import(const ReportOptions& ro) {
-  const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
-  fs::create_directories(dir);
+  // Every file is read and checked before anything is written: a refused file (not a jack_test
+  // summary, a value that cannot be right) is bad input, the message names the file, line and
+  // field, and no records file is written, not even those of the files before it.
+  std::vector<std::vector<RunRecord>> imported;
   for (const std::string& file : ro.paths) {
     std::string why;
-    const std::vector<RunRecord> records = import_jack_test(read_text(file), file, &why);
-    if (records.empty())
-      throw Error(ExitCode::kUsage, why.empty() ? file + ": nothing to import" : why);
-    nlohmann::json out = {
-        {"xrunlab_records", 1}, {"source", file}, {"records", nlohmann::json::array()}};
-    for (const RunRecord& r : records) out["records"].push_back(to_json(r));
+    imported.push_back(import_jack_test(read_text(file), file, &why));
+    if (imported.back().empty()) {
+      throw Error(ExitCode::kUsage,
+                  "import: " + (why.empty() ? file + ": nothing to import" : why));
+    }
+  }
+  const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
+  fs::create_directories(dir);
+  for (size_t i = 0; i < ro.paths.size(); ++i) {
+    const std::string& file = ro.paths[i];
+    const nlohmann::json out = records_file_json(imported[i], file);
     const std::string target = dir + "/" + fs::path(file).filename().string() + kRecordsSuffix;
     write_file_atomic(target, out.dump(2) + "\n");
-    std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, records.size(), target);
+    std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, imported[i].size(), target);
   }
   return 0;
 }

@@ -19,8 +19,11 @@ using Member = std::optional<double> RunRecord::*;
 
 // How a value is printed in jack_test's block ("{:6d}", "({:5d})", "{:6d}   usecs", "{:8.1f} %",
 // "{:8.1f} /sec") and how a label aggregates it.
-enum class Style { kInt, kParen, kUsecs, kPercent, kRate };
-enum class Agg { kTotal, kWorst, kMean, kSame };
+// "{:8.1f} /hour" is how the consolidated block's rates are printed.
+enum class Style { kInt, kParen, kUsecs, kPercent, kRate, kHour };
+// kPerHour: events per hour over all the runs: the rates weighted by the runs' total time when
+// every run with a rate has one, else their plain mean.
+enum class Agg { kTotal, kWorst, kMean, kSame, kPerHour };
 
 struct Metric {
   Member member;
@@ -31,7 +34,8 @@ struct Metric {
   const char* unit;  // for compare's last column
 };
 
-// jack_test 4.1's order and labels with their leaders, verbatim, then xrunlab's p99.
+// jack_test 4.1's order and labels with their leaders, verbatim (the consolidated block's rates
+// after the counts they replace), then xrunlab's p99.
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
       {&RunRecord::seconds, "seconds", " Total seconds ran . . . . . . :", Style::kInt, Agg::kTotal,
@@ -49,6 +53,12 @@ const std::vector<Metric>& metrics() {
        " Delay Count (>spare time) . . :", Style::kInt, Agg::kTotal, ""},
       {&RunRecord::delay_over_1000, "delay_over_1000",
        " Delay Count (>1000 usecs) . . :", Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::xrun_rate_per_hour, "xrun_rate_per_hour",
+       " XRUN Rate . . . . . . . . . . :", Style::kHour, Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_spare_rate_per_hour, "delay_over_spare_rate_per_hour",
+       " Delay Rate (>spare time)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_1000_rate_per_hour, "delay_over_1000_rate_per_hour",
+       " Delay Rate (>1000 usecs)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
       {&RunRecord::delay_max_us, "delay_max_us", " Delay Maximum . . . . . . . . :", Style::kUsecs,
        Agg::kWorst, "usecs"},
       {&RunRecord::cycle_max_us, "cycle_max_us", " Cycle Maximum . . . . . . . . :", Style::kUsecs,
@@ -77,6 +87,9 @@ const std::vector<Metric>& metrics() {
   return m;
 }
 
+// jack_test's "Number of runs" line up to its ':', verbatim.
+constexpr const char* kRunsPrefix = " Number of runs  . . . . . . . :";
+
 const Metric& metric(Member member) {
   for (const Metric& m : metrics()) {
     if (m.member == member) return m;
@@ -86,13 +99,25 @@ const Metric& metric(Member member) {
 
 // The SUMMARY's metric order (the 2005 file starts with Delay Maximum, then XRUN Count).
 const std::vector<Member>& summary_order() {
-  static const std::vector<Member> order = {
-      &RunRecord::delay_max_us,    &RunRecord::xrun_count,       &RunRecord::cycle_max_us,
-      &RunRecord::timeout_count,   &RunRecord::delay_over_spare, &RunRecord::delay_over_1000,
-      &RunRecord::dsp_load_pct,    &RunRecord::cpu_system_pct,   &RunRecord::cpu_user_pct,
-      &RunRecord::cpu_nice_pct,    &RunRecord::cpu_iowait_pct,   &RunRecord::cpu_irq_pct,
-      &RunRecord::cpu_softirq_pct, &RunRecord::intr_rate,        &RunRecord::ctxt_rate,
-      &RunRecord::delay_p99_us};
+  static const std::vector<Member> order = {&RunRecord::delay_max_us,
+                                            &RunRecord::xrun_count,
+                                            &RunRecord::cycle_max_us,
+                                            &RunRecord::timeout_count,
+                                            &RunRecord::delay_over_spare,
+                                            &RunRecord::delay_over_1000,
+                                            &RunRecord::xrun_rate_per_hour,
+                                            &RunRecord::delay_over_spare_rate_per_hour,
+                                            &RunRecord::delay_over_1000_rate_per_hour,
+                                            &RunRecord::dsp_load_pct,
+                                            &RunRecord::cpu_system_pct,
+                                            &RunRecord::cpu_user_pct,
+                                            &RunRecord::cpu_nice_pct,
+                                            &RunRecord::cpu_iowait_pct,
+                                            &RunRecord::cpu_irq_pct,
+                                            &RunRecord::cpu_softirq_pct,
+                                            &RunRecord::intr_rate,
+                                            &RunRecord::ctxt_rate,
+                                            &RunRecord::delay_p99_us};
   return order;
 }
 
@@ -114,6 +139,8 @@ std::string jack_value(Style style, double v) {
       return fmt::format("{:8.1f} %", v);
     case Style::kRate:
       return fmt::format("{:8.1f} /sec", v);
+    case Style::kHour:
+      return fmt::format("{:8.1f} /hour", v);
   }
   return {};
 }
@@ -141,7 +168,9 @@ std::string summary_line(const Metric& m, double v) {
 
 // A plain cell: integers for counts and microseconds, one decimal for loads and rates.
 std::string cell(Style style, double v) {
-  if (style == Style::kPercent || style == Style::kRate) return fmt::format("{:.1f}", v);
+  if (style == Style::kPercent || style == Style::kRate || style == Style::kHour) {
+    return fmt::format("{:.1f}", v);
+  }
   return fmt::format("{}", as_int(v));
 }
 
@@ -160,29 +189,115 @@ std::string raw_number(const std::optional<double>& v) {
 }
 
 struct Group {
-  std::string name;  // label, or "label (imported)"
-  std::string label;
+  std::string name;   // value, or "value (imported)", and " [definitions]" when they differ
+  std::string value;  // what the runs share: their label, host, kernel, backend or policy
   bool imported = false;
+  bool maxima_are_means = false;  // jack_test's consolidated blocks: never grouped with maxima
+  std::string definitions;        // one per group: figures of two definitions never aggregate
   std::vector<const RunRecord*> runs;
 };
 
-std::string group_name(const RunRecord& r) {
-  return r.imported ? r.label + " (imported)" : r.label;
+constexpr const char* kNotRecorded = "(not recorded)";
+
+// What `by` groups the run by ("" when its record does not say).
+const std::string& group_value(const RunRecord& r, GroupBy by) {
+  switch (by) {
+    case GroupBy::kHost:
+      return r.host;
+    case GroupBy::kKernel:
+      return r.kernel;
+    case GroupBy::kBackend:
+      return r.backend;
+    case GroupBy::kPolicy:
+      return r.policy;
+    case GroupBy::kRun:
+    case GroupBy::kLabel:
+      break;
+  }
+  return r.label;
 }
 
-std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
+// The definitions ids of the runs shown, in order of first appearance ("" shown as
+// kNotRecorded). More than one: every group, column and row says which it has.
+std::vector<std::string> definitions_of(const std::vector<RunRecord>& runs) {
+  std::vector<std::string> ids;
+  for (const RunRecord& r : runs) {
+    const std::string id = r.definitions.empty() ? kNotRecorded : r.definitions;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
+// " [jack_test]": the mark of a name when the runs shown have several definitions.
+std::string definitions_mark(const RunRecord& r, bool mixed) {
+  if (!mixed) return "";
+  return " [" + (r.definitions.empty() ? std::string(kNotRecorded) : r.definitions) + "]";
+}
+
+// "definitions:" and one line per id, when the runs shown have more than one ("" otherwise):
+// what each mark means. Each line starts with `indent`.
+std::string definitions_legend(const std::vector<RunRecord>& runs, const std::string& indent) {
+  const std::vector<std::string> ids = definitions_of(runs);
+  if (ids.size() < 2) return "";
+  std::string out = indent + "definitions (figures of different definitions are not comparable):\n";
+  for (const std::string& id : ids) {
+    const char* meaning = definitions_meaning(id);
+    out += fmt::format("{}  [{}] {}\n", indent, one_line(id),
+                       meaning              ? meaning
+                       : id == kNotRecorded ? "the record does not say"
+                                            : "not known to this xrunlab");
+  }
+  return out;
+}
+
+// The group's name: the value ("(not recorded)" when the record lacks it), "(imported)" for
+// imports, "(consolidated)" for records whose maxima are means (unless the label says it
+// already, as imported consolidated blocks do), and " [definitions]" when `mixed`.
+std::string group_name(const RunRecord& r, GroupBy by, bool mixed) {
+  const std::string& value = group_value(r, by);
+  std::string name = value.empty() ? kNotRecorded : value;
+  if (r.maxima_are_means && name.find("(consolidated)") == std::string::npos) {
+    name += " (consolidated)";
+  }
+  if (r.imported) name += " (imported)";
+  return name + definitions_mark(r, mixed);
+}
+
+// {id: meaning} of the definitions of the runs shown (for the JSON outputs).
+nlohmann::json definitions_json(const std::vector<RunRecord>& runs) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const RunRecord& r : runs) {
+    const char* meaning = definitions_meaning(r.definitions);
+    j[r.definitions] = meaning ? nlohmann::json(meaning) : nlohmann::json(nullptr);
+  }
+  return j;
+}
+
+// Groups in order of first appearance; with kRun every run is a group of its own.
+std::vector<Group> group_runs(const std::vector<RunRecord>& runs, GroupBy by) {
+  const bool mixed = definitions_of(runs).size() > 1;
   std::vector<Group> groups;
   std::map<std::string, size_t> index;
   for (const RunRecord& r : runs) {
-    const std::string name = group_name(r);
-    auto it = index.find(name);
+    const std::string name = group_name(r, by, mixed);
+    auto it = by == GroupBy::kRun ? index.end() : index.find(name);
     if (it == index.end()) {
       it = index.emplace(name, groups.size()).first;
-      groups.push_back(Group{name, r.label, r.imported, {}});
+      groups.push_back(
+          Group{name, group_value(r, by), r.imported, r.maxima_are_means, r.definitions, {}});
     }
     groups[it->second].runs.push_back(&r);
   }
   return groups;
+}
+
+// The marks of figures that are not what their row says. "(m)": a mean of the runs' maxima.
+constexpr const char* kMeanMark = " (m)";
+constexpr const char* kMeanLegend =
+    "(m): the mean of the runs' maxima (jack_test's CONSOLIDATED RESULTS), not a maximum";
+
+bool is_maximum(Member m) {
+  return m == &RunRecord::delay_max_us || m == &RunRecord::cycle_max_us;
 }
 
 std::vector<double> values_of(const std::vector<const RunRecord*>& runs, Member m) {
@@ -224,6 +339,17 @@ std::optional<double> aggregate(const Group& g, const Metric& m, bool* mixed) {
       return max_of(v);
     case Agg::kMean:
       return mean_of(v);
+    case Agg::kPerHour: {
+      double events = 0, seconds = 0;
+      for (const RunRecord* r : g.runs) {
+        const std::optional<double>& rate = r->*m.member;
+        if (!rate || !std::isfinite(*rate)) continue;
+        if (!r->seconds || !(*r->seconds > 0)) return mean_of(v);
+        events += *rate * *r->seconds;
+        seconds += *r->seconds;
+      }
+      return seconds > 0 ? std::optional<double>(events / seconds) : std::nullopt;
+    }
     case Agg::kSame:
       if (v.empty()) return std::nullopt;
       for (double x : v) {
@@ -255,20 +381,25 @@ bool has_averaged_block(const Group& g) {
 struct Column {
   std::string title, subtitle;
   bool imported = false;
+  bool maxima_are_means = false;  // its Delay and Cycle Maximum are marked kMeanMark
+  std::string definitions;
   int jack_runs = 1;
   std::vector<std::optional<double>> values;  // per metrics()
   std::vector<bool> mixed;                    // per metrics()
 };
 
-std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareBy by) {
+std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, GroupBy by) {
   std::vector<Column> cols;
   const std::vector<Metric>& ms = metrics();
-  if (by == CompareBy::kRun) {
+  if (by == GroupBy::kRun) {
+    const bool mixed = definitions_of(runs).size() > 1;
     for (const RunRecord& r : runs) {
       Column c;
-      c.title = one_line(group_name(r));
+      c.title = one_line(group_name(r, GroupBy::kLabel, mixed));
+      c.definitions = r.definitions;
       c.subtitle = r.imported ? std::string("imported") : one_line(r.started_utc);
       c.imported = r.imported;
+      c.maxima_are_means = r.maxima_are_means;
       c.jack_runs = std::max(1, r.runs);
       for (const Metric& m : ms) {
         c.values.push_back(r.*m.member);
@@ -278,11 +409,13 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
     }
     return cols;
   }
-  for (const Group& g : group_runs(runs)) {
+  for (const Group& g : group_runs(runs, by)) {
     Column c;
     c.title = one_line(g.name);
     c.subtitle = fmt::format("{} run{}", g.runs.size(), g.runs.size() == 1 ? "" : "s");
     c.imported = g.imported;
+    c.maxima_are_means = g.maxima_are_means;
+    c.definitions = g.definitions;
     c.jack_runs = jack_runs(g.runs);
     for (const Metric& m : ms) {
       bool mixed = false;
@@ -296,7 +429,10 @@ std::vector<Column> compare_columns(const std::vector<RunRecord>& runs, CompareB
 
 std::string column_cell(const Column& c, size_t i) {
   if (c.mixed[i]) return "mixed";
-  return c.values[i] ? cell(metrics()[i].style, *c.values[i]) : std::string("-");
+  if (!c.values[i]) return "-";
+  const Metric& m = metrics()[i];
+  return cell(m.style, *c.values[i]) +
+         (c.maxima_are_means && is_maximum(m.member) ? kMeanMark : "");
 }
 
 std::string optional_cell(const std::optional<double>& v, const char* spec) {
@@ -305,35 +441,89 @@ std::string optional_cell(const std::optional<double>& v, const char* spec) {
 
 }  // namespace
 
-std::string format_summary_file(const std::vector<RunRecord>& runs) {
-  const std::vector<Group> groups = group_runs(runs);
+const char* group_by_name(GroupBy by) {
+  switch (by) {
+    case GroupBy::kRun:
+      return "run";
+    case GroupBy::kLabel:
+      return "label";
+    case GroupBy::kHost:
+      return "host";
+    case GroupBy::kKernel:
+      return "kernel";
+    case GroupBy::kBackend:
+      return "backend";
+    case GroupBy::kPolicy:
+      return "policy";
+  }
+  return "label";
+}
+
+std::optional<GroupBy> parse_group_by(std::string_view word) {
+  for (GroupBy by : {GroupBy::kRun, GroupBy::kLabel, GroupBy::kHost, GroupBy::kKernel,
+                     GroupBy::kBackend, GroupBy::kPolicy}) {
+    if (word == group_by_name(by)) return by;
+  }
+  return std::nullopt;
+}
+
+std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) {
+  const std::vector<Group> groups = group_runs(runs, by);
   std::string out;
+  // A group has a line per run for every metric any of its runs has ("n/a" for the others),
+  // so that run i of every metric is the same run when the file is imported again.
   for (Member member : summary_order()) {
     const Metric& m = metric(member);
     for (const Group& g : groups) {
-      std::string lines;
+      if (values_of(g.runs, member).empty()) continue;
+      out += "# " + one_line(g.name) + "\n";
       for (const RunRecord* r : g.runs) {
-        if (!(r->*member) || !std::isfinite(*(r->*member))) continue;
-        lines += summary_line(m, *(r->*member));
+        const std::optional<double>& v = r->*member;
+        out += v && std::isfinite(*v) ? summary_line(m, *v) : squeeze(m.prefix) + " n/a\n";
       }
-      if (lines.empty()) continue;
-      out += "# " + one_line(g.name) + "\n" + lines;
+    }
+  }
+  // "Number of runs" of the groups that have records standing for several runs (jack_test's
+  // averaged and consolidated blocks), so that an import of this file keeps them.
+  for (const Group& g : groups) {
+    if (!has_averaged_block(g) && !g.maxima_are_means) continue;
+    out += "# " + one_line(g.name) + "\n";
+    for (const RunRecord* r : g.runs) {
+      out += squeeze(std::string(kRunsPrefix) + jack_value(Style::kParen, std::max(1, r->runs))) +
+             "\n";
     }
   }
 
-  // The compact table: one row per group.
+  // The compact table: one row per group. The XRUN rate column only when a consolidated block
+  // (which has rates, not counts) is among the runs.
+  bool any_rate = false;
+  for (const RunRecord& r : runs) any_rate = any_rate || r.xrun_rate_per_hour.has_value();
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"label", "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
+  rows.push_back({group_by_name(by), "runs", "delay_max_mean", "delay_max_worst", "xruns_total",
                   "cycle_max_worst", "dsp_load_mean", "delay_p99_worst"});
+  if (any_rate) rows.front().insert(rows.front().begin() + 5, "xruns_per_hour");
   std::vector<std::string> notes;
+  bool any_mean = false;
   for (const Group& g : groups) {
     const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
     const std::vector<double> xruns = values_of(g.runs, &RunRecord::xrun_count);
     const std::vector<double> cycle = values_of(g.runs, &RunRecord::cycle_max_us);
     const std::vector<double> dsp = values_of(g.runs, &RunRecord::dsp_load_pct);
     const std::vector<double> p99 = values_of(g.runs, &RunRecord::delay_p99_us);
+    const std::string mean_mark = g.maxima_are_means ? kMeanMark : "";
+    any_mean = any_mean || (g.maxima_are_means && (!delay.empty() || !cycle.empty()));
+    auto maximum = [&](const std::optional<double>& v, const char* spec) {
+      return v ? fmt::format(fmt::runtime(spec), *v) + mean_mark : std::string("-");
+    };
     std::string count = std::to_string(g.runs.size());
-    if (has_averaged_block(g)) {
+    if (g.maxima_are_means) {
+      count += "*";
+      notes.push_back(fmt::format(
+          "  * {}: jack_test's CONSOLIDATED RESULTS; {} record{} stand{} for {} runs: events "
+          "are rates per hour over them, maxima the mean of their maxima",
+          one_line(g.name), g.runs.size(), g.runs.size() == 1 ? "" : "s",
+          g.runs.size() == 1 ? "s" : "", jack_runs(g.runs)));
+    } else if (has_averaged_block(g)) {
       count += "*";
       notes.push_back(
           fmt::format("  * {}: has jack_test averages (\"Number of runs\" > 1); {} record{} "
@@ -341,18 +531,27 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
                       one_line(g.name), g.runs.size(), g.runs.size() == 1 ? "" : "s",
                       g.runs.size() == 1 ? "s" : "", jack_runs(g.runs)));
     }
-    rows.push_back({one_line(g.name), count, optional_cell(mean_of(delay), "{:.1f}"),
-                    optional_cell(max_of(delay), "{:.0f}"),
-                    optional_cell(total_of(xruns), "{:.0f}"),
-                    optional_cell(max_of(cycle), "{:.0f}"), optional_cell(mean_of(dsp), "{:.1f}"),
+    rows.push_back({one_line(g.name), count, maximum(mean_of(delay), "{:.1f}"),
+                    maximum(max_of(delay), "{:.0f}"), optional_cell(total_of(xruns), "{:.0f}"),
+                    maximum(max_of(cycle), "{:.0f}"), optional_cell(mean_of(dsp), "{:.1f}"),
                     optional_cell(max_of(p99), "{:.0f}")});
+    if (any_rate) {
+      bool unused = false;
+      rows.back().insert(
+          rows.back().begin() + 5,
+          optional_cell(aggregate(g, metric(&RunRecord::xrun_rate_per_hour), &unused), "{:.1f}"));
+    }
+  }
+  if (any_mean) notes.push_back(std::string("  ") + kMeanLegend);
+  if (const std::string legend = definitions_legend(runs, "  "); !legend.empty()) {
+    notes.push_back(legend.substr(0, legend.size() - 1));
   }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
   if (!out.empty()) out += '\n';
-  out += "Per label (delays and cycles in usecs, DSP load in %)\n";
+  out += fmt::format("Per {} (delays and cycles in usecs, DSP load in %)\n", group_by_name(by));
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
@@ -366,20 +565,23 @@ std::string format_summary_file(const std::vector<RunRecord>& runs) {
 }
 
 std::string format_summary_csv(const std::vector<RunRecord>& runs) {
+  // Columns added later come last, so that scripts reading columns by position keep working.
   std::string out = "label,source,imported,started_utc,status,policy,loads,runs";
   for (const RecordField& f : record_fields()) out += std::string(",") + f.key;
-  out += '\n';
+  out += ",maxima_are_means,definitions,host,kernel,backend\n";
   for (const RunRecord& r : runs) {
     out += csv_field(r.label) + "," + csv_field(r.source) + "," + (r.imported ? "1" : "0") + "," +
            csv_field(r.started_utc) + "," + csv_field(r.status) + "," + csv_field(r.policy) + "," +
            csv_field(r.loads) + "," + std::to_string(r.runs);
     for (const RecordField& f : record_fields()) out += "," + raw_number(r.*f.member);
-    out += '\n';
+    out += r.maxima_are_means ? ",1" : ",0";
+    out += "," + csv_field(r.definitions) + "," + csv_field(r.host) + "," + csv_field(r.kernel) +
+           "," + csv_field(r.backend) + "\n";
   }
   return out;
 }
 
-nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
+nlohmann::json summary_json(const std::vector<RunRecord>& runs, GroupBy by) {
   nlohmann::json j = nlohmann::json::object();
   j["runs"] = nlohmann::json::array();
   for (const RunRecord& r : runs) j["runs"].push_back(to_json(r));
@@ -387,17 +589,23 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
   auto opt = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  for (const Group& g : group_runs(runs)) {
+  j["by"] = group_by_name(by);
+  j["definitions"] = definitions_json(runs);
+  for (const Group& g : group_runs(runs, by)) {
     const std::vector<double> delay = values_of(g.runs, &RunRecord::delay_max_us);
     nlohmann::json l = nlohmann::json::object();
     l["name"] = g.name;
-    l["label"] = g.label;
+    l[group_by_name(by)] = g.value;
     l["imported"] = g.imported;
+    l["maxima_are_means"] = g.maxima_are_means;
+    l["definitions"] = g.definitions;
     l["runs"] = g.runs.size();
     l["jack_test_runs"] = jack_runs(g.runs);
     l["delay_max_mean_us"] = opt(mean_of(delay));
     l["delay_max_worst_us"] = opt(max_of(delay));
     l["xrun_total"] = opt(total_of(values_of(g.runs, &RunRecord::xrun_count)));
+    bool unused = false;
+    l["xrun_rate_per_hour"] = opt(aggregate(g, metric(&RunRecord::xrun_rate_per_hour), &unused));
     l["cycle_max_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::cycle_max_us)));
     l["dsp_load_mean_pct"] = opt(mean_of(values_of(g.runs, &RunRecord::dsp_load_pct)));
     l["delay_p99_worst_us"] = opt(max_of(values_of(g.runs, &RunRecord::delay_p99_us)));
@@ -406,10 +614,10 @@ nlohmann::json summary_json(const std::vector<RunRecord>& runs) {
   return j;
 }
 
-std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
+std::string format_compare(const std::vector<RunRecord>& runs, GroupBy by) {
   const std::vector<Column> cols = compare_columns(runs, by);
   const std::vector<Metric>& ms = metrics();
-  const std::string runs_prefix = " Number of runs  . . . . . . . :";
+
   // Rows: header lines, then the metrics with "Number of runs" after "Frames per buffer".
   struct Row {
     std::string head;
@@ -424,12 +632,19 @@ std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
   }
   rows.push_back(std::move(title));
   rows.push_back(std::move(subtitle));
+  bool any_mean = false;
   for (size_t i = 0; i < ms.size(); ++i) {
     Row row{ms[i].prefix, {}, ms[i].unit};
-    for (const Column& c : cols) row.cells.push_back(column_cell(c, i));
-    rows.push_back(std::move(row));
+    bool any_value = false;
+    for (const Column& c : cols) {
+      row.cells.push_back(column_cell(c, i));
+      any_value = any_value || c.values[i].has_value() || c.mixed[i];
+      any_mean = any_mean || (c.maxima_are_means && is_maximum(ms[i].member) && c.values[i]);
+    }
+    // The consolidated block's rates only when one is shown (other runs have counts).
+    if (ms[i].agg != Agg::kPerHour || any_value) rows.push_back(std::move(row));
     if (ms[i].member == &RunRecord::frames) {
-      Row n{runs_prefix, {}, ""};
+      Row n{kRunsPrefix, {}, ""};
       for (const Column& c : cols) n.cells.push_back(fmt::format("({})", c.jack_runs));
       rows.push_back(std::move(n));
     }
@@ -450,18 +665,26 @@ std::string format_compare(const std::vector<RunRecord>& runs, CompareBy by) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (any_mean) out += std::string("\n") + kMeanLegend + "\n";
+  if (const std::string legend = definitions_legend(runs, ""); !legend.empty()) {
+    out += "\n" + legend;
+  }
   return out;
 }
 
-std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by) {
+std::string format_compare_csv(const std::vector<RunRecord>& runs, GroupBy by) {
   const std::vector<Column> cols = compare_columns(runs, by);
   const std::vector<Metric>& ms = metrics();
   std::string out = "field";
   for (const Column& c : cols) out += "," + csv_field(c.title);
-  out += by == CompareBy::kRun ? "\nstarted_utc" : "\nruns";
+  out += by == GroupBy::kRun ? "\nstarted_utc" : "\nruns";
   for (const Column& c : cols) out += "," + csv_field(c.subtitle);
   out += "\nnumber_of_runs";
   for (const Column& c : cols) out += "," + std::to_string(c.jack_runs);
+  out += "\nmaxima_are_means";
+  for (const Column& c : cols) out += c.maxima_are_means ? ",1" : ",0";
+  out += "\ndefinitions";
+  for (const Column& c : cols) out += "," + csv_field(c.definitions);
   out += '\n';
   for (size_t i = 0; i < ms.size(); ++i) {
     out += ms[i].key;
@@ -471,9 +694,10 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, CompareBy by)
   return out;
 }
 
-nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
+nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
   nlohmann::json j = nlohmann::json::object();
-  j["by"] = by == CompareBy::kRun ? "run" : "label";
+  j["by"] = group_by_name(by);
+  j["definitions"] = definitions_json(runs);
   j["columns"] = nlohmann::json::array();
   const std::vector<Metric>& ms = metrics();
   for (const Column& c : compare_columns(runs, by)) {
@@ -482,6 +706,8 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
     col["subtitle"] = c.subtitle;
     col["imported"] = c.imported;
     col["number_of_runs"] = c.jack_runs;
+    col["maxima_are_means"] = c.maxima_are_means;
+    col["definitions"] = c.definitions;
     nlohmann::json fields = nlohmann::json::object();
     for (size_t i = 0; i < ms.size(); ++i) {
       fields[ms[i].key] = c.mixed[i]    ? nlohmann::json("mixed")
@@ -494,11 +720,12 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, CompareBy by) {
   return j;
 }
 
-std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir) {
+std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir,
+                               GroupBy by) {
   // x: the label's position, runs spread within +-0.3 of it; tick: the label on its first run.
   std::string out = "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n";
   size_t group = 0;
-  for (const Group& g : group_runs(runs)) {
+  for (const Group& g : group_runs(runs, by == GroupBy::kRun ? GroupBy::kLabel : by)) {
     size_t index = 0;
     const double n = static_cast<double>(g.runs.size());
     for (const RunRecord* r : g.runs) {

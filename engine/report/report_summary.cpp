@@ -379,15 +379,22 @@ std::string normalize_value(std::string_view v) {
   return std::string(v);
 }
 
-std::optional<std::pair<std::string, std::string>> parse_line(std::string_view line) {
+std::optional<SummaryLine> parse_line(std::string_view line) {
   line = trim(line);
-  if (line.empty() || line.front() == '*') return std::nullopt;
-  if (line.front() == '#')
-    return std::make_pair(std::string("#"), std::string(trim(line.substr(1))));
+  if (line.empty()) return std::nullopt;
+  if (line.front() == '*') {  // a title between stars, or a line of stars (nothing)
+    size_t begin = 0, end = line.size();
+    while (begin < end && line[begin] == '*') ++begin;
+    while (end > begin && line[end - 1] == '*') --end;
+    const std::string_view title = trim(line.substr(begin, end - begin));
+    if (title.empty()) return std::nullopt;
+    return SummaryLine{"***", std::string(title), "", 0};
+  }
+  if (line.front() == '#') return SummaryLine{"#", std::string(trim(line.substr(1))), "", 0};
   if (starts_with(line, "==>")) {
     std::string_view name = line.substr(3);
     if (ends_with(name, "<==")) name.remove_suffix(3);
-    return std::make_pair(std::string("==>"), std::string(trim(name)));
+    return SummaryLine{"==>", std::string(trim(name)), "", 0};
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
@@ -399,7 +406,9 @@ std::optional<std::pair<std::string, std::string>> parse_line(std::string_view l
     --end;
   }
   if (!dot || end == 0) return std::nullopt;
-  return std::make_pair(std::string(left.substr(0, end)), normalize_value(line.substr(colon + 1)));
+  const std::string_view right = line.substr(colon + 1);
+  return SummaryLine{std::string(left.substr(0, end)), normalize_value(right),
+                     std::string(trim(right)), 0};
 }
 
 }  // namespace
@@ -477,18 +486,24 @@ std::string format_summary(const RunResult& r) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> parse_summary_lines(std::string_view text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (std::string_view line : lines(text)) {
-    if (auto field = parse_line(line)) out.push_back(std::move(*field));
+std::vector<SummaryLine> parse_summary_lines(std::string_view text) {
+  std::vector<SummaryLine> out;
+  const std::vector<std::string_view> all = lines(text);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (auto field = parse_line(all[i])) {
+      field->line = i + 1;
+      out.push_back(std::move(*field));
+    }
   }
   return out;
 }
 
 std::map<std::string, std::string> parse_summary(std::string_view text) {
   std::map<std::string, std::string> out;
-  for (auto& [label, value] : parse_summary_lines(text)) {
-    if (label != "#" && label != "==>") out.emplace(std::move(label), std::move(value));
+  for (SummaryLine& l : parse_summary_lines(text)) {
+    if (l.label != "#" && l.label != "==>" && l.label != "***") {
+      out.emplace(std::move(l.label), std::move(l.value));
+    }
   }
   return out;
 }

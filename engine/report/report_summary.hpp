@@ -24,7 +24,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "engine/result/result.hpp"
@@ -43,6 +42,22 @@ std::string format_summary(const RunResult& r);
 // it. `value` is written verbatim after the ':' (jack_test values start with their padding).
 std::string summary_field_line(std::string_view label, std::string_view value);
 
+// One line of a jack_test-style text that parse_summary_lines recognised: a field, a header
+// or a title.
+struct SummaryLine {
+  // The field's label without its leader ("Delay Maximum"); "#" for a "# case" header, "==>"
+  // for a `==> file <==` header of `head`, "***" for a title between stars
+  // ("************* SUMMARY RESULT ****************").
+  std::string label;
+  // A field's value as parse_summary gives it ("18" for ":    18   usecs"); a header's case or
+  // file name; a title's words ("SUMMARY RESULT").
+  std::string value;
+  // A field's whole text after the ':', trimmed: every column and unit ("12    30     7",
+  // "(    0)", "150   usecs"). Empty for headers and titles.
+  std::string text;
+  size_t line = 0;  // 1-based line number in the text (for messages naming the line)
+};
+
 // Reads every "label . . . : value" line of a jack_test-style text: summary.txt, the blocks
 // posted to linux-kernel (with or without the leading space, CRLF or LF, among `==> file <==`
 // headers of `head`, "****" lines and any other text, which is skipped). A field line is one
@@ -50,13 +65,13 @@ std::string summary_field_line(std::string_view label, std::string_view value);
 // Label: that text without the leader ("Delay Maximum", "Average DSP Load").
 // Value: the number without its unit or parentheses ("18" for ":    18   usecs", "0" for
 // ":(    0)", "36.3", ">=20001" for an inexact percentile); a value that does not start with
-// a number is kept whole, trimmed ("completed", "n/a").
+// a number is kept whole, trimmed ("completed", "n/a"). Only the first column of a line with
+// several ("12    30     7") is the value; SummaryLine::text has them all.
 // A label that occurs more than once keeps its first value; see parse_summary_lines.
 std::map<std::string, std::string> parse_summary(std::string_view text);
 
-// The same fields in file order, repeats included (the .SUMMARY format: one "# case" header,
-// then one metric line per run). A "# case" line becomes {"#", "case"}; a `==> file <==`
-// header of `head` becomes {"==>", "file"}.
-std::vector<std::pair<std::string, std::string>> parse_summary_lines(std::string_view text);
+// The fields, headers and titles in file order, repeats included (the .SUMMARY format: one
+// "# case" header, then one metric line per run), each with its line number.
+std::vector<SummaryLine> parse_summary_lines(std::string_view text);
 
 }  // namespace xrunlab

@@ -1,13 +1,17 @@
 #include "engine/report/run_record.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "engine/base/file.hpp"
+#include "engine/base/text.hpp"
 #include "engine/report/json_members.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/report_text.hpp"
@@ -32,12 +36,166 @@ std::string canonical_label(std::string_view s) {
   return out;
 }
 
-std::optional<double> to_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') return std::nullopt;
-  return v;
+// What import accepts for a field (see import_jack_test in the header): jack_test's unit
+// after the value, the largest plausible value, whole numbers only, and what the value is
+// (for messages).
+struct ImportRule {
+  std::string_view unit;  // "" when jack_test printed none
+  double min, max;
+  const char* max_words;  // why max ("one hour"), "" when the number says it
+  bool whole;
+  const char* noun;  // "a time", "a count"
+};
+
+const ImportRule& import_rule(FieldKind kind) {
+  static const ImportRule kSeconds{"", 0, 31536000, "one year", false, "a duration"};
+  static const ImportRule kSetting{"", 0, 1e6, "", true, "a setting"};
+  static const ImportRule kCount{"", 0, 1e9, "", true, "a count"};
+  static const ImportRule kUsecs{"usecs", 0, 3.6e9, "one hour", false, "a time"};
+  static const ImportRule kPercent{"%", 0, 100, "", false, "a load"};
+  static const ImportRule kPerSecond{"/sec", 0, 1e9, "", false, "a rate"};
+  static const ImportRule kPerHour{"/hour", 0, 1e8, "", false, "a rate"};
+  switch (kind) {
+    case FieldKind::kSeconds:
+      return kSeconds;
+    case FieldKind::kSetting:
+      return kSetting;
+    case FieldKind::kCount:
+      return kCount;
+    case FieldKind::kUsecs:
+      return kUsecs;
+    case FieldKind::kPercent:
+      return kPercent;
+    case FieldKind::kPerSecond:
+      return kPerSecond;
+    case FieldKind::kPerHour:
+      return kPerHour;
+  }
+  return kCount;
+}
+
+const ImportRule& runs_rule() {
+  static const ImportRule rule{"", 1, 1e6, "", true, "a number of runs"};
+  return rule;
+}
+
+// A plain decimal number, the whole of `s`: sign, digits, one '.', an exponent. Not "inf",
+// "nan", hex or ">=N" (what strtod alone would take or half-take).
+std::optional<double> plain_number(std::string_view s) {
+  size_t i = 0, digits = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t exponent = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == exponent) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  return std::strtod(std::string(s).c_str(), nullptr);  // +-inf when too large: over the bound
+}
+
+bool is_unit(std::string_view s) {
+  for (std::string_view u : {"usecs", "usec", "us", "msecs", "msec", "ms", "secs", "sec", "s", "%",
+                             "/sec", "/s", "/hour", "/h"}) {
+    if (s == u) return true;
+  }
+  return false;
+}
+
+// One column of a field's text: its value (nullopt for "n/a" or "-") and the text it came from.
+struct Column {
+  std::optional<double> value;
+  std::string token;
+};
+
+// The columns of a field's text ("12    30     7", "(    0)(    1)", "150   usecs", "n/a"), each
+// checked against the rule; nullopt with *problem (what follows "FIELD" in the message) when
+// the text is not what jack_test printed for this field.
+std::optional<std::vector<Column>> columns_of(std::string_view text, const ImportRule& rule,
+                                              std::string* problem) {
+  text = trim(text);
+  if (text.empty()) {
+    *problem = "has no value";
+    return std::nullopt;
+  }
+  const std::string quoted = "is \"" + std::string(text) + "\"";
+  std::vector<Column> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t') {
+      ++i;
+      continue;
+    }
+    std::string_view token;
+    bool in_parens = false;
+    if (text[i] == '(') {
+      const size_t close = text.find(')', i);
+      if (close == std::string_view::npos) {
+        *problem = quoted + ", not a number";
+        return std::nullopt;
+      }
+      token = trim(text.substr(i + 1, close - i - 1));
+      in_parens = true;
+      i = close + 1;
+    } else {
+      const size_t start = i;
+      while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '(') ++i;
+      token = text.substr(start, i - start);
+    }
+    if (!in_parens && !out.empty() && !rule.unit.empty() && token == rule.unit) continue;
+    if (token == "n/a" || token == "-") {
+      out.push_back(Column{std::nullopt, std::string(token)});
+      continue;
+    }
+    std::string_view number = token;
+    if (!in_parens && !rule.unit.empty() && number.size() > rule.unit.size() &&
+        ends_with(number, rule.unit)) {
+      number.remove_suffix(rule.unit.size());  // "36.3%"
+    }
+    const std::optional<double> v = plain_number(number);
+    if (!v) {
+      if (is_unit(token) && !out.empty()) {
+        *problem =
+            quoted + (rule.unit.empty() ? ": jack_test gave it without a unit"
+                                        : ": jack_test gave it in " + std::string(rule.unit));
+      } else {
+        *problem = quoted + ", not a number";
+      }
+      return std::nullopt;
+    }
+    const std::string shown =
+        std::string(number) + (rule.unit.empty() ? "" : " ") + std::string(rule.unit);
+    if (*v < rule.min) {
+      *problem = rule.min == 0
+                     ? fmt::format("is {}: {} cannot be negative", shown, rule.noun)
+                     : fmt::format("is {}: {} is at least {}", shown, rule.noun, rule.min);
+      return std::nullopt;
+    }
+    if (!(*v <= rule.max)) {
+      *problem =
+          fmt::format("is {}: more than {:.0f}{}{}{}, not plausible for {}", shown, rule.max,
+                      rule.unit.empty() ? "" : " ", rule.unit,
+                      *rule.max_words ? fmt::format(" ({})", rule.max_words) : "", rule.noun);
+      return std::nullopt;
+    }
+    if (rule.whole && *v != std::floor(*v)) {
+      *problem = fmt::format("is {}: {} is a whole number", shown, rule.noun);
+      return std::nullopt;
+    }
+    out.push_back(Column{*v, std::string(token)});
+  }
+  if (out.empty()) {  // only a unit
+    *problem = quoted + ", not a number";
+    return std::nullopt;
+  }
+  return out;
 }
 
 std::string stem_of(std::string_view path) {
@@ -51,12 +209,13 @@ void set_why(std::string* why, std::string msg) {
   if (why) *why = std::move(msg);
 }
 
-// The top-level parts of run.json that a RunRecord needs; the rest (per-client and per-second
-// arrays, the host block: most of the file) is skipped (parse_json_members).
+// The top-level parts of run.json that a RunRecord needs (host and jack for the host name,
+// kernel and backend; jack_test for the definitions); the rest (per-client and per-second
+// arrays, the system samples: most of the file) is skipped (parse_json_members).
 const std::vector<std::string_view>& record_parts() {
-  static const std::vector<std::string_view> parts = {"schema_version", "spec",       "started_utc",
-                                                      "status",         "scheduling", "settings",
-                                                      "measurement",    "totals",     "loads"};
+  static const std::vector<std::string_view> parts = {
+      "schema_version", "spec",   "started_utc", "status", "scheduling", "settings",
+      "measurement",    "totals", "loads",       "host",   "jack",       "jack_test"};
   return parts;
 }
 
@@ -66,38 +225,71 @@ std::optional<double> number(const std::optional<int64_t>& v) {
 
 }  // namespace
 
+const char* definitions_meaning(std::string_view id) {
+  if (id == "jack_test") {
+    return "jack_test's summaries (2004-2005): JACK1's own messages, read by jack_test's awk "
+           "scripts";
+  }
+  if (id == "callback-delay") {
+    return "xrunlab before jack_test's definitions: Delay Maximum, Cycle Maximum and the Delay "
+           "Counts are the clients' callback delays against the interrupt, NOT comparable with "
+           "jack_test's";
+  }
+  if (id == "jack1-rules") {
+    return "xrunlab with jack_test's definitions: JACK1's rules applied to jackd's wake-ups";
+  }
+  return nullptr;
+}
+
 const std::vector<RecordField>& record_fields() {
   static const std::vector<RecordField> fields = {
-      {"seconds", "Total seconds ran", &RunRecord::seconds},
-      {"clients", "Number of clients", &RunRecord::clients},
-      {"ports", "Ports per client", &RunRecord::ports},
-      {"frames", "Frames per buffer", &RunRecord::frames},
-      {"timeout_count", "Timeout Count", &RunRecord::timeout_count},
-      {"xrun_count", "XRUN Count", &RunRecord::xrun_count},
-      {"delay_over_spare", "Delay Count (>spare time)", &RunRecord::delay_over_spare},
-      {"delay_over_1000", "Delay Count (>1000 usecs)", &RunRecord::delay_over_1000},
-      {"delay_max_us", "Delay Maximum", &RunRecord::delay_max_us},
-      {"cycle_max_us", "Cycle Maximum", &RunRecord::cycle_max_us},
-      {"dsp_load_pct", "Average DSP Load", &RunRecord::dsp_load_pct},
-      {"cpu_system_pct", "Average CPU System Load", &RunRecord::cpu_system_pct},
-      {"cpu_user_pct", "Average CPU User Load", &RunRecord::cpu_user_pct},
-      {"cpu_nice_pct", "Average CPU Nice Load", &RunRecord::cpu_nice_pct},
-      {"cpu_iowait_pct", "Average CPU I/O Wait Load", &RunRecord::cpu_iowait_pct},
-      {"cpu_irq_pct", "Average CPU IRQ Load", &RunRecord::cpu_irq_pct},
-      {"cpu_softirq_pct", "Average CPU Soft-IRQ Load", &RunRecord::cpu_softirq_pct},
-      {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate},
-      {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate},
-      {"delay_p99_us", "", &RunRecord::delay_p99_us},
+      {"seconds", "Total seconds ran", &RunRecord::seconds, FieldKind::kSeconds},
+      {"clients", "Number of clients", &RunRecord::clients, FieldKind::kSetting},
+      {"ports", "Ports per client", &RunRecord::ports, FieldKind::kSetting},
+      {"frames", "Frames per buffer", &RunRecord::frames, FieldKind::kSetting},
+      {"timeout_count", "Timeout Count", &RunRecord::timeout_count, FieldKind::kCount},
+      {"xrun_count", "XRUN Count", &RunRecord::xrun_count, FieldKind::kCount},
+      {"delay_over_spare", "Delay Count (>spare time)", &RunRecord::delay_over_spare,
+       FieldKind::kCount},
+      {"delay_over_1000", "Delay Count (>1000 usecs)", &RunRecord::delay_over_1000,
+       FieldKind::kCount},
+      {"delay_max_us", "Delay Maximum", &RunRecord::delay_max_us, FieldKind::kUsecs},
+      {"cycle_max_us", "Cycle Maximum", &RunRecord::cycle_max_us, FieldKind::kUsecs},
+      {"dsp_load_pct", "Average DSP Load", &RunRecord::dsp_load_pct, FieldKind::kPercent},
+      {"cpu_system_pct", "Average CPU System Load", &RunRecord::cpu_system_pct,
+       FieldKind::kPercent},
+      {"cpu_user_pct", "Average CPU User Load", &RunRecord::cpu_user_pct, FieldKind::kPercent},
+      {"cpu_nice_pct", "Average CPU Nice Load", &RunRecord::cpu_nice_pct, FieldKind::kPercent},
+      {"cpu_iowait_pct", "Average CPU I/O Wait Load", &RunRecord::cpu_iowait_pct,
+       FieldKind::kPercent},
+      {"cpu_irq_pct", "Average CPU IRQ Load", &RunRecord::cpu_irq_pct, FieldKind::kPercent},
+      {"cpu_softirq_pct", "Average CPU Soft-IRQ Load", &RunRecord::cpu_softirq_pct,
+       FieldKind::kPercent},
+      {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate, FieldKind::kPerSecond},
+      {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate, FieldKind::kPerSecond},
+      {"delay_p99_us", "", &RunRecord::delay_p99_us, FieldKind::kUsecs},
+      // Appended after the older fields, so that scripts reading CSV columns by position keep
+      // working.
+      {"xrun_rate_per_hour", "XRUN Rate", &RunRecord::xrun_rate_per_hour, FieldKind::kPerHour},
+      {"delay_over_spare_rate_per_hour", "Delay Rate (>spare time)",
+       &RunRecord::delay_over_spare_rate_per_hour, FieldKind::kPerHour},
+      {"delay_over_1000_rate_per_hour", "Delay Rate (>1000 usecs)",
+       &RunRecord::delay_over_1000_rate_per_hour, FieldKind::kPerHour},
   };
   return fields;
 }
 
 RunRecord record_of(const RunResult& r) {
   RunRecord rec;
+  rec.definitions = r.jack_test.definitions.empty() ? "callback-delay" : r.jack_test.definitions;
   rec.label = json_text(r.spec, "label");
   rec.started_utc = r.started_utc;
   rec.status = r.status;
   rec.policy = r.scheduling;
+  rec.host = json_text(r.host, "hostname");
+  if (r.host.is_object())
+    rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
+  rec.backend = json_text(r.backend, "name");
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
       const std::string spec = json_text(l, "spec");
@@ -126,6 +318,14 @@ RunRecord record_of(const RunResult& r) {
   rec.intr_rate = r.avg_intr;
   rec.ctxt_rate = r.avg_ctxt;
   if (r.delay.p99) rec.delay_p99_us = static_cast<double>(r.delay.p99->value_us);
+  if (rec.definitions == "jack1-rules") {
+    const JackTestFields& jt = r.jack_test;
+    rec.delay_max_us = jt.delay_max_us;
+    rec.cycle_max_us = jt.cycle_max_us;
+    rec.delay_over_spare = static_cast<double>(jt.delay_over_spare);
+    rec.delay_over_1000 = static_cast<double>(jt.delay_over_1000);
+    if (jt.dsp_load_pct) rec.dsp_load_pct = jt.dsp_load_pct;
+  }
   return rec;
 }
 
@@ -201,11 +401,20 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
   }
   const std::string runs_label = canonical_label("Number of runs");
 
+  // One value of a field for one run, and the line it was read from.
+  struct Cell {
+    std::optional<double> value;
+    size_t line = 0;
+  };
   struct Section {
     std::string name;
-    // Per field (index in fields): the values in file order (run i gets the i-th).
-    std::vector<std::vector<std::optional<double>>> values;
-    std::vector<std::optional<double>> runs;
+    // Per field (index in fields): the values in file order (run i gets the i-th); a line of
+    // several columns gives one value per column.
+    std::vector<std::vector<Cell>> values;
+    std::vector<Cell> runs;     // "Number of runs"
+    size_t columns = 1;         // the most columns of one line (a multi-run block's run count)
+    bool consolidated = false;  // started by a "CONSOLIDATED RESULTS" title
+    size_t title_line = 0;      // that title's line
   };
   std::vector<Section> sections;
   std::map<std::string, size_t> index;
@@ -214,50 +423,167 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     if (it != index.end()) return sections[it->second];
     index.emplace(name, sections.size());
     sections.push_back(
-        Section{name, std::vector<std::vector<std::optional<double>>>(fields.size()), {}});
+        Section{name, std::vector<std::vector<Cell>>(fields.size()), {}, 1, false, 0});
     return sections.back();
   };
   const std::string default_name = stem_of(source);
-  std::string current = default_name;
+  std::string header = default_name;   // the section named by the last header
+  std::string current = default_name;  // the section fields go to
   bool any_field = false;
-  for (const auto& [label, value] : parse_summary_lines(text)) {
-    if (label == "#") {
-      current = value.empty() ? default_name : value;
+  for (const SummaryLine& line : parse_summary_lines(text)) {
+    const std::string& label = line.label;
+    const std::string& value = line.value;
+    if (label == "#" || label == "==>") {
+      header = value.empty() ? default_name : label == "#" ? value : stem_of(value);
+      current = header;
       continue;
     }
-    if (label == "==>") {
-      current = value.empty() ? default_name : stem_of(value);
+    if (label == "***") {  // a title: a consolidated block, or the end of one
+      if (canonical_label(value) == "consolidated results") {
+        current = header + " (consolidated)";
+        Section& s = section(current);
+        s.consolidated = true;
+        if (s.title_line == 0) s.title_line = line.line;
+      } else {
+        current = header;
+      }
       continue;
     }
     const std::string key = canonical_label(label);
-    if (key == runs_label) {
-      section(current).runs.push_back(to_number(value));
-      continue;
-    }
     const auto it = by_label.find(key);
-    if (it == by_label.end()) continue;
-    any_field = true;
-    section(current).values[it->second].push_back(to_number(value));
+    if (key != runs_label && it == by_label.end()) continue;
+    const ImportRule& rule = key == runs_label ? runs_rule() : import_rule(fields[it->second].kind);
+    std::string problem;
+    const std::optional<std::vector<Column>> columns = columns_of(line.text, rule, &problem);
+    if (!columns) {
+      set_why(why, fmt::format("{}:{}: \"{}\" {}", source, line.line, label, problem));
+      return {};
+    }
+    Section& s = section(current);
+    s.columns = std::max(s.columns, columns->size());
+    std::vector<Cell>& cells = key == runs_label ? s.runs : s.values[it->second];
+    for (const Column& c : *columns) cells.push_back(Cell{c.value, line.line});
+    any_field = any_field || key != runs_label;
   }
   if (!any_field) {
     set_why(why, source + ": not a jack_test summary (no known field such as 'XRUN Count')");
     return {};
   }
+  auto shown = [&](size_t f) {
+    return std::string(fields[f].member == &RunRecord::delay_p99_us ? "Delay p99"
+                                                                    : fields[f].jack_label);
+  };
   std::vector<RunRecord> out;
   for (const Section& s : sections) {
-    size_t n = 0;
-    for (const auto& vals : s.values) n = std::max(n, vals.size());
+    // n runs: the most values any field has; every field must have n, none, or (a setting of a
+    // multi-run block, printed once for its columns) one.
+    size_t n = 0, widest = 0;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (s.values[f].size() > n) n = s.values[f].size(), widest = f;
+    }
+    if (n == 0) continue;
+    const bool block_of_columns = n > 1 && s.columns == n;
+    auto misaligned = [&](const std::string& label, const std::vector<Cell>& cells) {
+      set_why(why, fmt::format("{}:{}: \"{}\" has {} value{} in \"{}\" but \"{}\" (line {}) has "
+                               "{}: cannot tell which runs {} to; give each block its own "
+                               "\"==> name <==\" header",
+                               source, cells.front().line, label, cells.size(),
+                               cells.size() == 1 ? "" : "s", s.name, shown(widest),
+                               s.values[widest].front().line, n,
+                               cells.size() == 1 ? "it belongs" : "they belong"));
+    };
+    std::vector<bool> once(fields.size(), false);  // a setting given once for all columns
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const size_t k = s.values[f].size();
+      if (k == 0 || k == n) continue;
+      const FieldKind kind = fields[f].kind;
+      if (k == 1 && block_of_columns &&
+          (kind == FieldKind::kSeconds || kind == FieldKind::kSetting)) {
+        once[f] = true;
+        continue;
+      }
+      misaligned(shown(f), s.values[f]);
+      return {};
+    }
+    // Consolidated: rates per hour (and means of maxima) over "Number of runs" runs.
+    std::optional<size_t> rate, count;  // the first field of each kind with values
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (s.values[f].empty()) continue;
+      if (fields[f].kind == FieldKind::kPerHour && !rate) rate = f;
+      if (fields[f].kind == FieldKind::kCount && !count) count = f;
+    }
+    const bool consolidated = s.consolidated || rate;
+    if (rate && count) {
+      set_why(why, fmt::format("{}:{}: \"{}\" (a rate of a CONSOLIDATED RESULTS block) and \"{}\" "
+                               "(a count, line {}) in one section \"{}\": give the consolidated "
+                               "block its own header",
+                               source, s.values[*rate].front().line, shown(*rate), shown(*count),
+                               s.values[*count].front().line, s.name));
+      return {};
+    }
+    if (consolidated && count) {
+      set_why(why, fmt::format("{}:{}: \"{}\" in a CONSOLIDATED RESULTS block (line {}), which "
+                               "gives rates per hour over its runs, not counts",
+                               source, s.values[*count].front().line, shown(*count), s.title_line));
+      return {};
+    }
+    const bool runs_known =
+        !s.runs.empty() && std::all_of(s.runs.begin(), s.runs.end(),
+                                       [](const Cell& c) { return c.value.has_value(); });
+    if (consolidated && !runs_known) {
+      set_why(why, fmt::format("{}:{}: the CONSOLIDATED RESULTS block \"{}\" has no \"Number of "
+                               "runs\": its rates and means cannot be told from one run's",
+                               source, s.title_line ? s.title_line : s.values[widest].front().line,
+                               s.name));
+      return {};
+    }
+    // "Number of runs": one per run; or, for a block of n columns, once, saying n (the columns
+    // are its runs, one each). Without it a block is one run (jack_test3 did not print it).
+    std::vector<int> runs(n, 1);
+    if (s.runs.size() == n) {
+      for (size_t i = 0; i < n; ++i) {
+        if (s.runs[i].value) runs[i] = static_cast<int>(*s.runs[i].value);
+      }
+    } else if (s.runs.size() == 1 && block_of_columns) {
+      const Cell& c = s.runs.front();
+      if (c.value && *c.value != static_cast<double>(n)) {
+        set_why(why, fmt::format("{}:{}: \"Number of runs\" is {} but the block has {} columns "
+                                 "(\"{}\", line {}): cannot tell which runs they are",
+                                 source, c.line, *c.value, n, shown(widest),
+                                 s.values[widest].front().line));
+        return {};
+      }
+    } else if (!s.runs.empty()) {
+      misaligned("Number of runs", s.runs);
+      return {};
+    }
+    // "name [definitions]": a SUMMARY of runs of several definitions (see the header).
+    std::string name = s.name, definitions = "jack_test";
+    if (const size_t open = name.rfind(" ["); open != std::string::npos && name.back() == ']') {
+      const std::string id = name.substr(open + 2, name.size() - open - 3);
+      if (definitions_meaning(id)) {
+        definitions = id;
+        name.resize(open);
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       RunRecord r;
-      r.label = s.name;
+      r.label = name;
       r.source = source;
       r.imported = true;
+      r.definitions = definitions;
       r.status = "imported";
       for (size_t f = 0; f < fields.size(); ++f) {
-        if (i < s.values[f].size()) r.*fields[f].member = s.values[f][i];
+        if (once[f]) {
+          r.*fields[f].member = s.values[f].front().value;
+        } else if (i < s.values[f].size()) {
+          r.*fields[f].member = s.values[f][i].value;
+        }
       }
-      if (i < s.runs.size() && s.runs[i] && *s.runs[i] >= 1 && *s.runs[i] < 1e6) {
-        r.runs = static_cast<int>(*s.runs[i]);
+      r.runs = runs[i];
+      if (consolidated) {
+        r.maxima_are_means = true;
+        if (r.seconds) *r.seconds *= r.runs;  // each run's length -> the runs' total
       }
       out.push_back(std::move(r));
     }
@@ -270,11 +596,16 @@ nlohmann::json to_json(const RunRecord& r) {
   j["label"] = r.label;
   j["source"] = r.source;
   j["imported"] = r.imported;
+  j["definitions"] = r.definitions;
   j["started_utc"] = r.started_utc;
   j["status"] = r.status;
   j["policy"] = r.policy;
   j["loads"] = r.loads;
+  j["host"] = r.host;
+  j["kernel"] = r.kernel;
+  j["backend"] = r.backend;
   j["runs"] = r.runs;
+  j["maxima_are_means"] = r.maxima_are_means;
   for (const RecordField& f : record_fields()) {
     const std::optional<double>& v = r.*f.member;
     j[f.key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -299,7 +630,9 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     return true;
   };
   if (!text("label", r.label) || !text("source", r.source) || !text("started_utc", r.started_utc) ||
-      !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads)) {
+      !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads) ||
+      !text("definitions", r.definitions) || !text("host", r.host) || !text("kernel", r.kernel) ||
+      !text("backend", r.backend)) {
     return std::nullopt;
   }
   if (r.label.empty()) {
@@ -312,6 +645,14 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
       return std::nullopt;
     }
     r.imported = it->get<bool>();
+  }
+  if (r.definitions.empty()) r.definitions = r.imported ? "jack_test" : "callback-delay";
+  if (const auto it = j.find("maxima_are_means"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      set_why(why, "run record: 'maxima_are_means' is not true/false");
+      return std::nullopt;
+    }
+    r.maxima_are_means = it->get<bool>();
   }
   if (const auto it = j.find("runs"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer() || it->get<int64_t>() < 1) {
@@ -330,6 +671,41 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     r.*f.member = it->get<double>();
   }
   return r;
+}
+
+nlohmann::json records_file_json(const std::vector<RunRecord>& records, const std::string& source) {
+  nlohmann::json out = {{"xrunlab_records", kRecordsVersion},
+                        {"source", source},
+                        {"records", nlohmann::json::array()}};
+  for (const RunRecord& r : records) out["records"].push_back(to_json(r));
+  return out;
+}
+
+std::optional<std::vector<RunRecord>> records_from_file_json(const nlohmann::json& j,
+                                                             std::string* why) {
+  if (!j.is_object() || !j.contains("records") || !j["records"].is_array()) {
+    set_why(why, "not an xrunlab records file (from xrunlab import)");
+    return std::nullopt;
+  }
+  // Files of the first version may lack the version; it is 1 then.
+  const auto version = j.find("xrunlab_records");
+  if (version != j.end() && (!version->is_number_integer() || version->get<int64_t>() < 1)) {
+    set_why(why, "'xrunlab_records' is not a positive integer (the records file's version)");
+    return std::nullopt;
+  }
+  if (version != j.end() && version->get<int64_t>() > kRecordsVersion) {
+    set_why(why, fmt::format("records file version {} is newer than this xrunlab reads ({}): "
+                             "update xrunlab or import the jack_test files again",
+                             version->get<int64_t>(), kRecordsVersion));
+    return std::nullopt;
+  }
+  std::vector<RunRecord> out;
+  for (const nlohmann::json& r : j["records"]) {
+    std::optional<RunRecord> rec = run_record_from_json(r, why);
+    if (!rec) return std::nullopt;
+    out.push_back(std::move(*rec));
+  }
+  return out;
 }
 
 }  // namespace xrunlab

@@ -76,6 +76,21 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(usage_error({}).find("run"), std::string::npos);  // a subcommand is required
 }
 
+// summary and compare group by label, or by host, kernel, backend or policy (compare also by
+// run); another word is a usage error naming --by.
+TEST(Options, ReportCommandsGroupBy) {
+  EXPECT_EQ(parse({"summary", "results"}).report.by, "label");
+  for (const char* by : {"label", "host", "kernel", "backend", "policy"}) {
+    const Command s = parse({"summary", "results", "--by", by});
+    EXPECT_EQ(s.kind, Command::Kind::kSummary);
+    EXPECT_EQ(s.report.by, by);
+    EXPECT_EQ(parse({"compare", "results", "--by", by}).report.by, by);
+  }
+  EXPECT_EQ(parse({"compare", "results", "--by", "run"}).report.by, "run");
+  EXPECT_NE(usage_error({"summary", "results", "--by", "run"}).find("--by"), std::string::npos);
+  EXPECT_NE(usage_error({"compare", "results", "--by", "colour"}).find("--by"), std::string::npos);
+}
+
 TEST(Options, MessagesAreOneLine) {
   for (auto args : std::vector<std::vector<std::string>>{
            {"run", "--bogus"}, {"run", "--period", "100"}, {"run", "--clients", "x"}}) {

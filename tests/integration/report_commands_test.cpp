@@ -102,6 +102,13 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
   const auto [bad_rc, bad_out] = xrunlab({"import", root + "/cmd.out"}, root);
   EXPECT_EQ(bad_rc, 2) << bad_out;
   EXPECT_NE(bad_out.find("not a jack_test summary"), std::string::npos) << bad_out;
+  // A field that is not a number is bad input too, naming the file, line and field.
+  testing_support::write_text(root + "/abc.txt", "Old mail\nXRUN Count . . . . . . . . . : abc\n");
+  const auto [abc_rc, abc_out] = xrunlab({"import", root + "/abc.txt"}, root);
+  EXPECT_EQ(abc_rc, 2) << abc_out;
+  EXPECT_NE(abc_out.find("import: " + root + "/abc.txt:2: \"XRUN Count\" is \"abc\", not a number"),
+            std::string::npos)
+      << abc_out;
 
   // compare: jack_test's side-by-side columns and compare.png.
   const auto [crc, cout] = xrunlab({"compare", root, "--write", root + "/compare.png"}, root);

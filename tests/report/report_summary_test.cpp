@@ -78,7 +78,7 @@ TEST(SummaryFieldLine, ReproducesJackTestLeaders) {
     if (colon == std::string::npos || f.rfind(" Average DSP Load", 0) == 0) continue;
     const auto parsed = parse_summary_lines(f);
     ASSERT_EQ(parsed.size(), 1u) << f;
-    EXPECT_EQ(summary_field_line(parsed[0].first, f.substr(colon + 1)), f + "\n");
+    EXPECT_EQ(summary_field_line(parsed[0].label, f.substr(colon + 1)), f + "\n");
   }
   EXPECT_EQ(summary_field_line("A label longer than the colon column", " x"),
             " A label longer than the colon column : x\n");
@@ -96,7 +96,10 @@ TEST(FormatSummary, EveryFieldLineParsesBack) {
     EXPECT_EQ(line.find(':'), kSummaryColonIndex) << line;
     EXPECT_EQ(parse_summary_lines(line).size(), 1u) << line;
   }
-  EXPECT_EQ(fields, parse_summary_lines(text).size());
+  size_t titles = 0;
+  for (const SummaryLine& l : parse_summary_lines(text)) titles += l.label == "***";
+  EXPECT_EQ(titles, 2u);  // SUMMARY RESULT, XRUNLAB RESULT
+  EXPECT_EQ(fields + titles, parse_summary_lines(text).size());
   EXPECT_EQ(fields, parse_summary(text).size());
 }
 
@@ -242,7 +245,7 @@ TEST(ParseSummary, EveryFixtureFile) {
       EXPECT_EQ(value.find_first_of(" ()%"), std::string::npos) << label << " = " << value;
     }
   }
-  EXPECT_EQ(files, 5u);
+  EXPECT_EQ(files, 6u);  // five historical files and the constructed consolidated block
 }
 
 TEST(ParseSummary, FourteenClients) {
@@ -271,8 +274,9 @@ TEST(ParseSummary, SchedFifoWithHeadHeaderAndNoLeadingSpace) {
   EXPECT_EQ(f.at("Average Interrupt Rate"), "1689.9");
   const auto lines = parse_summary_lines(text);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.front(),
-            std::make_pair(std::string("==>"), std::string("jack_test4-2.6.11-rc1-mm2-fifo.log")));
+  EXPECT_EQ(lines.front().label, "==>");
+  EXPECT_EQ(lines.front().value, "jack_test4-2.6.11-rc1-mm2-fifo.log");
+  EXPECT_EQ(lines.front().line, 1u);
 }
 
 TEST(ParseSummary, IdleAndThreeRuns) {
@@ -292,20 +296,22 @@ TEST(ParseSummary, DotSummaryKeepsOrderAndCases) {
   const auto lines = parse_summary_lines(text);
   ASSERT_GE(lines.size(), 4u);
   using P = std::pair<std::string, std::string>;
-  EXPECT_EQ(lines[0], P("#", "sched-iso-fix"));
-  EXPECT_EQ(lines[1], P("Delay Maximum", "33894"));
-  EXPECT_EQ(lines[2], P("Delay Maximum", "745"));
-  EXPECT_EQ(lines[3], P("Delay Maximum", "341"));
+  auto pair = [](const SummaryLine& l) { return P(l.label, l.value); };
+  EXPECT_EQ(pair(lines[0]), P("#", "sched-iso-fix"));
+  EXPECT_EQ(pair(lines[1]), P("Delay Maximum", "33894"));
+  EXPECT_EQ(pair(lines[2]), P("Delay Maximum", "745"));
+  EXPECT_EQ(pair(lines[3]), P("Delay Maximum", "341"));
+  EXPECT_EQ(lines[3].line, 4u);
   size_t cases = 0, delay = 0, xrun = 0;
-  for (const auto& [label, value] : lines) {
-    cases += label == "#";
-    delay += label == "Delay Maximum";
-    xrun += label == "XRUN Count";
+  for (const SummaryLine& l : lines) {
+    cases += l.label == "#";
+    delay += l.label == "Delay Maximum";
+    xrun += l.label == "XRUN Count";
   }
   EXPECT_EQ(cases, 12u);
   EXPECT_EQ(delay, 28u);
   EXPECT_EQ(xrun, 28u);
-  EXPECT_EQ(lines.back(), P("XRUN Count", "0"));
+  EXPECT_EQ(pair(lines.back()), P("XRUN Count", "0"));
   // The map keeps the first value of a repeated label.
   EXPECT_EQ(parse_summary(text).at("Delay Maximum"), "33894");
   EXPECT_EQ(parse_summary(text).count("#"), 0u);
@@ -329,6 +335,31 @@ TEST(ParseSummary, ToleratesCrlfTabsAndOtherText) {
   EXPECT_EQ(f.at("Exp"), "1e3");
   EXPECT_EQ(f.at("Odd"), "12abc");
   EXPECT_EQ(f.at("Empty"), "");
+}
+
+// Each line knows its number and keeps its whole value text (every column of a multi-run
+// block, the units); titles between stars are reported, lines of stars are not.
+TEST(ParseSummaryLines, LineNumbersWholeTextAndTitles) {
+  const auto lines = parse_summary_lines(
+      " ************* SUMMARY RESULT ****************\r\n"
+      " *********************************************\r\n"
+      "\r\n"
+      " XRUN Count  . . . . . . . . . :    12    30     7\r\n"
+      " Timeout Count . . . . . . . . :(    0)(    1)\n"
+      "mail text\n"
+      " Delay Maximum . . . . . . . . :   150   usecs\n");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].label, "***");
+  EXPECT_EQ(lines[0].value, "SUMMARY RESULT");
+  EXPECT_EQ(lines[0].line, 1u);
+  EXPECT_EQ(lines[1].label, "XRUN Count");
+  EXPECT_EQ(lines[1].value, "12");
+  EXPECT_EQ(lines[1].text, "12    30     7");
+  EXPECT_EQ(lines[1].line, 4u);
+  EXPECT_EQ(lines[2].text, "(    0)(    1)");
+  EXPECT_EQ(lines[2].line, 5u);
+  EXPECT_EQ(lines[3].text, "150   usecs");
+  EXPECT_EQ(lines[3].line, 7u);
 }
 
 }  // namespace

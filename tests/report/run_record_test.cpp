@@ -30,7 +30,8 @@ nlohmann::json sample_run_json(const std::string& label, double delay_max) {
   nlohmann::json j;
   j["schema_version"] = 1;
   j["spec"] = {{"label", label}, {"policy", "fifo"}};
-  j["host"] = {{"hostname", "vm"}};
+  j["host"] = {{"hostname", "vm"}, {"kernel", {{"release", "6.1.0-rt7"}, {"cmdline", "quiet"}}}};
+  j["jack"] = {{"server_name", "xrunlab-1"}, {"backend", {{"name", "vcard"}}}};
   j["started_utc"] = "2026-11-30T10:32:19Z";
   j["status"] = "completed";
   j["scheduling"] = {{"label", "SCHED_FIFO 70 (server) / 65 (clients)"},
@@ -68,6 +69,10 @@ TEST(ImportJackTest, SchedFifoBlockWithHeadHeader) {
   const RunRecord& r = v[0];
   EXPECT_EQ(r.label, "jack_test4-2.6.11-rc1-mm2-fifo");  // from "==> ....log <=="
   EXPECT_TRUE(r.imported);
+  EXPECT_EQ(r.definitions, "jack_test");
+  EXPECT_EQ(r.host, "");  // jack_test's text does not say; nothing is guessed from names
+  EXPECT_EQ(r.kernel, "");
+  EXPECT_EQ(r.backend, "");
   EXPECT_EQ(r.status, "imported");
   EXPECT_EQ(r.started_utc, "");
   EXPECT_EQ(r.runs, 1);
@@ -122,6 +127,167 @@ TEST(ImportJackTest, MultiRunBlockIsOneRecordOfThreeRuns) {
   EXPECT_EQ(v[0].delay_max_us, 150.0);
   EXPECT_EQ(v[0].cycle_max_us, 725.0);
   EXPECT_EQ(v[0].ctxt_rate, 9208.7);
+}
+
+// A block that summarised several runs printed one column per run: every column is a run of
+// its own; the settings and "Number of runs (3)", printed once, belong to the whole block.
+constexpr const char* kThreeColumns =
+    " ************* SUMMARY RESULT ****************\n"
+    " Total seconds ran . . . . . . :   300\n"
+    " Number of clients . . . . . . :    14\n"
+    " Ports per client  . . . . . . :     4\n"
+    " Frames per buffer . . . . . . :    64\n"
+    " Number of runs  . . . . . . . :(    3)\n"
+    " *********************************************\n"
+    " Timeout Count . . . . . . . . :(    0)(    0)(    1)\n"
+    " XRUN Count  . . . . . . . . . :    12    30     7\n"
+    " Delay Count (>spare time) . . :     0     2     0\n"
+    " Delay Count (>1000 usecs) . . :     0     0     0\n"
+    " Delay Maximum . . . . . . . . :   150   220   180   usecs\n"
+    " Cycle Maximum . . . . . . . . :   725   690   801   usecs\n"
+    " Average DSP Load. . . . . . . :    32.3    31.9    33.0 %\n"
+    " Average Context-Switch Rate . :  9208.7  9100.2  9301.0 /sec\n"
+    " *********************************************\n";
+
+TEST(ImportJackTest, EveryColumnOfAMultiRunBlockIsARun) {
+  std::string why;
+  const auto v = import_jack_test(kThreeColumns, "three.txt", &why);
+  ASSERT_EQ(v.size(), 3u) << why;
+  const std::vector<double> xruns = {12, 30, 7}, timeouts = {0, 0, 1}, spare = {0, 2, 0},
+                            delay = {150, 220, 180}, cycle = {725, 690, 801},
+                            dsp = {32.3, 31.9, 33.0}, ctxt = {9208.7, 9100.2, 9301.0};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(v[i].label, "three");
+    EXPECT_EQ(v[i].runs, 1) << i;  // each column is one run, not an average of three
+    EXPECT_EQ(v[i].seconds, 300.0) << i;
+    EXPECT_EQ(v[i].clients, 14.0) << i;
+    EXPECT_EQ(v[i].frames, 64.0) << i;
+    EXPECT_EQ(v[i].xrun_count, xruns[i]) << i;
+    EXPECT_EQ(v[i].timeout_count, timeouts[i]) << i;
+    EXPECT_EQ(v[i].delay_over_spare, spare[i]) << i;
+    EXPECT_EQ(v[i].delay_over_1000, 0.0) << i;
+    EXPECT_EQ(v[i].delay_max_us, delay[i]) << i;
+    EXPECT_EQ(v[i].cycle_max_us, cycle[i]) << i;
+    EXPECT_EQ(v[i].dsp_load_pct, dsp[i]) << i;
+    EXPECT_EQ(v[i].ctxt_rate, ctxt[i]) << i;
+  }
+}
+
+// Columns that do not line up cannot be given to runs without guessing: refused, naming the line.
+TEST(ImportJackTest, ColumnsThatDoNotLineUpAreRefused) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test("XRUN Count . . . :    12    30     7\n"
+                               "Delay Maximum . . . :   150   220   usecs\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:2: \"Delay Maximum\" has 2 values in \"cols\" but \"XRUN Count\" (line 1) "
+            "has 3: cannot tell which runs they belong to; give each block its own "
+            "\"==> name <==\" header");
+  EXPECT_TRUE(import_jack_test("Number of runs . . . :(    2)\n"
+                               "XRUN Count . . . :    12    30     7\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:1: \"Number of runs\" is 2 but the block has 3 columns (\"XRUN Count\", "
+            "line 2): cannot tell which runs they are");
+  // A setting printed once is the block's only when the block has columns; in a .SUMMARY-like
+  // section of several one-column runs it is ambiguous.
+  EXPECT_TRUE(import_jack_test("XRUN Count . . . : 1\nXRUN Count . . . : 2\n"
+                               "Total seconds ran . . . : 300\n",
+                               "cols.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "cols.txt:3: \"Total seconds ran\" has 1 value in \"cols\" but \"XRUN Count\" (line "
+            "1) has 2: cannot tell which runs it belongs to; give each block its own "
+            "\"==> name <==\" header");
+}
+
+// jack_test3_consolidated.awk's block: rates per hour over N runs and means of the runs'
+// maxima. The rates stay rates (never counts), the record says it stands for 6 runs of 300 s
+// and that its maxima are means.
+TEST(ImportJackTest, ConsolidatedBlockKeepsRatesAsRates) {
+  const auto v = import_fixture("consolidated-jack_test3-6runs.txt");
+  ASSERT_EQ(v.size(), 1u);
+  const RunRecord& r = v[0];
+  EXPECT_EQ(r.label, "consolidated-jack_test3-6runs (consolidated)");
+  EXPECT_TRUE(r.imported);
+  EXPECT_EQ(r.runs, 6);
+  EXPECT_TRUE(r.maxima_are_means);
+  EXPECT_EQ(r.seconds, 1800.0);  // 6 runs x 300 s
+  EXPECT_EQ(r.clients, 10.0);
+  EXPECT_EQ(r.frames, 64.0);
+  EXPECT_EQ(r.xrun_rate_per_hour, 4.0);
+  EXPECT_EQ(r.delay_over_spare_rate_per_hour, 2.0);
+  EXPECT_EQ(r.delay_over_1000_rate_per_hour, 0.0);
+  EXPECT_FALSE(r.xrun_count);  // a rate is never presented as a count
+  EXPECT_FALSE(r.delay_over_spare);
+  EXPECT_FALSE(r.delay_over_1000);
+  EXPECT_FALSE(r.timeout_count);
+  EXPECT_EQ(r.delay_max_us, 412.0);  // the mean of the 6 runs' maxima
+  EXPECT_EQ(r.cycle_max_us, 690.0);
+  EXPECT_EQ(r.dsp_load_pct, 35.2);
+  EXPECT_EQ(r.ctxt_rate, 9240.5);
+}
+
+// The runs' own blocks, then the consolidated block, in one file: the title keeps them apart.
+TEST(ImportJackTest, ConsolidatedBlockAfterTheRunsIsASectionOfItsOwn) {
+  const std::string run =
+      " ************* SUMMARY RESULT ****************\n"
+      " XRUN Count  . . . . . . . . . :     1\n"
+      " Delay Maximum . . . . . . . . :   500   usecs\n";
+  std::string why;
+  const auto v = import_jack_test(
+      run + run + fixture_text("jack_test/consolidated-jack_test3-6runs.txt"), "mail.txt", &why);
+  ASSERT_EQ(v.size(), 3u) << why;
+  EXPECT_EQ(v[0].label, "mail");
+  EXPECT_EQ(v[1].label, "mail");
+  EXPECT_FALSE(v[0].maxima_are_means);
+  EXPECT_EQ(v[1].xrun_count, 1.0);
+  EXPECT_FALSE(v[1].xrun_rate_per_hour);
+  EXPECT_EQ(v[2].label, "mail (consolidated)");
+  EXPECT_TRUE(v[2].maxima_are_means);
+  EXPECT_EQ(v[2].xrun_rate_per_hour, 4.0);
+  EXPECT_FALSE(v[2].xrun_count);
+}
+
+TEST(ImportJackTest, ConsolidatedBlocksThatCannotBeReadAreRefused) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n"
+                               " Delay Maximum . . . . . . . . :   412   usecs\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:1: the CONSOLIDATED RESULTS block \"c (consolidated)\" has no \"Number of "
+            "runs\": its rates and means cannot be told from one run's");
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " Number of runs  . . . . . . . :   n/a\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:1: the CONSOLIDATED RESULTS block \"c (consolidated)\" has no \"Number of "
+            "runs\": its rates and means cannot be told from one run's");
+  EXPECT_TRUE(import_jack_test(" ********** CONSOLIDATED RESULTS *************\n"
+                               " Number of runs  . . . . . . . :(    6)\n"
+                               " XRUN Count  . . . . . . . . . :     2\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:3: \"XRUN Count\" in a CONSOLIDATED RESULTS block (line 1), which gives rates "
+            "per hour over its runs, not counts");
+  EXPECT_TRUE(import_jack_test(" Number of runs  . . . . . . . :(    6)\n"
+                               " XRUN Rate . . . . . . . . . . :     4.0 /hour\n"
+                               " XRUN Count  . . . . . . . . . :     2\n",
+                               "c.txt", &why)
+                  .empty());
+  EXPECT_EQ(why,
+            "c.txt:2: \"XRUN Rate\" (a rate of a CONSOLIDATED RESULTS block) and \"XRUN Count\" "
+            "(a count, line 3) in one section \"c\": give the consolidated block its own header");
+  EXPECT_TRUE(
+      import_jack_test(" XRUN Rate . . . . . . . . . . :     4.0 /sec\n", "c.txt", &why).empty());
+  EXPECT_EQ(why, "c.txt:1: \"XRUN Rate\" is \"4.0 /sec\": jack_test gave it in /hour");
 }
 
 TEST(ImportJackTest, DotSummaryGivesOneRecordPerRunPerCase) {
@@ -187,9 +353,95 @@ TEST(ImportJackTest, RejectsWhatIsNotASummary) {
   }
 }
 
+// A known field that is present but is not a number is an error naming the file, the line and
+// the field, never an empty record.
+TEST(ImportJackTest, AValueThatIsNotANumberIsAnErrorNamingTheLine) {
+  std::string why;
+  EXPECT_TRUE(import_jack_test(" ************* SUMMARY RESULT ****************\n"
+                               " Timeout Count . . . . . . . . :(    0)\n"
+                               " XRUN Count  . . . . . . . . . :   abc\n",
+                               "old.txt", &why)
+                  .empty());
+  EXPECT_EQ(why, "old.txt:3: \"XRUN Count\" is \"abc\", not a number");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"XRUN Count . . . : 12abc", "\"XRUN Count\" is \"12abc\", not a number"},
+      {"XRUN Count . . . : inf", "\"XRUN Count\" is \"inf\", not a number"},
+      {"XRUN Count . . . : nan", "\"XRUN Count\" is \"nan\", not a number"},
+      {"XRUN Count . . . : 0x10", "\"XRUN Count\" is \"0x10\", not a number"},
+      {"XRUN Count . . . :", "\"XRUN Count\" has no value"},
+      {"Timeout Count . . . :(    3", "\"Timeout Count\" is \"(    3\", not a number"},
+      {"Delay p99 . . . :>=20001   usecs", "\"Delay p99\" is \">=20001   usecs\", not a number"},
+      {"Delay Maximum . . . : 150 msecs",
+       "\"Delay Maximum\" is \"150 msecs\": jack_test gave it in usecs"},
+      {"XRUN Count . . . : 12 usecs",
+       "\"XRUN Count\" is \"12 usecs\": jack_test gave it without a unit"},
+  };
+  for (const auto& [line, message] : bad) {
+    EXPECT_TRUE(import_jack_test("mail text\n" + line + "\n", "m.txt", &why).empty()) << line;
+    EXPECT_EQ(why, "m.txt:2: " + message);
+  }
+  // "n/a" and "-" say "missing": imported as missing, not refused.
+  const auto v = import_jack_test(
+      "XRUN Count . . . : 3\nAverage DSP Load. . . : n/a\nCycle Maximum . . . : -\n", "m.txt",
+      &why);
+  ASSERT_EQ(v.size(), 1u) << why;
+  EXPECT_EQ(v[0].xrun_count, 3.0);
+  EXPECT_FALSE(v[0].dsp_load_pct);
+  EXPECT_FALSE(v[0].cycle_max_us);
+}
+
+// Values that cannot have been measured are refused with the file, line and field: negative
+// times and counts, counts that are not whole, times above an hour, loads outside 0..100 %.
+TEST(ImportJackTest, ImpossibleValuesAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"Cycle Maximum . . . : -5 usecs",
+       "\"Cycle Maximum\" is -5 usecs: a time cannot be negative"},
+      {"XRUN Count . . . : -1", "\"XRUN Count\" is -1: a count cannot be negative"},
+      {"XRUN Count . . . : 2.5", "\"XRUN Count\" is 2.5: a count is a whole number"},
+      {"Number of clients . . . : 1.5",
+       "\"Number of clients\" is 1.5: a setting is a whole number"},
+      {"Delay Maximum . . . : 1e23   usecs",
+       "\"Delay Maximum\" is 1e23 usecs: more than 3600000000 usecs (one hour), not plausible "
+       "for a time"},
+      {"Delay Maximum . . . : 1e999   usecs",
+       "\"Delay Maximum\" is 1e999 usecs: more than 3600000000 usecs (one hour), not plausible "
+       "for a time"},
+      {"Average DSP Load. . . : 130.0 %",
+       "\"Average DSP Load\" is 130.0 %: more than 100 %, not plausible for a load"},
+      {"Average CPU User Load . . . : -0.1 %",
+       "\"Average CPU User Load\" is -0.1 %: a load cannot be negative"},
+      {"Average Interrupt Rate . . : -3.0 /sec",
+       "\"Average Interrupt Rate\" is -3.0 /sec: a rate cannot be negative"},
+      {"Total seconds ran . . . : 1e9",
+       "\"Total seconds ran\" is 1e9: more than 31536000 (one year), not plausible for a "
+       "duration"},
+      {"Number of runs . . . :(    0)", "\"Number of runs\" is 0: a number of runs is at least 1"},
+      {"Number of runs . . . :(  2.5)",
+       "\"Number of runs\" is 2.5: a number of runs is a whole number"},
+  };
+  std::string why;
+  for (const auto& [line, message] : bad) {
+    EXPECT_TRUE(import_jack_test("XRUN Count . . . : 0\n" + line + "\n", "f.txt", &why).empty())
+        << line;
+    EXPECT_EQ(why, "f.txt:2: " + message);
+  }
+  // The bounds themselves are values a run can have.
+  const auto v = import_jack_test(
+      "XRUN Count . . . : 12.0\nDelay Maximum . . . : 3600000000 usecs\n"
+      "Average DSP Load. . . : 100.0 %\nAverage CPU IRQ Load  . . . . : 0.0 %\n"
+      "Cycle Maximum . . . : 1.5e3 usecs\n",
+      "f.txt", &why);
+  ASSERT_EQ(v.size(), 1u) << why;
+  EXPECT_EQ(v[0].xrun_count, 12.0);
+  EXPECT_EQ(v[0].delay_max_us, 3.6e9);
+  EXPECT_EQ(v[0].dsp_load_pct, 100.0);
+  EXPECT_EQ(v[0].cycle_max_us, 1500.0);
+}
+
 TEST(RunRecordJson, RoundTrips) {
   std::vector<RunRecord> runs = import_fixture("dot-SUMMARY-2005.txt");
   runs.push_back(import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt").at(0));
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
   RunRecord sample = record_of(testing_support::sample_result());
   sample.label = "sample";
   runs.push_back(sample);
@@ -204,10 +456,73 @@ TEST(RunRecordJson, RoundTrips) {
     ASSERT_TRUE(back) << why;
     EXPECT_EQ(to_json(*back), j);
   }
+  const nlohmann::json c = to_json(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  EXPECT_EQ(c["maxima_are_means"], true);
+  EXPECT_EQ(c["xrun_rate_per_hour"], 4.0);
+  EXPECT_TRUE(c["xrun_count"].is_null());
+  EXPECT_EQ(c["runs"], 6);
   const nlohmann::json j = to_json(runs.back());
+  EXPECT_EQ(j["maxima_are_means"], false);
   EXPECT_TRUE(j["dsp_load_pct"].is_null());
   EXPECT_TRUE(j["delay_max_us"].is_null());
   EXPECT_EQ(j["xrun_count"], 0.0);
+}
+
+// Records written before definitions existed: imports were jack_test's, xrunlab's own runs had
+// the callback delays.
+TEST(RunRecordJson, DefinitionsOfOlderRecords) {
+  std::string why;
+  const auto imported = run_record_from_json({{"label", "x"}, {"imported", true}}, &why);
+  ASSERT_TRUE(imported) << why;
+  EXPECT_EQ(imported->definitions, "jack_test");
+  const auto own = run_record_from_json({{"label", "x"}, {"imported", false}}, &why);
+  ASSERT_TRUE(own) << why;
+  EXPECT_EQ(own->definitions, "callback-delay");
+  const auto given = run_record_from_json({{"label", "x"}, {"definitions", "jack1-rules"}}, &why);
+  ASSERT_TRUE(given) << why;
+  EXPECT_EQ(given->definitions, "jack1-rules");
+  EXPECT_FALSE(run_record_from_json({{"label", "x"}, {"definitions", 3}}, &why));
+  EXPECT_EQ(why, "run record: 'definitions' is not a string");
+}
+
+// The records file round-trips every field, reads files of version 1 (written before the
+// definitions, rates and maxima_are_means) and refuses newer ones.
+TEST(RecordsFile, RoundTripsAndReadsOlderVersions) {
+  std::vector<RunRecord> runs = import_fixture("sched-iso-2.6.11-rc2-mm1-3runs.txt");
+  runs.push_back(import_fixture("consolidated-jack_test3-6runs.txt").at(0));
+  const nlohmann::json file = records_file_json(runs, "old.txt");
+  EXPECT_EQ(file["xrunlab_records"], kRecordsVersion);
+  EXPECT_EQ(file["source"], "old.txt");
+  std::string why;
+  const auto back = records_from_file_json(file, &why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_EQ(back->size(), 2u);
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(to_json((*back)[i]), to_json(runs[i]));
+  EXPECT_EQ((*back)[1].definitions, "jack_test");
+  EXPECT_TRUE((*back)[1].maxima_are_means);
+  EXPECT_EQ((*back)[1].xrun_rate_per_hour, 4.0);
+
+  // A version 1 file, as xrunlab import wrote it before.
+  const nlohmann::json v1 = nlohmann::json::parse(R"({"xrunlab_records": 1, "source": "a.txt",
+      "records": [{"label": "a", "source": "a.txt", "imported": true, "started_utc": "",
+                   "status": "imported", "policy": "", "loads": "", "runs": 3,
+                   "xrun_count": 0.0, "delay_max_us": 150.0, "dsp_load_pct": null}]})");
+  const auto old = records_from_file_json(v1, &why);
+  ASSERT_TRUE(old) << why;
+  ASSERT_EQ(old->size(), 1u);
+  EXPECT_EQ((*old)[0].definitions, "jack_test");
+  EXPECT_FALSE((*old)[0].maxima_are_means);
+  EXPECT_EQ((*old)[0].runs, 3);
+  EXPECT_EQ((*old)[0].delay_max_us, 150.0);
+
+  nlohmann::json newer = file;
+  newer["xrunlab_records"] = kRecordsVersion + 1;
+  EXPECT_FALSE(records_from_file_json(newer, &why));
+  EXPECT_EQ(why,
+            "records file version 3 is newer than this xrunlab reads (2): update xrunlab or "
+            "import the jack_test files again");
+  EXPECT_FALSE(records_from_file_json({{"runs", 1}}, &why));
+  EXPECT_EQ(why, "not an xrunlab records file (from xrunlab import)");
 }
 
 TEST(RunRecordJson, RejectsBadTypesNamingTheKey) {
@@ -240,6 +555,9 @@ TEST(ReadRunFolder, ReadsTheFieldsOfRunJson) {
   EXPECT_EQ(r->status, "completed");
   EXPECT_EQ(r->policy, "SCHED_FIFO 70 (server) / 65 (clients)");
   EXPECT_EQ(r->loads, "compile+hackbench:4");
+  EXPECT_EQ(r->host, "vm");
+  EXPECT_EQ(r->kernel, "6.1.0-rt7");
+  EXPECT_EQ(r->backend, "vcard");
   EXPECT_EQ(r->seconds, 20.0);
   EXPECT_EQ(r->clients, 14.0);
   EXPECT_EQ(r->ports, 4.0);
@@ -359,17 +677,78 @@ TEST(RecordOf, JackTestsFieldsFromTheModel) {
   EXPECT_EQ(rec.intr_rate, r.avg_intr);
   EXPECT_EQ(rec.ctxt_rate, r.avg_ctxt);
 
+  // Where it ran: for grouping runs (summary/compare --by).
+  r.host = {{"hostname", "studio"}, {"kernel", {{"release", "6.1.0-rt7"}}}};
+  r.backend = {{"name", "alsa"}, {"card", "hw:0"}};
+  const RunRecord where = record_of(r);
+  EXPECT_EQ(where.host, "studio");
+  EXPECT_EQ(where.kernel, "6.1.0-rt7");
+  EXPECT_EQ(where.backend, "alsa");
+  const nlohmann::json j = to_json(where);
+  EXPECT_EQ(j["host"], "studio");
+  EXPECT_EQ(j["kernel"], "6.1.0-rt7");
+  EXPECT_EQ(j["backend"], "alsa");
+  std::string why;
+  const auto back = run_record_from_json(j, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->kernel, "6.1.0-rt7");
+
   // What the model does not know stays missing; no spec label is no label.
   RunResult empty;
   finalize(empty);
   const RunRecord none = record_of(empty);
   EXPECT_EQ(none.label, "");
+  EXPECT_EQ(none.host, "");
+  EXPECT_EQ(none.kernel, "");
+  EXPECT_EQ(none.backend, "");
   EXPECT_EQ(none.loads, "");
   EXPECT_FALSE(none.delay_max_us);
   EXPECT_FALSE(none.cycle_max_us);
   EXPECT_FALSE(none.delay_p99_us);
   EXPECT_FALSE(none.dsp_load_pct);
   EXPECT_EQ(none.xrun_count, 0.0);
+}
+
+// Which definitions a run's figures follow: a run.json from before the jack_test definitions
+// (none recorded) has the callback delays; a run with JACK1's rules takes Delay and Cycle
+// Maximum and the Delay Counts from them, never from the callback delays.
+TEST(RecordOf, DefinitionsOfTheRun) {
+  RunResult r = testing_support::sample_result();
+  ASSERT_TRUE(r.jack_test.definitions.empty());
+  const RunRecord before = record_of(r);
+  EXPECT_EQ(before.definitions, "callback-delay");
+  EXPECT_EQ(before.delay_max_us, 6000.0);
+  EXPECT_EQ(before.cycle_max_us, 6200.0);
+  EXPECT_EQ(before.delay_over_spare, 2.0);
+  EXPECT_EQ(before.delay_over_1000, 3.0);
+
+  r.jack_test.definitions = "callback-delay";
+  EXPECT_EQ(to_json(record_of(r)), to_json(before));
+
+  r.jack_test.definitions = "jack1-rules";
+  r.jack_test.delay_max_us = 812.5;
+  r.jack_test.cycle_max_us = 1234;
+  r.jack_test.delay_over_spare = 4;
+  r.jack_test.delay_over_1000 = 1;
+  r.jack_test.dsp_load_pct = 41.5;
+  const RunRecord jack1 = record_of(r);
+  EXPECT_EQ(jack1.definitions, "jack1-rules");
+  EXPECT_EQ(jack1.delay_max_us, 812.5);
+  EXPECT_EQ(jack1.cycle_max_us, 1234.0);
+  EXPECT_EQ(jack1.delay_over_spare, 4.0);
+  EXPECT_EQ(jack1.delay_over_1000, 1.0);
+  EXPECT_EQ(jack1.dsp_load_pct, 41.5);
+  EXPECT_EQ(jack1.xrun_count, before.xrun_count);  // the same definition either way
+  EXPECT_EQ(jack1.delay_p99_us, before.delay_p99_us);
+
+  // What JACK1's rules did not give stays missing (a maximum) or is jack_cpu_load (DSP load).
+  r.jack_test.delay_max_us.reset();
+  r.jack_test.cycle_max_us.reset();
+  r.jack_test.dsp_load_pct.reset();
+  const RunRecord partial = record_of(r);
+  EXPECT_FALSE(partial.delay_max_us);
+  EXPECT_FALSE(partial.cycle_max_us);
+  EXPECT_EQ(partial.dsp_load_pct, r.avg_dsp_load);
 }
 
 // The fast path (only the parts a record needs) gives the record of the whole model.
