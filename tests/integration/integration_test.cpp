@@ -132,7 +132,10 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
                 : std::to_string(static_cast<int64_t>(jt["cycle_max_us"].get<double>())));
   EXPECT_EQ(t["delay_over_spare"], jt["delay_over_spare"]);
   char dsp[32];
-  std::snprintf(dsp, sizeof dsp, "%.1f", t["avg_dsp_load_pct"].get<double>());
+  // JACK1's cpu_load by its rules where a checkpoint was reached, else JACK2's jack_cpu_load().
+  std::snprintf(dsp, sizeof dsp, "%.1f",
+                jt["dsp_load_pct"].is_null() ? t["avg_dsp_load_pct"].get<double>()
+                                             : jt["dsp_load_pct"].get<double>());
   EXPECT_EQ(s.at("Average DSP Load"), dsp);
   std::snprintf(dsp, sizeof dsp, "%.1f", t["avg_context_switch_rate"].get<double>());
   EXPECT_EQ(s.at("Average Context-Switch Rate"), dsp);
