@@ -1,5 +1,6 @@
 #pragma once
 // The one result model of a run. Every writer (summary.txt, run.json, CSV, plots) reads it.
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,15 @@
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
+
+// run.json keeps the first xrun events and the first audible glitches, at most this many of each
+// (a run with xruns every cycle has hundreds per second); the counts beside the lists are of
+// every event.
+inline constexpr size_t kXrunEventsKept = 10000;
+inline constexpr size_t kGlitchesKept = 10000;
+// Each client's worst cycles: the worst kWorstCyclesKept by delay, chosen from the
+// telemetry::kWorstPerSecond worst cycles each second reported.
+inline constexpr size_t kWorstCyclesKept = 10;
 
 struct MetricSummary {
   uint64_t count = 0;
@@ -57,13 +67,13 @@ struct ClientResult {
   Histogram delay, delay_dll, duration, cycle;
   Histogram signal;           // vcard: entry - jackd's wake-up for the same card boundary
   uint64_t unreferenced = 0;  // cycles with no usable reference (excluded from delay)
-  std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
+  std::vector<telemetry::WorstCycle> worst;  // worst first, at most kWorstCyclesKept
   std::vector<ClientSecond> seconds;
   ClientSummaries summary;  // derived from the histograms by finalize(); what the writers show
 };
 
 // Adds one second of telemetry to a client result (exact merge).
-void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = 10);
+void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = kWorstCyclesKept);
 
 // Averages of /proc/stat and of JACK's DSP load over one second of the run.
 struct SystemSecond {
@@ -98,9 +108,15 @@ struct XrunCounts {
   uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
   std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
   double log_driver_max_delay_us = 0;
-  std::vector<std::string> late_clients;  // unique clients jackd reported late
-  std::vector<XrunEvent> events;          // bounded list of the first events
-  std::vector<LogXrunEvent> log_events;   // bounded list of the log's events (who was late)
+  std::vector<std::string> late_clients;    // unique clients jackd reported late
+  std::vector<XrunEvent> events;            // the first events, at most events_limit of them
+  uint64_t events_limit = kXrunEventsKept;  // the bound on events (run.json: events_kept_limit)
+  std::vector<LogXrunEvent> log_events;     // bounded list of the log's events (who was late)
+
+  // Every xrun event of the run: the monitor's count (events holds only the first ones; a model
+  // built by hand may list events without counting them).
+  uint64_t events_total() const { return std::max<uint64_t>(monitor_events, events.size()); }
+  bool events_cut() const { return events.size() < events_total(); }
 };
 
 // The audible chain: what the tail of the chain received on the checked port.
@@ -118,14 +134,20 @@ struct GlitchResult {
 struct AudioResult {
   static constexpr double kMatchWindowMs = 50;  // glitch <-> xrun: within this of each other
   telemetry::AudioTotals totals;
-  std::vector<GlitchResult> glitches;
-  uint32_t period_frames = 0;  // to group glitches into audible events
+  std::vector<GlitchResult> glitches;       // the first ones, at most glitches_limit of them
+  uint64_t glitches_limit = kGlitchesKept;  // the bound on glitches (run.json: glitch_list_...)
+  uint32_t period_frames = 0;               // to group glitches into audible events
   // Glitches less than two periods apart are one audible event (an xrun typically skips one
   // block and replays another a moment later).
   uint64_t events = 0;
   uint64_t glitches_without_xrun = 0;  // audible without any xrun reported: worth knowing
   uint64_t xruns_without_glitch = 0;   // reported xruns nobody heard
   bool final_received = false;
+
+  // Every glitch the tail reported: its total (before its Final message only the list is
+  // known).
+  uint64_t glitches_total() const { return std::max<uint64_t>(totals.glitches, glitches.size()); }
+  bool glitches_cut() const { return glitches.size() < glitches_total(); }
 };
 
 // One audio thread as the kernel reported it, and whether that is what the policy asked for.
