@@ -1,10 +1,14 @@
 #pragma once
 // What the per-run plots show, taken from the result model: the title, the run's context
-// (policy, loads, period, spare time, xrun and glitch times), which clients get their own line,
-// whether the delay histogram needs a log time axis, and the data files and arguments gnuplot
-// is given (scripts/timeline.gp and histogram.gp say what each argument means). Small pure
-// functions, tested without gnuplot in tests/report/plot_data_test.cpp; engine/report/plots.cpp
-// runs gnuplot on them. Non-realtime: used after a run and by `xrunlab plot`.
+// (policy, loads, period, spare time), how the timeline draws xruns and audible glitches
+// (markers, or counts per second) and what its legend says of them, which clients get their own
+// line, whether the delay histogram needs a log time axis, and the data files and arguments
+// gnuplot is given (scripts/timeline.gp and histogram.gp say what each argument means). Every
+// count a legend states is the run's true count, also where a list of the result model holds
+// only the first events.
+// Small pure functions, tested without gnuplot in tests/report/plot_data_test.cpp;
+// engine/report/plots.cpp runs gnuplot on them. Non-realtime: used after a run and by
+// `xrunlab plot`.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -29,7 +33,11 @@ struct PlotContext {
   double spare_us = 0;             // 0 = unknown
   double resolution_us = 0;        // delay resolution; 0 = unknown (1 usec)
   std::vector<double> xruns_s;     // xrun event times, seconds since the measurement started
-  std::vector<double> glitches_s;  // audible glitch times (the audible chain)
+                                   // (the result's list: the first kXrunEventsKept only)
+  uint64_t xruns_total = 0;        // every xrun event of the run (XrunCounts::events_total)
+  std::vector<double> glitches_s;  // audible glitch times (the audible chain; the first
+                                   // kGlitchesKept only)
+  uint64_t glitches_total = 0;     // every glitch of the run (AudioResult::glitches_total)
   bool glitches_known = false;     // the run had an audio check
 };
 
@@ -37,6 +45,60 @@ PlotContext plot_context(const RunResult& r);
 
 // The second title line: "policy: ...   loads: ..." (parts that are unknown are left out).
 std::string context_title(const PlotContext& c);
+
+// How many events of one kind (xruns, audible glitches) a stretch of the run had.
+struct EventCount {
+  double from_s = 0, to_s = 0;  // seconds since the measurement started
+  uint64_t count = 0;
+};
+
+// How the timeline draws one kind of event, and its legend entry.
+struct TimelineEvents {
+  enum class Draw { kNothing, kMarkers, kPerSecond };
+  Draw draw = Draw::kNothing;
+  std::vector<double> times_s;      // kMarkers: one marker per time
+  std::vector<EventCount> seconds;  // kPerSecond: the counts, in time order (panel above)
+  uint64_t peak = 0;                // kPerSecond: the largest count
+  std::string key;                  // the legend entry with the run's true count; "" = none
+};
+
+// Events get one marker each up to this many; a busy run (an xrun every cycle is hundreds per
+// second) would draw a solid block of markers that hides how many there were and when.
+inline constexpr uint64_t kMaxEventMarkers = 200;
+
+// True when events are drawn as counts per second rather than one marker each: more than
+// kMaxEventMarkers of them, or the list of their times (`kept` long) holds only the first ones.
+bool draw_per_second(uint64_t total, size_t kept);
+
+// Times counted per whole second of the run ([s, s + 1) for s = floor(t)), in time order, one
+// entry per second from the first time's to the last's (empty seconds included, count 0).
+// Times that are not finite are left out.
+std::vector<EventCount> count_per_second(const std::vector<double>& times_s);
+
+// The timeline's xruns. Markers at the event times while draw_per_second is false, legend
+// "xrun (N in the run)"; else counts per second (a panel above the timeline), legend "xruns
+// per second (N in the run)", N = XrunCounts::events_total. The counts come from the system
+// samples (SystemSecond::xruns, one bar per sample over [previous sample, t_s]; the first from
+// 0), which cover the whole window; when the samples count none, from the event list: then, if
+// it was cut, the legend says until when ("..., until 53.1 s (the first 10000 of 38037: the
+// list ends there)"). Per-second counts that add up to less than N (xruns after the last
+// sample, while the run stopped) are said: "(38037 in the run; 38012 of them in the seconds
+// drawn)". Counted but neither listed nor sampled: nothing drawn, legend "xruns: N in the run,
+// their times are not known". No xrun: nothing drawn, legend "no xruns in the run".
+TimelineEvents timeline_xruns(const RunResult& r);
+
+// The timeline's audible glitches, by the same rule: markers, legend "audible glitch (N in the
+// run)"; or counts per second from the glitch list (in the panel of the xruns), legend
+// "audible glitches per second (N in the run)" or, when the list was cut, "..., until T s (the
+// first K of N: the list ends there)"; N = AudioResult::glitches_total. Counted, not listed:
+// "audible glitches: N in the run, their times are not known". None: "no audible glitches".
+// No audio check: nothing, no legend entry.
+TimelineEvents timeline_glitches(const RunResult& r);
+
+// The timeline's per-second event counts as a gnuplot data file: a header line
+// "from_s,to_s,count", then one stretch per line (from and to with 6 decimals; commas, as
+// timeseries.csv, which the script reads in the same mode).
+std::string format_event_counts(const std::vector<EventCount>& counts);
 
 // The clients drawn one by one: all of them when there are at most 3, else the first, the
 // middle (the ((n-1)/2)-th of the sorted indices) and the last. Input need not be sorted.
@@ -87,8 +149,9 @@ std::string format_histogram_blocks(const std::vector<std::map<int64_t, uint64_t
 // Everything gnuplot is given for the plots of one run, drawn in folder `dir` (an absolute
 // path: gnuplot reads a file name starting with '<' as a command):
 //   data     the data files, named inside `dir`: timeseries.csv (format_timeseries_csv),
-//            xruns.dat and glitches.dat (format_xrun_times), histogram.dat (block 0 all clients
-//            together, then one block per picked client: format_histogram_blocks)
+//            xruns.dat and glitches.dat (format_xrun_times for markers, format_event_counts
+//            for counts per second: timeline_xruns, timeline_glitches), histogram.dat (block 0
+//            all clients together, then one block per picked client: format_histogram_blocks)
 //   scripts  the script names without ".gp" ("timeline", "histogram"); each draws
 //            dir/<name>.png
 //   args     per script, its arguments after the script (scripts/<name>.gp lists them)

@@ -33,8 +33,13 @@ struct PlotResult {
 // Draws (1280x800 pngcairo, white background, key outside the data area)
 //   plots/timeline.png   per second: callback delay max and mean of the first, middle and last
 //                        client (every client when there are at most 3), cycle time max, the
-//                        period; DSP load and CPU user+system on y2; every xrun as a red marker
-//                        at its time, every audible glitch as a blue one
+//                        period; DSP load and CPU user+system on y2. Xruns and audible
+//                        glitches: a red (xrun) or blue (glitch) marker per event while there
+//                        are at most 200 of them and the result lists them all; else their
+//                        counts per second in a panel above, on the same time axis (xruns from
+//                        the per-second samples, which cover the whole run). The legend gives
+//                        each kind's true count in the run, also where a list holds only the
+//                        first events (engine/report/plot_data.hpp timeline_xruns)
 //   plots/histogram.png  callback delay histogram (1 usec bins, log count axis) of the same
 //                        clients plus all clients summed; period and spare time marked; log
 //                        time axis when the worst delay is over 10x the 99th percentile

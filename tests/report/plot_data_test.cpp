@@ -82,7 +82,9 @@ TEST(PlotContext, ReadsEveryField) {
   EXPECT_DOUBLE_EQ(c.spare_us, 4000.0);
   EXPECT_DOUBLE_EQ(c.resolution_us, 20.833333333333332);
   EXPECT_EQ(c.xruns_s, (std::vector<double>{2.25, 2.75}));  // a time that is not finite: none
+  EXPECT_EQ(c.xruns_total, 3u);                             // ... is still an xrun of the run
   EXPECT_EQ(c.glitches_s, std::vector<double>{2.26});
+  EXPECT_EQ(c.glitches_total, 1u);
   EXPECT_TRUE(c.glitches_known);
   EXPECT_EQ(context_title(c),
             "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench");
@@ -154,18 +156,47 @@ TEST(PlotInputs, DataFilesAndArguments) {
       "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed\n"
       "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench";
   ASSERT_EQ(in.args.size(), 2u);
-  EXPECT_EQ(in.args[0], (std::vector<std::string>{"/tmp/p/timeseries.csv", "/tmp/p/xruns.dat",
-                                                  "/tmp/p/timeline.png", title, "5333.333", "1 2 3",
-                                                  "3 4 3 2", "/tmp/p/glitches.dat", "1"}));
+  // Few xruns and glitches: a marker each (draw 1), the legend with the run's counts.
+  EXPECT_EQ(in.args[0], (std::vector<std::string>{
+                            "/tmp/p/timeseries.csv", "/tmp/p/xruns.dat", "/tmp/p/timeline.png",
+                            title, "5333.333", "1 2 3", "3 4 3 1 1 0", "/tmp/p/glitches.dat",
+                            "xrun (3 in the run)\taudible glitch (1 in the run)"}));
   // 7400 is over 10 x max(p99 = 43, 10): a log time axis.
   EXPECT_EQ(in.args[1],
             (std::vector<std::string>{"/tmp/p/histogram.dat", "/tmp/p/histogram.png", title,
                                       "5333.333", "4000.000", "1 2 3", "3", "16", "1 20.833"}));
 
-  // No audio check: the glitch count is -1 (unknown), not 0.
+  // No audio check: no glitch legend entry, nothing drawn.
   RunResult quiet = r;
   quiet.audio.reset();
-  EXPECT_EQ(plot_inputs(quiet, "/tmp/p").args[0].back(), "-1");
+  const PlotInputs q = plot_inputs(quiet, "/tmp/p");
+  EXPECT_EQ(q.args[0][6], "3 4 3 1 0 0");
+  EXPECT_EQ(q.args[0][8], "xrun (3 in the run)\t");
+}
+
+// A busy run (issue 12): 38037 xruns, the first 10000 listed over the first 53 s. The timeline
+// draws the counts per second of the system samples, which cover the whole run, and its legend
+// states the true total, not the length of the list.
+TEST(PlotInputs, BusyRunDrawsXrunsPerSecondWithTheTrueTotal) {
+  RunResult r = plotted_result();
+  r.xruns.monitor_events = 38037;
+  r.xruns.events.clear();
+  for (size_t i = 0; i < kXrunEventsKept; ++i) {
+    r.xruns.events.push_back({0.0053 * static_cast<double>(i), 0, 1});
+  }
+  r.system.clear();
+  for (int s = 0; s < 71; ++s) {
+    SystemSecond sys;
+    sys.t_s = s + 1.0;
+    sys.xruns = s < 70 ? 543 : 27;  // 70 x 543 + 27 = 38037
+    r.system.push_back(sys);
+  }
+  const PlotInputs in = plot_inputs(r, "/tmp/p");
+  const std::string& xruns = in.data[1].bytes;
+  EXPECT_EQ(xruns.substr(0, 58), "from_s,to_s,count\n0.000000,1.000000,543\n1.000000,2.000000,");
+  EXPECT_NE(xruns.find("\n70.000000,71.000000,27\n"), std::string::npos);
+  EXPECT_EQ(in.args[0][6], "3 4 71 2 1 543");  // xruns per second, the glitch a marker
+  EXPECT_EQ(in.args[0][8], "xruns per second (38037 in the run)\taudible glitch (1 in the run)");
 }
 
 TEST(PickClients, FirstMiddleLast) {
@@ -220,6 +251,144 @@ TEST(DelaySpread, LogAxisThreshold) {
   EXPECT_FALSE(delay_axis_needs_log(s));
   s.max = 101;
   EXPECT_TRUE(delay_axis_needs_log(s));
+}
+
+// The rule: a marker per event for a few, counts per second for many or for a cut list.
+TEST(TimelineEvents, PerSecondRule) {
+  EXPECT_FALSE(draw_per_second(0, 0));
+  EXPECT_FALSE(draw_per_second(kMaxEventMarkers, kMaxEventMarkers));
+  EXPECT_TRUE(draw_per_second(kMaxEventMarkers + 1, kMaxEventMarkers + 1));
+  EXPECT_TRUE(draw_per_second(5, 4));  // the list holds only the first ones
+  EXPECT_TRUE(draw_per_second(38037, 10000));
+}
+
+TEST(TimelineEvents, CountPerSecond) {
+  EXPECT_TRUE(count_per_second({}).empty());
+  EXPECT_TRUE(count_per_second({std::nan("")}).empty());
+  const std::vector<EventCount> c = count_per_second({2.1, 2.9, 5.0, std::nan(""), 3.999});
+  ASSERT_EQ(c.size(), 4u);  // seconds 2..5, the empty second 4 too
+  EXPECT_EQ(c[0].from_s, 2);
+  EXPECT_EQ(c[0].to_s, 3);
+  EXPECT_EQ(c[0].count, 2u);
+  EXPECT_EQ(c[1].count, 1u);
+  EXPECT_EQ(c[2].count, 0u);
+  EXPECT_EQ(c[3].from_s, 5);
+  EXPECT_EQ(c[3].count, 1u);
+  EXPECT_EQ(format_event_counts(c),
+            "from_s,to_s,count\n2.000000,3.000000,2\n3.000000,4.000000,1\n"
+            "4.000000,5.000000,0\n5.000000,6.000000,1\n");
+  EXPECT_EQ(format_event_counts({}), "from_s,to_s,count\n");
+}
+
+// n xruns, all listed, at 0.01 s steps; monitor_events counts them.
+RunResult with_xruns(size_t n) {
+  RunResult r;
+  for (size_t i = 0; i < n; ++i) r.xruns.events.push_back({0.01 * static_cast<double>(i), 0, 1});
+  r.xruns.monitor_events = n;
+  return r;
+}
+
+TEST(TimelineXruns, FewAreMarkersWithTheTrueCount) {
+  const TimelineEvents none = timeline_xruns(RunResult{});
+  EXPECT_EQ(none.draw, TimelineEvents::Draw::kNothing);
+  EXPECT_EQ(none.key, "no xruns in the run");
+
+  RunResult r = with_xruns(kMaxEventMarkers);
+  const TimelineEvents few = timeline_xruns(r);
+  EXPECT_EQ(few.draw, TimelineEvents::Draw::kMarkers);
+  EXPECT_EQ(few.times_s.size(), kMaxEventMarkers);
+  EXPECT_EQ(few.key, "xrun (200 in the run)");
+
+  // One more: counts per second (no system samples here: from the whole list).
+  r = with_xruns(kMaxEventMarkers + 1);
+  const TimelineEvents many = timeline_xruns(r);
+  EXPECT_EQ(many.draw, TimelineEvents::Draw::kPerSecond);
+  EXPECT_TRUE(many.times_s.empty());
+  ASSERT_EQ(many.seconds.size(), 3u);  // 0.00 .. 2.00 s
+  EXPECT_EQ(many.seconds[0].count, 100u);
+  EXPECT_EQ(many.seconds[2].count, 1u);
+  EXPECT_EQ(many.peak, 100u);
+  EXPECT_EQ(many.key, "xruns per second (201 in the run)");
+}
+
+TEST(TimelineXruns, ManyArePerSecondFromTheSamples) {
+  RunResult r = with_xruns(150);
+  r.xruns.monitor_events = 1234;  // the list holds the first 150
+  for (int s = 0; s < 4; ++s) {
+    SystemSecond sys;
+    sys.t_s = s + 1.003;
+    sys.xruns = 300 + s;  // 300 + 301 + 302 + 303 = 1206
+    r.system.push_back(sys);
+  }
+  r.system[2].t_s = std::nan("");  // a sample of unknown time: its interval is unknown
+  const TimelineEvents e = timeline_xruns(r);
+  EXPECT_EQ(e.draw, TimelineEvents::Draw::kPerSecond);
+  ASSERT_EQ(e.seconds.size(), 3u);
+  EXPECT_EQ(e.seconds[0].from_s, 0);
+  EXPECT_DOUBLE_EQ(e.seconds[0].to_s, 1.003);
+  EXPECT_DOUBLE_EQ(e.seconds[2].from_s, 2.003);  // from the previous sample that has a time
+  EXPECT_DOUBLE_EQ(e.seconds[2].to_s, 4.003);
+  EXPECT_EQ(e.seconds[2].count, 303u);
+  EXPECT_EQ(e.peak, 303u);
+  // The samples hold 904 of them: the legend says so beside the true total.
+  EXPECT_EQ(e.key, "xruns per second (1234 in the run; 904 of them in the seconds drawn)");
+  r.system[2].t_s = 3.003;
+  r.xruns.monitor_events = 1206;
+  EXPECT_EQ(timeline_xruns(r).key, "xruns per second (1206 in the run)");
+}
+
+// Without samples that count xruns, a cut list is drawn up to where it ends, and the legend
+// says so.
+TEST(TimelineXruns, CutListWithoutSamplesSaysWhereItEnds) {
+  RunResult r = with_xruns(120);  // 0.00 .. 1.19 s
+  r.xruns.monitor_events = 38037;
+  SystemSecond sys;
+  sys.t_s = 1;  // a sample that counted no xrun (a run.json from before they were counted)
+  r.system.push_back(sys);
+  const TimelineEvents e = timeline_xruns(r);
+  EXPECT_EQ(e.draw, TimelineEvents::Draw::kPerSecond);
+  ASSERT_EQ(e.seconds.size(), 2u);
+  EXPECT_EQ(e.seconds[1].count, 20u);
+  EXPECT_EQ(e.key,
+            "xruns per second, until 1.2 s (the first 120 of 38037: the list ends "
+            "there)");
+
+  // Counted, but neither listed nor sampled: nothing to draw, and the legend says that.
+  r.xruns.events.clear();
+  const TimelineEvents unknown = timeline_xruns(r);
+  EXPECT_EQ(unknown.draw, TimelineEvents::Draw::kNothing);
+  EXPECT_EQ(unknown.key, "xruns: 38037 in the run, their times are not known");
+}
+
+TEST(TimelineGlitches, MarkersOrPerSecondWithTheTrueCount) {
+  RunResult r;
+  EXPECT_EQ(timeline_glitches(r).key, "");  // no audio check: no entry
+  r.audio = AudioResult{};
+  EXPECT_EQ(timeline_glitches(r).key, "no audible glitches");
+  EXPECT_EQ(timeline_glitches(r).draw, TimelineEvents::Draw::kNothing);
+  for (int i = 0; i < 3; ++i) {
+    GlitchResult g;
+    g.t_s = 0.5 * i;
+    r.audio->glitches.push_back(g);
+  }
+  // Before the tail's totals arrive, the list is what is known.
+  TimelineEvents e = timeline_glitches(r);
+  EXPECT_EQ(e.draw, TimelineEvents::Draw::kMarkers);
+  EXPECT_EQ(e.times_s, (std::vector<double>{0, 0.5, 1}));
+  EXPECT_EQ(e.key, "audible glitch (3 in the run)");
+  // The tail counted more than the list holds: counts per second, up to the list's end.
+  r.audio->totals.glitches = 23000;
+  e = timeline_glitches(r);
+  EXPECT_EQ(e.draw, TimelineEvents::Draw::kPerSecond);
+  ASSERT_EQ(e.seconds.size(), 2u);
+  EXPECT_EQ(e.seconds[0].count, 2u);
+  EXPECT_EQ(e.peak, 2u);
+  EXPECT_EQ(e.key,
+            "audible glitches per second, until 1.0 s (the first 3 of 23000: the "
+            "list ends there)");
+  r.audio->glitches.clear();
+  EXPECT_EQ(timeline_glitches(r).key,
+            "audible glitches: 23000 in the run, their times are not known");
 }
 
 TEST(FormatXrunTimes, HeaderThenOnePerLine) {

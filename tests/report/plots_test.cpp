@@ -127,6 +127,28 @@ TEST(DrawPlots, TimelineAndHistogramFromTheModel) {
   expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
 }
 
+// A busy run: xruns and glitches per second in the panel above the timeline (the list cut).
+TEST(DrawPlots, BusyRun) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  PlotTmp tmp;
+  RunResult r = small_result();
+  r.period_us = 1333.3333333333333;
+  r.xruns.monitor_events = 38037;
+  for (size_t i = 0; i < kXrunEventsKept; ++i) {
+    r.xruns.events.push_back({0.0006 * static_cast<double>(i), 0, 1});
+  }
+  for (SystemSecond& s : r.system) s.xruns = 4750;
+  AudioResult a;
+  a.totals.glitches = 12000;
+  for (int i = 0; i < 300; ++i) {
+    GlitchResult g;
+    g.t_s = 0.02 * i;
+    a.glitches.push_back(g);
+  }
+  r.audio = a;
+  expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
+}
+
 // Titles and the temporary folder's path are data, never gnuplot commands: quotes, '<'
 // (gnuplot's "read from a command"), backquotes and system() in them change nothing.
 TEST(DrawPlots, HostileTitleAndFolderAreOnlyData) {
