@@ -73,7 +73,7 @@ client_row(name, col) = is_client(name) ? column(col) : NaN
 all_row(col) = is_client("all") ? column(col) : NaN
 mid(col) = column(col) + 0.5
 
-# One colour per drawn client (first, middle, last), the same as in histogram.gp.
+# One colour per drawn client (first, middle, last), the same as in latency.gp.
 client_colour(i) = i == 1 ? "#1f64b4" : i == 2 ? "#2ca02c" : "#9a3fc6"
 
 set xlabel "time since the measurement started (s)"

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_text.hpp"
@@ -220,13 +222,6 @@ PlotSeries plot_series(const RunResult& r) {
     if (t.system != nullptr) ++s.system_points;
   }
   s.clients.assign(clients.begin(), clients.end());
-  for (const ClientResult& c : r.client_results) {
-    for (const auto& [value, count] : c.delay.nonzero()) {
-      ++s.histogram_points;
-      s.delay_counts[value] += count;
-      s.delay_by_client[c.index][value] += count;
-    }
-  }
   return s;
 }
 
@@ -247,11 +242,6 @@ DelaySpread delay_spread(const std::map<int64_t, uint64_t>& counts) {
     }
   }
   return s;
-}
-
-bool delay_axis_needs_log(const DelaySpread& s) {
-  if (s.count == 0) return false;
-  return s.max > 10 * std::max<int64_t>(s.p99, 10);
 }
 
 std::string format_xrun_times(const std::vector<double>& times_s) {
@@ -286,6 +276,141 @@ std::string format_histogram_blocks(const std::vector<std::map<int64_t, uint64_t
   return out;
 }
 
+namespace {
+
+// One latency series from a histogram: what is drawn and its legend entry, "<what>: <count>
+// <unit>, max <max> µs" and what is not drawn.
+LatencySeries latency_series(std::string style, const std::string& what, const char* unit,
+                             const Histogram& h, bool slack = false) {
+  LatencySeries s;
+  s.style = std::move(style);
+  for (const auto& [value, count] : h.nonzero()) s.counts[value] += count;
+  s.count = h.count();
+  s.max = h.max();
+  s.below_zero = h.underflow_count();
+  s.above_bound = h.overflow_dropped();
+  if (s.count == 0) {
+    s.key = what + ": no values";
+    return s;
+  }
+  s.key = fmt::format("{}: {} {}, max {}", what, s.count, unit,
+                      s.max ? fmt::format("{} µs", *s.max) : std::string("not known"));
+  if (s.below_zero > 0) {
+    s.key += slack ? fmt::format(", {} {} below 0 (deadline missed, not drawn)", s.below_zero, unit)
+                   : fmt::format(", {} below 0 µs (not drawn)", s.below_zero);
+  }
+  if (s.above_bound > 0) {
+    s.key +=
+        fmt::format(", {} over {} µs (values not kept, not drawn)", s.above_bound, h.bound_us());
+  }
+  return s;
+}
+
+// The hops of one kind merged into one histogram; nullopt when the table has none of that kind.
+std::optional<Histogram> merged_hops(const std::vector<const HopSeries*>& hops) {
+  if (hops.empty()) return std::nullopt;
+  Histogram h = hops.front()->us;
+  for (size_t i = 1; i < hops.size(); ++i) h.merge(hops[i]->us);
+  return h;
+}
+
+// A client hop's name: its label, else "c01 <what>".
+std::string hop_name(const HopSeries& h, const char* what) {
+  return h.label.empty() ? fmt::format("c{:02d} {}", h.client, what) : h.label;
+}
+
+void add_hop_series(LatencyPlot& p, const CycleTableResult& t) {
+  auto of_kind = [&](std::string_view kind) {
+    std::vector<const HopSeries*> out;
+    for (const HopSeries& h : t.hops) {
+      if (h.kind == kind) out.push_back(&h);
+    }
+    return out;
+  };
+  // Per-cycle hops (one value per cycle) in one line each.
+  auto single = [&](const char* kind, const char* what, bool slack = false) {
+    if (const auto h = merged_hops(of_kind(kind))) {
+      p.series.push_back(latency_series(kind, what, "cycles", *h, slack));
+    }
+  };
+  // Per-client hops: all clients merged (one value per client and cycle), and with more than
+  // one client the worst one alone.
+  auto per_client = [&](const char* kind, const char* what, const char* hop_what) {
+    const std::vector<const HopSeries*> hops = of_kind(kind);
+    const auto h = merged_hops(hops);
+    if (!h) return;
+    if (hops.size() == 1) {
+      p.series.push_back(latency_series(kind, hop_name(*hops.front(), hop_what), "cycles", *h));
+      return;
+    }
+    p.series.push_back(latency_series(
+        kind, fmt::format("{}, all {} clients together", what, hops.size()), "callbacks", *h));
+    if (std::string_view(kind) != "client_wakeup") return;
+    const HopSeries* worst = nullptr;
+    for (const HopSeries* s : hops) {
+      if (s->us.max() &&
+          (worst == nullptr || !worst->us.max() || *s->us.max() > *worst->us.max())) {
+        worst = s;
+      }
+    }
+    if (worst != nullptr) {
+      p.series.push_back(latency_series(std::string(kind) + "_worst",
+                                        hop_name(*worst, hop_what) + " (the worst client)",
+                                        "cycles", worst->us));
+    }
+  };
+  single("jackd_wakeup", "interrupt -> jackd wake-up");
+  per_client("client_wakeup", "client wake-up", "wake-up");
+  per_client("dsp", "DSP time", "DSP");
+  single("cycle", "cycle time (interrupt -> last client's exit)");
+  single("slack", "slack (last client's exit -> deadline)", true);
+}
+
+}  // namespace
+
+LatencyPlot latency_plot(const RunResult& r) {
+  LatencyPlot p;
+  if (r.cycle_table.present && !r.cycle_table.hops.empty()) {
+    p.hops = true;
+    p.what = "Latency of each hop of the cycle, from the interrupt (1 µs bins, log count)";
+    p.xlabel = "latency";
+    add_hop_series(p, r.cycle_table);
+    return p;
+  }
+  p.what =
+      "Callback delay against the interrupt (includes upstream DSP time; 1 µs bins, log count)";
+  p.xlabel = "callback delay against the interrupt";
+  const std::vector<int> picked = pick_clients(plot_series(r).clients);
+  if (r.client_results.size() > 1) {
+    Histogram all;
+    for (const ClientResult& c : r.client_results) all.merge(c.delay);
+    p.series.push_back(
+        latency_series("delay_all", fmt::format("all {} clients together", r.client_results.size()),
+                       "callbacks", all));
+  }
+  for (size_t i = 0; i < picked.size(); ++i) {
+    const ClientResult* client = nullptr;
+    for (const ClientResult& c : r.client_results) {
+      if (c.index == picked[i]) client = &c;
+    }
+    p.series.push_back(latency_series(fmt::format("delay_{}", i + 1),
+                                      fmt::format("client {}", picked[i]), "cycles",
+                                      client != nullptr ? client->delay : Histogram()));
+  }
+  return p;
+}
+
+bool latency_axis_needs_log(const LatencyPlot& p, double period_us) {
+  std::map<int64_t, uint64_t> all;
+  for (const LatencySeries& s : p.series) {
+    for (const auto& [value, count] : s.counts) all[value] += count;
+  }
+  const DelaySpread spread = delay_spread(all);
+  if (spread.count == 0) return false;
+  const double body = std::max({static_cast<double>(spread.p99), known(period_us), 10.0});
+  return static_cast<double>(spread.max) > 10 * body;
+}
+
 PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   namespace fs = std::filesystem;
   auto in_dir = [&](const char* name) { return (fs::path(dir) / name).string(); };
@@ -294,43 +419,47 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   const std::vector<int> picked = pick_clients(series.clients);
   const TimelineEvents xruns = timeline_xruns(r);
   const TimelineEvents glitches = timeline_glitches(r);
-  // Block 0: all clients together; then one block per drawn client (histogram.gp's index).
-  std::vector<std::map<int64_t, uint64_t>> histograms = {series.delay_counts};
-  for (int c : picked) {
-    const auto it = series.delay_by_client.find(c);
-    histograms.push_back(it == series.delay_by_client.end() ? std::map<int64_t, uint64_t>{}
-                                                            : it->second);
+  const LatencyPlot latency = latency_plot(r);
+  std::vector<std::map<int64_t, uint64_t>> histograms;
+  std::string styles, keys;
+  size_t latency_points = 0;
+  for (const LatencySeries& s : latency.series) {
+    histograms.push_back(s.counts);
+    latency_points += s.counts.size();
+    styles += (styles.empty() ? "" : " ") + s.style;
+    keys += (keys.empty() ? "" : "\t") + s.key;
   }
   std::string title = plot_title(r);
   if (const std::string more = context_title(context); !more.empty()) title += "\n" + more;
-  const std::string picked_text = join(picked);
   const std::string period = usecs(context.period_us);
   auto events_file = [](const TimelineEvents& e) {
     return e.draw == TimelineEvents::Draw::kPerSecond ? format_event_counts(e.seconds)
                                                       : format_xrun_times(e.times_s);
   };
   auto draw = [](const TimelineEvents& e) { return static_cast<int>(e.draw); };
+  // The latency plot's time steps: the cycle table's (1 ns: 1 usec bins), else the delays'.
+  const double resolution =
+      latency.hops ? known(r.cycle_table.resolution_us) : context.resolution_us;
 
   PlotInputs in;
   in.data = {
       {"timeseries.csv", format_timeseries_csv(r)},
       {"xruns.dat", events_file(xruns)},
       {"glitches.dat", events_file(glitches)},
-      {"histogram.dat",
-       format_histogram_blocks(histograms, histogram_max_gap_us(context.resolution_us))},
+      {"latency.dat", format_histogram_blocks(histograms, histogram_max_gap_us(resolution))},
   };
-  in.scripts = {"timeline", "histogram"};
+  in.scripts = {"timeline", "latency"};
   in.args = {
       {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir("timeline.png"), title, period,
-       picked_text,
+       join(picked),
        fmt::format("{} {} {} {} {} {}", series.clients.size(), series.delay_points,
                    series.system_points, draw(xruns), draw(glitches),
                    std::max(xruns.peak, glitches.peak)),
        in_dir("glitches.dat"), xruns.key + "\t" + glitches.key},
-      {in_dir("histogram.dat"), in_dir("histogram.png"), title, period, usecs(context.spare_us),
-       picked_text, std::to_string(series.clients.size()), std::to_string(series.histogram_points),
-       fmt::format("{} {}", delay_axis_needs_log(delay_spread(series.delay_counts)) ? 1 : 0,
-                   usecs(context.resolution_us))},
+      {in_dir("latency.dat"), in_dir("latency.png"), title + "\n" + latency.what, period,
+       fmt::format("{} {} {}", latency_points,
+                   latency_axis_needs_log(latency, context.period_us) ? 1 : 0, usecs(resolution)),
+       styles, keys, latency.xlabel},
   };
   return in;
 }

@@ -1,9 +1,12 @@
 #include "engine/report/plot_data.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine/report/report_csv.hpp"
@@ -117,27 +120,18 @@ TEST(PlotContext, OlderOrEmptyResult) {
   EXPECT_EQ(c.resolution_us, 0);
 }
 
-TEST(PlotSeries, FromSecondsAndHistograms) {
-  const RunResult r = plotted_result();
-  const PlotSeries s = plot_series(r);
+TEST(PlotSeries, FromSeconds) {
+  const PlotSeries s = plot_series(plotted_result());
   EXPECT_EQ(s.clients, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(s.delay_points, 4u);
   EXPECT_EQ(s.system_points, 3u);
-  // Per client: 2 values at 5 + index (4 x 8 cycles), 40..43 (2 each); client 3 also 7400.
-  EXPECT_EQ(s.histogram_points, 3u * 5 + 1);
-  EXPECT_EQ(s.delay_by_client.at(3).at(7400), 1u);
-  EXPECT_EQ(s.delay_by_client.at(2).at(7), 32u);
-  EXPECT_EQ(s.delay_counts.at(41), 6u);
-  uint64_t total = 0;
-  for (const auto& [value, n] : s.delay_counts) total += n;
-  EXPECT_EQ(total, r.delay.count);
 
   const PlotSeries none = plot_series(RunResult{});
   EXPECT_TRUE(none.clients.empty());
-  EXPECT_EQ(none.delay_points + none.system_points + none.histogram_points, 0u);
+  EXPECT_EQ(none.delay_points + none.system_points, 0u);
 }
 
-// What gnuplot is given, argument by argument (scripts/timeline.gp and histogram.gp).
+// What gnuplot is given, argument by argument (scripts/timeline.gp and latency.gp).
 TEST(PlotInputs, DataFilesAndArguments) {
   const RunResult r = plotted_result();
   const PlotInputs in = plot_inputs(r, "/tmp/p");
@@ -148,10 +142,10 @@ TEST(PlotInputs, DataFilesAndArguments) {
   EXPECT_EQ(in.data[1].bytes, "t_s\n2.250000\n2.750000\n");
   EXPECT_EQ(in.data[2].name, "glitches.dat");
   EXPECT_EQ(in.data[2].bytes, "t_s\n2.260000\n");
-  EXPECT_EQ(in.data[3].name, "histogram.dat");
+  EXPECT_EQ(in.data[3].name, "latency.dat");
   EXPECT_EQ(in.data[3].bytes.substr(0, 20),
             "6 32\n7 32\n8 32\n40 6\n");  // 8 -> 40: within a tick and a half
-  EXPECT_EQ(in.scripts, (std::vector<std::string>{"timeline", "histogram"}));
+  EXPECT_EQ(in.scripts, (std::vector<std::string>{"timeline", "latency"}));
   const std::string title =
       "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed\n"
       "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench";
@@ -161,10 +155,19 @@ TEST(PlotInputs, DataFilesAndArguments) {
                             "/tmp/p/timeseries.csv", "/tmp/p/xruns.dat", "/tmp/p/timeline.png",
                             title, "5333.333", "1 2 3", "3 4 3 1 1 0", "/tmp/p/glitches.dat",
                             "xrun (3 in the run)\taudible glitch (1 in the run)"}));
-  // 7400 is over 10 x max(p99 = 43, 10): a log time axis.
+  // No cycle table: the callback delays of all clients together and of each drawn client. 7400
+  // is not 10x beyond the period: a linear time axis.
   EXPECT_EQ(in.args[1],
-            (std::vector<std::string>{"/tmp/p/histogram.dat", "/tmp/p/histogram.png", title,
-                                      "5333.333", "4000.000", "1 2 3", "3", "16", "1 20.833"}));
+            (std::vector<std::string>{
+                "/tmp/p/latency.dat", "/tmp/p/latency.png",
+                title + "\nCallback delay against the interrupt (includes upstream DSP time; 1 µs "
+                        "bins, log count)",
+                "5333.333", "24 0 20.833", "delay_all delay_1 delay_2 delay_3",
+                "all 3 clients together: 121 callbacks, max 7400 µs\t"
+                "client 1: 40 cycles, max 43 µs\t"
+                "client 2: 40 cycles, max 43 µs\t"
+                "client 3: 41 cycles, max 7400 µs",
+                "callback delay against the interrupt"}));
 
   // No audio check: no glitch legend entry, nothing drawn.
   RunResult quiet = r;
@@ -213,7 +216,6 @@ TEST(PickClients, FirstMiddleLast) {
 TEST(DelaySpread, EmptyOneAndMany) {
   const DelaySpread none = delay_spread({});
   EXPECT_EQ(none.count, 0u);
-  EXPECT_FALSE(delay_axis_needs_log(none));
 
   const DelaySpread one = delay_spread({{42, 1}});
   EXPECT_EQ(one.count, 1u);
@@ -226,31 +228,39 @@ TEST(DelaySpread, EmptyOneAndMany) {
   EXPECT_EQ(tail.count, 100u);
   EXPECT_EQ(tail.p99, 20);
   EXPECT_EQ(tail.max, 5000);
-  EXPECT_TRUE(delay_axis_needs_log(tail));
 
-  // 98 of 100 below: p99 moves to the outlier, the body is not squeezed by a lone value.
-  const DelaySpread two = delay_spread({{20, 98}, {5000, 2}});
-  EXPECT_EQ(two.p99, 5000);
-  EXPECT_FALSE(delay_axis_needs_log(two));
+  // 98 of 100 below: p99 moves to the outlier.
+  EXPECT_EQ(delay_spread({{20, 98}, {5000, 2}}).p99, 5000);
 
   // Negative values (the DLL reference can be late) count like any other.
   EXPECT_EQ(delay_spread({{-30, 1}, {10, 1}}).min, -30);
 }
 
-TEST(DelaySpread, LogAxisThreshold) {
-  DelaySpread s;
-  s.count = 1000;
-  s.p99 = 400;
-  s.max = 4000;  // exactly 10x: linear
-  EXPECT_FALSE(delay_axis_needs_log(s));
-  s.max = 4001;
-  EXPECT_TRUE(delay_axis_needs_log(s));
-  // A tiny p99 counts as 10 usecs: 0..90 usecs stays linear.
-  s.p99 = 0;
-  s.max = 90;
-  EXPECT_FALSE(delay_axis_needs_log(s));
-  s.max = 101;
-  EXPECT_TRUE(delay_axis_needs_log(s));
+LatencyPlot one_series(std::map<int64_t, uint64_t> counts) {
+  LatencyPlot p;
+  p.series.push_back(LatencySeries{});
+  p.series.back().counts = std::move(counts);
+  return p;
+}
+
+TEST(LatencyAxis, LogOnlyFarBeyondThePeriodAndTheBody) {
+  EXPECT_FALSE(latency_axis_needs_log(LatencyPlot{}, 1333));
+  EXPECT_FALSE(latency_axis_needs_log(one_series({}), 1333));
+  // 99 values at 20 usecs and one at 5000: 10x beyond the body, but not 10x the period.
+  EXPECT_FALSE(latency_axis_needs_log(one_series({{20, 99}, {5000, 1}}), 1333.3));
+  EXPECT_TRUE(latency_axis_needs_log(one_series({{20, 99}, {13334, 1}}), 1333.3));
+  // Period unknown: the body decides (at least 10 usecs).
+  EXPECT_TRUE(latency_axis_needs_log(one_series({{20, 99}, {5000, 1}}), 0));
+  EXPECT_FALSE(latency_axis_needs_log(one_series({{20, 99}, {200, 1}}), 0));
+  EXPECT_FALSE(latency_axis_needs_log(one_series({{0, 99}, {100, 1}}), 0));
+  EXPECT_TRUE(latency_axis_needs_log(one_series({{0, 99}, {101, 1}}), 0));
+  // 2 of 100 far out are the body's 99th percentile: linear.
+  EXPECT_FALSE(latency_axis_needs_log(one_series({{20, 98}, {5000, 2}}), 0));
+  // All series together.
+  LatencyPlot two = one_series({{20, 99}});
+  two.series.push_back(LatencySeries{});
+  two.series.back().counts = {{13334, 1}};
+  EXPECT_TRUE(latency_axis_needs_log(two, 1333.3));
 }
 
 // The rule: a marker per event for a few, counts per second for many or for a cut list.
@@ -389,6 +399,148 @@ TEST(TimelineGlitches, MarkersOrPerSecondWithTheTrueCount) {
   r.audio->glitches.clear();
   EXPECT_EQ(timeline_glitches(r).key,
             "audible glitches: 23000 in the run, their times are not known");
+}
+
+// A hop of the cycle table with `n` values at each of `values`.
+HopSeries hop(const std::string& key, const std::string& kind, int client,
+              std::vector<int64_t> values, uint64_t n) {
+  HopSeries h;
+  h.key = key;
+  h.kind = kind;
+  h.client = client;
+  h.label = client > 0 ? fmt::format("c{:02d} {}", client, kind == "dsp" ? "DSP" : "wake-up")
+                       : std::string();
+  for (int64_t v : values) h.us.add(v, n);
+  return h;
+}
+
+// The cycle table of 3 clients over 1000 cycles at a 1333 usecs period; 4 cycles missed their
+// deadline (slack below 0).
+RunResult hop_result() {
+  RunResult r = plotted_result();
+  r.period_us = 1333.3333333333333;
+  CycleTableResult& t = r.cycle_table;
+  t.present = true;
+  t.resolution_us = 0.001;
+  t.hops.push_back(hop("jackd_wakeup", "jackd_wakeup", 0, {8, 12}, 500));
+  for (int c = 1; c <= 3; ++c) {
+    t.hops.push_back(hop(fmt::format("wakeup.c{:02d}", c), "client_wakeup", c, {20, 30 * c}, 500));
+    t.hops.push_back(hop(fmt::format("dsp.c{:02d}", c), "dsp", c, {200, 210}, 500));
+  }
+  t.hops.push_back(hop("cycle", "cycle", 0, {700, 1500}, 500));
+  t.hops.back().us.add(25000, 1);  // over the histogram's bound: a kept overflow value
+  HopSeries slack = hop("slack", "slack", 0, {600}, 996);
+  slack.us.add(-170, 4);  // missed: counted, not binned
+  t.hops.push_back(slack);
+  return r;
+}
+
+TEST(LatencyPlot, OneLinePerHopKindFromTheCycleTable) {
+  const LatencyPlot p = latency_plot(hop_result());
+  EXPECT_TRUE(p.hops);
+  EXPECT_EQ(p.what, "Latency of each hop of the cycle, from the interrupt (1 µs bins, log count)");
+  EXPECT_EQ(p.xlabel, "latency");
+  std::vector<std::string> styles, keys;
+  for (const LatencySeries& s : p.series) {
+    styles.push_back(s.style);
+    keys.push_back(s.key);
+  }
+  EXPECT_EQ(styles, (std::vector<std::string>{"jackd_wakeup", "client_wakeup",
+                                              "client_wakeup_worst", "dsp", "cycle", "slack"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "interrupt -> jackd wake-up: 1000 cycles, max 12 µs",
+                      "client wake-up, all 3 clients together: 3000 callbacks, max 90 µs",
+                      "c03 wake-up (the worst client): 1000 cycles, max 90 µs",
+                      "DSP time, all 3 clients together: 3000 callbacks, max 210 µs",
+                      "cycle time (interrupt -> last client's exit): 1001 cycles, max 25000 µs",
+                      "slack (last client's exit -> deadline): 1000 cycles, max 600 µs, 4 cycles "
+                      "below 0 (deadline missed, not drawn)",
+                  }));
+  // The merged clients: every client's values in one histogram.
+  const LatencySeries& wakeup = p.series[1];
+  EXPECT_EQ(wakeup.counts,
+            (std::map<int64_t, uint64_t>{{20, 1500}, {30, 500}, {60, 500}, {90, 500}}));
+  EXPECT_EQ(wakeup.count, 3000u);
+  EXPECT_EQ(p.series[3].counts, (std::map<int64_t, uint64_t>{{200, 1500}, {210, 1500}}));
+  EXPECT_EQ(p.series[4].counts.at(25000), 1u);  // kept above the bound: drawn
+  // Slack: the negative values are counted, not drawn.
+  const LatencySeries& slack = p.series[5];
+  EXPECT_EQ(slack.counts, (std::map<int64_t, uint64_t>{{600, 996}}));
+  EXPECT_EQ(slack.count, 1000u);
+  EXPECT_EQ(slack.below_zero, 4u);
+}
+
+// Backends without jackd's wake-up have no such hop; one client has no "all together" line.
+TEST(LatencyPlot, OnlyTheHopsTheTableHas) {
+  RunResult r = hop_result();
+  std::vector<HopSeries> kept;
+  for (const HopSeries& h : r.cycle_table.hops) {
+    if (h.kind != "jackd_wakeup" && h.client <= 1) kept.push_back(h);
+  }
+  r.cycle_table.hops = kept;
+  const LatencyPlot p = latency_plot(r);
+  std::vector<std::string> styles, keys;
+  for (const LatencySeries& s : p.series) {
+    styles.push_back(s.style);
+    keys.push_back(s.key);
+  }
+  EXPECT_EQ(styles, (std::vector<std::string>{"client_wakeup", "dsp", "cycle", "slack"}));
+  EXPECT_EQ(keys[0], "c01 wake-up: 1000 cycles, max 30 µs");
+  EXPECT_EQ(keys[1], "c01 DSP: 1000 cycles, max 210 µs");
+
+  // A hop with no values yet says so.
+  r.cycle_table.hops[0].us = Histogram();
+  EXPECT_EQ(latency_plot(r).series[0].key, "c01 wake-up: no values");
+}
+
+// Without the cycle table (older run.json, backends without it): the callback delays against
+// the interrupt, which include the DSP time of every client upstream, and the title says so.
+TEST(LatencyPlot, FallsBackToTheCallbackDelays) {
+  RunResult r = plotted_result();
+  r.client_results[0].delay.add(-12, 2);  // a DLL-referenced delay can be negative
+  const LatencyPlot p = latency_plot(r);
+  EXPECT_FALSE(p.hops);
+  EXPECT_NE(p.what.find("Callback delay against the interrupt (includes upstream DSP time"),
+            std::string::npos);
+  ASSERT_EQ(p.series.size(), 4u);
+  EXPECT_EQ(p.series[0].style, "delay_all");
+  EXPECT_EQ(p.series[0].count, 123u);
+  EXPECT_EQ(p.series[0].counts.at(41), 6u);
+  EXPECT_EQ(p.series[0].key,
+            "all 3 clients together: 123 callbacks, max 7400 µs, 2 below 0 µs (not drawn)");
+  EXPECT_EQ(p.series[1].key, "client 1: 42 cycles, max 43 µs, 2 below 0 µs (not drawn)");
+  EXPECT_EQ(p.series[3].counts.at(7400), 1u);
+
+  // The table is there but holds no hop: the delays too.
+  r.cycle_table.present = true;
+  EXPECT_FALSE(latency_plot(r).hops);
+  // One client: its line only.
+  RunResult one = plotted_result();
+  one.client_results.resize(1);
+  const LatencyPlot single = latency_plot(one);
+  ASSERT_EQ(single.series.size(), 1u);
+  EXPECT_EQ(single.series[0].style, "delay_1");
+  EXPECT_TRUE(latency_plot(RunResult{}).series.empty());
+}
+
+TEST(PlotInputs, LatencyArgumentsFromTheCycleTable) {
+  const RunResult r = hop_result();
+  const PlotInputs in = plot_inputs(r, "/tmp/p");
+  ASSERT_EQ(in.args.size(), 2u);
+  const std::vector<std::string>& a = in.args[1];
+  ASSERT_EQ(a.size(), 8u);
+  EXPECT_EQ(a[3], "1333.333");
+  // 2 + 4 + 2 + 2 + 3 + 1 drawn points; 25000 is beyond 10x the period: a log time axis; the
+  // table's resolution (1 ns).
+  EXPECT_EQ(a[4], "14 1 0.001");
+  EXPECT_EQ(a[5], "jackd_wakeup client_wakeup client_wakeup_worst dsp cycle slack");
+  EXPECT_EQ(std::count(a[6].begin(), a[6].end(), '\t'), 5);
+  EXPECT_EQ(a[6].substr(0, a[6].find('\t')), "interrupt -> jackd wake-up: 1000 cycles, max 12 µs");
+  EXPECT_EQ(a[7], "latency");
+  // Blocks in the order of the styles: jackd's first, slack last.
+  const std::string& data = in.data[3].bytes;
+  EXPECT_EQ(data.substr(0, data.find("\n\n\n")), "8 500\n\n12 500");
+  EXPECT_EQ(data.substr(data.rfind("\n\n\n") + 3), "600 996\n");
 }
 
 TEST(FormatXrunTimes, HeaderThenOnePerLine) {
