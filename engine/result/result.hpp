@@ -247,9 +247,24 @@ struct RunResult {
 // data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.
 void finalize(RunResult& r);
 
+// What match_glitches can judge when a list holds only the first events (XrunCounts::events_cut,
+// AudioResult::glitches_cut): a glitch later than the last listed xrun (plus the match window)
+// may have had an xrun that is not listed, and an xrun later than the last listed glitch may
+// have been heard; neither is judged. Infinity: the whole list is judged.
+struct GlitchMatchScope {
+  double glitches_until_s = 0;  // listed glitches at or before this time are judged
+  double xruns_until_s = 0;     // listed xruns at or before this time are judged
+  uint64_t glitches = 0;        // how many listed glitches that is
+  uint64_t xruns = 0;           // how many listed xruns that is
+};
+GlitchMatchScope glitch_match_scope(const std::vector<XrunEvent>& xruns, bool xruns_cut,
+                                    const AudioResult& a);
+
 // Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts
-// glitches nobody explained and xruns nobody heard.
+// glitches nobody explained and xruns nobody heard, among those glitch_match_scope can judge
+// (`xruns_cut`: the list holds only the first xrun events). A glitch that cannot be judged has
+// no nearest xrun and is not matched.
 void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
-                    const std::vector<LogXrunEvent>& log_events = {});
+                    const std::vector<LogXrunEvent>& log_events = {}, bool xruns_cut = false);
 
 }  // namespace xrunlab
