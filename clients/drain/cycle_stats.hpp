@@ -23,7 +23,7 @@ namespace xrunlab {
 class CycleStats {
  public:
   using Emit = std::function<void(const telemetry::Message&)>;
-  static constexpr size_t kWorstPerSecond = 3;
+  static constexpr size_t kWorstPerSecond = telemetry::kWorstPerSecond;
   // How long a cycle is held back while the window's end is only planned: far longer than the
   // engine's stop command takes to reach the client (its loop wakes every 10 ms, the client's
   // command reader every 20 ms), short enough that each second still reaches the engine's

@@ -122,7 +122,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
   ReportOptions& ro = cmd.report;
-  CLI::App* plot = app.add_subcommand("plot", "Draw a run folder's plots again (plots/*.png).");
+  CLI::App* plot = app.add_subcommand(
+      "plot", "Draw a run folder's plots again (plots/timeline.png, plots/latency.png).");
   plot->add_option("RUN_DIR", ro.paths, "Run folders.")->required()->type_name("RUN_DIR");
   CLI::App* summary = app.add_subcommand(
       "summary",

@@ -56,7 +56,7 @@ class Monitor {
   XrunCounts xrun_snapshot() const;
   uint64_t events_total() const;
 
-  static constexpr size_t kMaxEventsKept = 10000;
+  static constexpr size_t kMaxEventsKept = kXrunEventsKept;  // the result's bound (result.hpp)
 
  private:
   static int on_xrun(void* arg);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_text.hpp"
@@ -55,13 +57,146 @@ PlotContext plot_context(const RunResult& r) {
   for (const XrunEvent& e : r.xruns.events) {
     if (std::isfinite(e.t_s)) c.xruns_s.push_back(e.t_s);
   }
+  c.xruns_total = r.xruns.events_total();
   if (r.audio) {
     c.glitches_known = true;
     for (const GlitchResult& g : r.audio->glitches) {
       if (std::isfinite(g.t_s)) c.glitches_s.push_back(g.t_s);
     }
+    c.glitches_total = r.audio->glitches_total();
   }
   return c;
+}
+
+bool draw_per_second(uint64_t total, size_t kept) {
+  return total > kMaxEventMarkers || kept < total;
+}
+
+std::vector<EventCount> count_per_second(const std::vector<double>& times_s) {
+  std::map<int64_t, uint64_t> by_second;
+  for (double t : times_s) {
+    if (std::isfinite(t)) ++by_second[static_cast<int64_t>(std::floor(t))];
+  }
+  std::vector<EventCount> out;
+  if (by_second.empty()) return out;
+  for (int64_t s = by_second.begin()->first; s <= by_second.rbegin()->first; ++s) {
+    const auto it = by_second.find(s);
+    out.push_back({static_cast<double>(s), static_cast<double>(s + 1),
+                   it == by_second.end() ? 0 : it->second});
+  }
+  return out;
+}
+
+namespace {
+
+uint64_t peak_of(const std::vector<EventCount>& counts) {
+  uint64_t peak = 0;
+  for (const EventCount& c : counts) peak = std::max(peak, c.count);
+  return peak;
+}
+
+// The system samples' xrun counts, one stretch per sample: [previous sample, t_s], the first
+// from the window start. Samples whose time is not finite or not after the previous one are
+// left out (their interval is unknown).
+std::vector<EventCount> sampled_xruns(const std::vector<SystemSecond>& system) {
+  std::vector<EventCount> out;
+  double from = 0;
+  for (const SystemSecond& s : system) {
+    if (!std::isfinite(s.t_s) || s.t_s <= from) continue;
+    out.push_back({from, s.t_s, s.xruns});
+    from = s.t_s;
+  }
+  return out;
+}
+
+// "..., until 53.1 s (the first 10000 of 38037: the list ends there)" for counts taken from a
+// list (`listed` long, `times` its finite times) that holds only the first events; "" for a
+// whole list.
+std::string list_end(const std::vector<double>& times, size_t listed, uint64_t total) {
+  if (listed >= total || times.empty()) return "";
+  return fmt::format(", until {:.1f} s (the first {} of {}: the list ends there)",
+                     *std::max_element(times.begin(), times.end()), listed, total);
+}
+
+}  // namespace
+
+TimelineEvents timeline_xruns(const RunResult& r) {
+  const PlotContext c = plot_context(r);
+  TimelineEvents e;
+  if (c.xruns_total == 0) {
+    e.key = "no xruns in the run";
+    return e;
+  }
+  const size_t listed = r.xruns.events.size();  // times that are not finite included
+  if (!draw_per_second(c.xruns_total, listed)) {
+    e.draw = TimelineEvents::Draw::kMarkers;
+    e.times_s = c.xruns_s;
+    e.key = fmt::format("xrun ({} in the run)", c.xruns_total);
+    return e;
+  }
+  e.draw = TimelineEvents::Draw::kPerSecond;
+  e.seconds = sampled_xruns(r.system);
+  uint64_t sampled = 0;
+  for (const EventCount& s : e.seconds) sampled += s.count;
+  if (sampled > 0) {
+    e.key = sampled == c.xruns_total
+                ? fmt::format("xruns per second ({} in the run)", c.xruns_total)
+                : fmt::format(
+                      "xruns per second ({} in the run; {} of them in the "
+                      "seconds drawn)",
+                      c.xruns_total, sampled);
+  } else {
+    // No sample counted them (a model without system samples): the event list, cut or whole.
+    e.seconds = count_per_second(c.xruns_s);
+    const std::string until = list_end(c.xruns_s, listed, c.xruns_total);
+    e.key = until.empty() ? fmt::format("xruns per second ({} in the run)", c.xruns_total)
+                          : "xruns per second" + until;
+  }
+  if (e.seconds.empty()) {  // counted, never listed nor sampled
+    e.draw = TimelineEvents::Draw::kNothing;
+    e.key = fmt::format("xruns: {} in the run, their times are not known", c.xruns_total);
+  }
+  e.peak = peak_of(e.seconds);
+  return e;
+}
+
+TimelineEvents timeline_glitches(const RunResult& r) {
+  const PlotContext c = plot_context(r);
+  TimelineEvents e;
+  if (!c.glitches_known) return e;
+  if (c.glitches_total == 0) {
+    e.key = "no audible glitches";
+    return e;
+  }
+  const size_t listed = r.audio->glitches.size();  // times that are not finite included
+  if (!draw_per_second(c.glitches_total, listed)) {
+    e.draw = TimelineEvents::Draw::kMarkers;
+    e.times_s = c.glitches_s;
+    e.key = fmt::format("audible glitch ({} in the run)", c.glitches_total);
+    return e;
+  }
+  e.draw = TimelineEvents::Draw::kPerSecond;
+  e.seconds = count_per_second(c.glitches_s);
+  if (e.seconds.empty()) {  // counted, never listed
+    e.draw = TimelineEvents::Draw::kNothing;
+    e.key =
+        fmt::format("audible glitches: {} in the run, their times are not known", c.glitches_total);
+    return e;
+  }
+  e.peak = peak_of(e.seconds);
+  const std::string until = list_end(c.glitches_s, listed, c.glitches_total);
+  e.key = until.empty()
+              ? fmt::format("audible glitches per second ({} in the run)", c.glitches_total)
+              : "audible glitches per second" + until;
+  return e;
+}
+
+std::string format_event_counts(const std::vector<EventCount>& counts) {
+  std::string out = "from_s,to_s,count\n";
+  for (const EventCount& c : counts) {
+    out += fmt::format("{:.6f},{:.6f},{}\n", c.from_s, c.to_s, c.count);
+  }
+  return out;
 }
 
 std::string context_title(const PlotContext& c) {
@@ -87,13 +222,6 @@ PlotSeries plot_series(const RunResult& r) {
     if (t.system != nullptr) ++s.system_points;
   }
   s.clients.assign(clients.begin(), clients.end());
-  for (const ClientResult& c : r.client_results) {
-    for (const auto& [value, count] : c.delay.nonzero()) {
-      ++s.histogram_points;
-      s.delay_counts[value] += count;
-      s.delay_by_client[c.index][value] += count;
-    }
-  }
   return s;
 }
 
@@ -114,11 +242,6 @@ DelaySpread delay_spread(const std::map<int64_t, uint64_t>& counts) {
     }
   }
   return s;
-}
-
-bool delay_axis_needs_log(const DelaySpread& s) {
-  if (s.count == 0) return false;
-  return s.max > 10 * std::max<int64_t>(s.p99, 10);
 }
 
 std::string format_xrun_times(const std::vector<double>& times_s) {
@@ -153,45 +276,190 @@ std::string format_histogram_blocks(const std::vector<std::map<int64_t, uint64_t
   return out;
 }
 
+namespace {
+
+// One latency series from a histogram: what is drawn and its legend entry, "<what>: <count>
+// <unit>, max <max> µs" and what is not drawn.
+LatencySeries latency_series(std::string style, const std::string& what, const char* unit,
+                             const Histogram& h, bool slack = false) {
+  LatencySeries s;
+  s.style = std::move(style);
+  for (const auto& [value, count] : h.nonzero()) s.counts[value] += count;
+  s.count = h.count();
+  s.max = h.max();
+  s.below_zero = h.underflow_count();
+  s.above_bound = h.overflow_dropped();
+  if (s.count == 0) {
+    s.key = what + ": no values";
+    return s;
+  }
+  s.key = fmt::format("{}: {} {}, max {}", what, s.count, unit,
+                      s.max ? fmt::format("{} µs", *s.max) : std::string("not known"));
+  if (s.below_zero > 0) {
+    s.key += slack ? fmt::format(", {} {} below 0 (deadline missed, not drawn)", s.below_zero, unit)
+                   : fmt::format(", {} below 0 µs (not drawn)", s.below_zero);
+  }
+  if (s.above_bound > 0) {
+    s.key +=
+        fmt::format(", {} over {} µs (values not kept, not drawn)", s.above_bound, h.bound_us());
+  }
+  return s;
+}
+
+// The hops of one kind merged into one histogram; nullopt when the table has none of that kind.
+std::optional<Histogram> merged_hops(const std::vector<const HopSeries*>& hops) {
+  if (hops.empty()) return std::nullopt;
+  Histogram h = hops.front()->us;
+  for (size_t i = 1; i < hops.size(); ++i) h.merge(hops[i]->us);
+  return h;
+}
+
+// A client hop's name: its label, else "c01 <what>".
+std::string hop_name(const HopSeries& h, const char* what) {
+  return h.label.empty() ? fmt::format("c{:02d} {}", h.client, what) : h.label;
+}
+
+void add_hop_series(LatencyPlot& p, const CycleTableResult& t) {
+  auto of_kind = [&](std::string_view kind) {
+    std::vector<const HopSeries*> out;
+    for (const HopSeries& h : t.hops) {
+      if (h.kind == kind) out.push_back(&h);
+    }
+    return out;
+  };
+  // Per-cycle hops (one value per cycle) in one line each.
+  auto single = [&](const char* kind, const char* what, bool slack = false) {
+    if (const auto h = merged_hops(of_kind(kind))) {
+      p.series.push_back(latency_series(kind, what, "cycles", *h, slack));
+    }
+  };
+  // Per-client hops: all clients merged (one value per client and cycle), and with more than
+  // one client the worst one alone.
+  auto per_client = [&](const char* kind, const char* what, const char* hop_what) {
+    const std::vector<const HopSeries*> hops = of_kind(kind);
+    const auto h = merged_hops(hops);
+    if (!h) return;
+    if (hops.size() == 1) {
+      p.series.push_back(latency_series(kind, hop_name(*hops.front(), hop_what), "cycles", *h));
+      return;
+    }
+    p.series.push_back(latency_series(
+        kind, fmt::format("{}, all {} clients together", what, hops.size()), "callbacks", *h));
+    if (std::string_view(kind) != "client_wakeup") return;
+    const HopSeries* worst = nullptr;
+    for (const HopSeries* s : hops) {
+      if (s->us.max() &&
+          (worst == nullptr || !worst->us.max() || *s->us.max() > *worst->us.max())) {
+        worst = s;
+      }
+    }
+    if (worst != nullptr) {
+      p.series.push_back(latency_series(std::string(kind) + "_worst",
+                                        hop_name(*worst, hop_what) + " (the worst client)",
+                                        "cycles", worst->us));
+    }
+  };
+  single("jackd_wakeup", "interrupt -> jackd wake-up");
+  per_client("client_wakeup", "client wake-up", "wake-up");
+  per_client("dsp", "DSP time", "DSP");
+  single("cycle", "cycle time (interrupt -> last client's exit)");
+  single("slack", "slack (last client's exit -> deadline)", true);
+}
+
+}  // namespace
+
+LatencyPlot latency_plot(const RunResult& r) {
+  LatencyPlot p;
+  if (r.cycle_table.present && !r.cycle_table.hops.empty()) {
+    p.hops = true;
+    p.what = "Latency of each hop of the cycle, from the interrupt (1 µs bins, log count)";
+    p.xlabel = "latency";
+    add_hop_series(p, r.cycle_table);
+    return p;
+  }
+  p.what =
+      "Callback delay against the interrupt (includes upstream DSP time; 1 µs bins, log count)";
+  p.xlabel = "callback delay against the interrupt";
+  const std::vector<int> picked = pick_clients(plot_series(r).clients);
+  if (r.client_results.size() > 1) {
+    Histogram all;
+    for (const ClientResult& c : r.client_results) all.merge(c.delay);
+    p.series.push_back(
+        latency_series("delay_all", fmt::format("all {} clients together", r.client_results.size()),
+                       "callbacks", all));
+  }
+  for (size_t i = 0; i < picked.size(); ++i) {
+    const ClientResult* client = nullptr;
+    for (const ClientResult& c : r.client_results) {
+      if (c.index == picked[i]) client = &c;
+    }
+    p.series.push_back(latency_series(fmt::format("delay_{}", i + 1),
+                                      fmt::format("client {}", picked[i]), "cycles",
+                                      client != nullptr ? client->delay : Histogram()));
+  }
+  return p;
+}
+
+bool latency_axis_needs_log(const LatencyPlot& p, double period_us) {
+  std::map<int64_t, uint64_t> all;
+  for (const LatencySeries& s : p.series) {
+    for (const auto& [value, count] : s.counts) all[value] += count;
+  }
+  const DelaySpread spread = delay_spread(all);
+  if (spread.count == 0) return false;
+  const double body = std::max({static_cast<double>(spread.p99), known(period_us), 10.0});
+  return static_cast<double>(spread.max) > 10 * body;
+}
+
 PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   namespace fs = std::filesystem;
   auto in_dir = [&](const char* name) { return (fs::path(dir) / name).string(); };
   const PlotContext context = plot_context(r);
   const PlotSeries series = plot_series(r);
   const std::vector<int> picked = pick_clients(series.clients);
-  // Block 0: all clients together; then one block per drawn client (histogram.gp's index).
-  std::vector<std::map<int64_t, uint64_t>> histograms = {series.delay_counts};
-  for (int c : picked) {
-    const auto it = series.delay_by_client.find(c);
-    histograms.push_back(it == series.delay_by_client.end() ? std::map<int64_t, uint64_t>{}
-                                                            : it->second);
+  const TimelineEvents xruns = timeline_xruns(r);
+  const TimelineEvents glitches = timeline_glitches(r);
+  const LatencyPlot latency = latency_plot(r);
+  std::vector<std::map<int64_t, uint64_t>> histograms;
+  std::string styles, keys;
+  size_t latency_points = 0;
+  for (const LatencySeries& s : latency.series) {
+    histograms.push_back(s.counts);
+    latency_points += s.counts.size();
+    styles += (styles.empty() ? "" : " ") + s.style;
+    keys += (keys.empty() ? "" : "\t") + s.key;
   }
   std::string title = plot_title(r);
   if (const std::string more = context_title(context); !more.empty()) title += "\n" + more;
-  const std::string picked_text = join(picked);
   const std::string period = usecs(context.period_us);
+  auto events_file = [](const TimelineEvents& e) {
+    return e.draw == TimelineEvents::Draw::kPerSecond ? format_event_counts(e.seconds)
+                                                      : format_xrun_times(e.times_s);
+  };
+  auto draw = [](const TimelineEvents& e) { return static_cast<int>(e.draw); };
+  // The latency plot's time steps: the cycle table's (1 ns: 1 usec bins), else the delays'.
+  const double resolution =
+      latency.hops ? known(r.cycle_table.resolution_us) : context.resolution_us;
 
   PlotInputs in;
   in.data = {
       {"timeseries.csv", format_timeseries_csv(r)},
-      {"xruns.dat", format_xrun_times(context.xruns_s)},
-      {"glitches.dat", format_xrun_times(context.glitches_s)},
-      {"histogram.dat",
-       format_histogram_blocks(histograms, histogram_max_gap_us(context.resolution_us))},
+      {"xruns.dat", events_file(xruns)},
+      {"glitches.dat", events_file(glitches)},
+      {"latency.dat", format_histogram_blocks(histograms, histogram_max_gap_us(resolution))},
   };
-  in.scripts = {"timeline", "histogram"};
+  in.scripts = {"timeline", "latency"};
   in.args = {
       {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir("timeline.png"), title, period,
-       picked_text,
-       fmt::format("{} {} {} {}", series.clients.size(), series.delay_points, series.system_points,
-                   context.xruns_s.size()),
-       in_dir("glitches.dat"),
-       std::to_string(context.glitches_known ? static_cast<int64_t>(context.glitches_s.size())
-                                             : -1)},
-      {in_dir("histogram.dat"), in_dir("histogram.png"), title, period, usecs(context.spare_us),
-       picked_text, std::to_string(series.clients.size()), std::to_string(series.histogram_points),
-       fmt::format("{} {}", delay_axis_needs_log(delay_spread(series.delay_counts)) ? 1 : 0,
-                   usecs(context.resolution_us))},
+       join(picked),
+       fmt::format("{} {} {} {} {} {}", series.clients.size(), series.delay_points,
+                   series.system_points, draw(xruns), draw(glitches),
+                   std::max(xruns.peak, glitches.peak)),
+       in_dir("glitches.dat"), xruns.key + "\t" + glitches.key},
+      {in_dir("latency.dat"), in_dir("latency.png"), title + "\n" + latency.what, period,
+       fmt::format("{} {} {}", latency_points,
+                   latency_axis_needs_log(latency, context.period_us) ? 1 : 0, usecs(resolution)),
+       styles, keys, latency.xlabel},
   };
   return in;
 }

@@ -1,11 +1,10 @@
 #pragma once
 // PNG plots of one run, drawn by gnuplot (pngcairo) from the result model with
-// scripts/timeline.gp and scripts/histogram.gp (one script per plot, so users can restyle
-// them). gnuplot runs as a child process from an argv vector (engine/system/process.hpp: no
-// shell); every value reaches the script as its own argument through `gnuplot -c`, so titles
-// and paths are never parsed as gnuplot commands. Plots are optional output: nothing here
-// throws, failures come back as an error message. Non-realtime: used after a run and by
-// `xrunlab plot`.
+// scripts/timeline.gp and scripts/latency.gp (one script per plot, so users can restyle them).
+// gnuplot runs as a child process from an argv vector (engine/system/process.hpp: no shell);
+// every value reaches the script as its own argument through `gnuplot -c`, so titles and paths
+// are never parsed as gnuplot commands. Plots are optional output: nothing here throws,
+// failures come back as an error message. Non-realtime: used after a run and by `xrunlab plot`.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -16,9 +15,11 @@
 namespace xrunlab {
 
 // The plots, relative to the run folder, in the order draw_plots makes them.
-inline constexpr const char* kPlotFiles[] = {"plots/timeline.png", "plots/histogram.png"};
-// Plots of older xrunlab versions, now part of timeline.png: stale next to the new ones.
-inline constexpr const char* kReplacedPlotFiles[] = {"plots/delay.png", "plots/cpu.png"};
+inline constexpr const char* kPlotFiles[] = {"plots/timeline.png", "plots/latency.png"};
+// Plots of older xrunlab versions, stale next to the new ones: delay.png and cpu.png are now
+// part of timeline.png, histogram.png (the callback delay histogram) is latency.png.
+inline constexpr const char* kReplacedPlotFiles[] = {"plots/delay.png", "plots/cpu.png",
+                                                     "plots/histogram.png"};
 
 struct PlotOptions {
   std::string gnuplot = "gnuplot";   // program name (looked up in PATH) or path
@@ -31,16 +32,27 @@ struct PlotResult {
 };
 
 // Draws (1280x800 pngcairo, white background, key outside the data area)
-//   plots/timeline.png   per second: callback delay max and mean of the first, middle and last
-//                        client (every client when there are at most 3), cycle time max, the
-//                        period; DSP load and CPU user+system on y2; every xrun as a red marker
-//                        at its time, every audible glitch as a blue one
-//   plots/histogram.png  callback delay histogram (1 usec bins, log count axis) of the same
-//                        clients plus all clients summed; period and spare time marked; log
-//                        time axis when the worst delay is over 10x the 99th percentile
-//                        (engine/report/plot_data.hpp delay_axis_needs_log)
+//   plots/timeline.png  per second: callback delay max and mean of the first, middle and last
+//                       client (every client when there are at most 3), cycle time max, the
+//                       period; DSP load and CPU user+system on y2. Xruns and audible glitches:
+//                       a red (xrun) or blue (glitch) marker per event while there are at most
+//                       200 of them and the result lists them all; else their counts per
+//                       second in a panel above, on the same time axis (xruns from the
+//                       per-second samples, which cover the whole run). The legend gives each
+//                       kind's true count in the run, also where a list holds only the first
+//                       events (engine/report/plot_data.hpp timeline_xruns, timeline_glitches)
+//   plots/latency.png   latency distributions as the OSADL / cyclictest latency plots draw
+//                       them: log count against usecs (1 usec bins), one line per series, the
+//                       period (the deadline) marked, each legend entry with its count and
+//                       maximum. Series: each hop kind of the cycle table (interrupt -> jackd
+//                       wake-up, client wake-up, DSP time, cycle, slack; negative slack, the
+//                       missed deadlines, only counted), or without it the callback delays
+//                       against the interrupt of all clients together and the same clients
+//                       as the timeline (plot_data.hpp latency_plot); log time axis when the
+//                       worst value is far beyond the period and the body of the values
+//                       (latency_axis_needs_log)
 // from r (engine/report/plot_data.hpp plot_inputs: the title, the data files and the scripts'
-// arguments) using script_dir/timeline.gp and script_dir/histogram.gp. gnuplot draws in a
+// arguments) using script_dir/timeline.gp and script_dir/latency.gp. gnuplot draws in a
 // private temporary folder ($TMPDIR, else /tmp), removed before returning; the PNGs come back
 // as bytes, for write_run_files (engine/report/run_folder.hpp). A plot without data says so
 // instead of failing. PNGs gnuplot drew before an error are still returned. gnuplot missing:

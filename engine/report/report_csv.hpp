@@ -1,7 +1,8 @@
 #pragma once
 // timeseries.csv and histogram.csv: the per-second series and the per-client histograms of
-// one run, for spreadsheets, gnuplot (scripts/timeline.gp, histogram.gp) and scripts. RFC 4180
-// layout with '\n' line ends; empty optionals are empty cells; real numbers have 3 decimals.
+// one run, for spreadsheets, gnuplot (scripts/timeline.gp reads timeseries.csv) and scripts.
+// RFC 4180 layout with '\n' line ends; empty optionals are empty cells; real numbers have 3
+// decimals.
 // histogram.csv is also read back here (the histograms are in no other file). Non-realtime:
 // used by the engine after (or during) a run and by `xrunlab plot`.
 #include <cstdint>

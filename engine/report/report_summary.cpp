@@ -208,13 +208,26 @@ void own_block(std::string& out, const RunResult& r) {
   if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));
   if (r.audio) {
     const AudioResult& a = *r.audio;
+    // Audible events are grouped from the glitch list: of its first glitches when it is cut.
+    const std::string events = a.glitches_cut() ? fmt::format("{} events in the first {} glitches",
+                                                              a.events, a.glitches.size())
+                                                : fmt::format("{} events", a.events);
     out += summary_field_line(
         "Audible glitches",
-        fmt::format("{}   ({} events, {} frames checked{})", int6(a.totals.glitches), a.events,
+        fmt::format("{}   ({}, {} frames checked{})", int6(a.totals.glitches), events,
                     a.totals.frames, a.final_received ? "" : ", incomplete"));
     if (a.totals.glitches > 0 || a.xruns_without_glitch > 0) {
       out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
       out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));
+      // Cut lists: the two counts are of what match_glitches could judge (result.hpp).
+      if (x.events_cut() || a.glitches_cut()) {
+        const GlitchMatchScope s = glitch_match_scope(x.events, x.events_cut(), a);
+        out += summary_field_line(
+            "Glitches and XRUNs judged",
+            fmt::format(" the first {} of {} glitches, the first {} of {} xrun events (run.json "
+                        "lists only the first ones)",
+                        s.glitches, a.glitches_total(), s.xruns, x.events_total()));
+      }
     }
   }
   if (r.backend.contains("card") && r.backend["card"].contains("wake_latency_us")) {

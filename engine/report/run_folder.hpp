@@ -20,7 +20,7 @@ namespace xrunlab {
 // order.
 std::vector<RunFile> render_run_files(const RunResult& r);
 
-// The plots as files ("plots/timeline.png", "plots/histogram.png"), drawn by gnuplot from the
+// The plots as files ("plots/timeline.png", "plots/latency.png"), drawn by gnuplot from the
 // model in a private temporary folder; problems come back as warnings ("plots: ..."), never
 // thrown.
 struct RenderedPlots {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace xrunlab {
@@ -68,14 +69,49 @@ void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) 
   if (c.worst.size() > worst_keep) c.worst.resize(worst_keep);
 }
 
+namespace {
+
+// The latest finite time of a cut list plus the match window (-infinity when it lists none);
+// infinity for a whole list.
+template <typename T>
+double judged_until(const std::vector<T>& listed, bool cut) {
+  if (!cut) return std::numeric_limits<double>::infinity();
+  double last = -std::numeric_limits<double>::infinity();
+  for (const T& e : listed) {
+    if (std::isfinite(e.t_s)) last = std::max(last, e.t_s);
+  }
+  return last + AudioResult::kMatchWindowMs / 1000.0;
+}
+
+// A time that a scope's limit leaves out. An infinite limit leaves out nothing (a whole list is
+// judged whatever its times).
+bool beyond(double t_s, double until_s) {
+  if (until_s == std::numeric_limits<double>::infinity()) return false;
+  return !(t_s <= until_s);
+}
+
+}  // namespace
+
+GlitchMatchScope glitch_match_scope(const std::vector<XrunEvent>& xruns, bool xruns_cut,
+                                    const AudioResult& a) {
+  GlitchMatchScope s;
+  s.glitches_until_s = judged_until(xruns, xruns_cut);
+  s.xruns_until_s = judged_until(a.glitches, a.glitches_cut());
+  for (const GlitchResult& g : a.glitches) s.glitches += beyond(g.t_s, s.glitches_until_s) ? 0 : 1;
+  for (const XrunEvent& x : xruns) s.xruns += beyond(x.t_s, s.xruns_until_s) ? 0 : 1;
+  return s;
+}
+
 void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
-                    const std::vector<LogXrunEvent>& log_events) {
+                    const std::vector<LogXrunEvent>& log_events, bool xruns_cut) {
+  const GlitchMatchScope scope = glitch_match_scope(xruns, xruns_cut, a);
   a.glitches_without_xrun = 0;
   std::vector<bool> heard(xruns.size(), false);
   for (GlitchResult& g : a.glitches) {
     g.xrun_t_s.reset();
     g.xrun_distance_ms.reset();
     g.matched = false;
+    const bool judged = !beyond(g.t_s, scope.glitches_until_s);
     size_t best = xruns.size();
     for (size_t i = 0; i < xruns.size(); ++i) {
       if (best == xruns.size() ||
@@ -83,13 +119,13 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
         best = i;
       }
     }
-    if (best < xruns.size()) {
+    if (judged && best < xruns.size()) {
       g.xrun_t_s = xruns[best].t_s;
       g.xrun_distance_ms = (g.t_s - xruns[best].t_s) * 1000.0;
       g.matched = std::abs(*g.xrun_distance_ms) <= AudioResult::kMatchWindowMs;
       if (g.matched) heard[best] = true;
     }
-    if (!g.matched) ++a.glitches_without_xrun;
+    if (judged && !g.matched) ++a.glitches_without_xrun;
     g.late_clients.clear();
     g.driver_xrun = false;
     const LogXrunEvent* near = nullptr;
@@ -104,7 +140,10 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
       g.driver_xrun = near->driver;
     }
   }
-  a.xruns_without_glitch = static_cast<uint64_t>(std::count(heard.begin(), heard.end(), false));
+  a.xruns_without_glitch = 0;
+  for (size_t i = 0; i < xruns.size(); ++i) {
+    if (!heard[i] && !beyond(xruns[i].t_s, scope.xruns_until_s)) ++a.xruns_without_glitch;
+  }
   a.events = 0;
   const uint64_t gap = 2ull * std::max<uint32_t>(a.period_frames, 1);
   for (size_t i = 0; i < a.glitches.size(); ++i) {
@@ -134,7 +173,7 @@ void finalize(RunResult& r) {
   r.duration = summarize(duration);
   r.cycle = summarize(cycle);
 
-  if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events);
+  if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events, r.xruns.events_cut());
   if (r.jack_test.definitions == "jack1-rules") {
     // jack_test's definitions (docs/jack_test-fields.md): Timeout Count = jackd's lines saying
     // "timed out"; XRUN Count = the driver's xruns only (the card's own record where there is

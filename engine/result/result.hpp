@@ -1,5 +1,6 @@
 #pragma once
 // The one result model of a run. Every writer (summary.txt, run.json, CSV, plots) reads it.
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,15 @@
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
+
+// run.json keeps the first xrun events and the first audible glitches, at most this many of each
+// (a run with xruns every cycle has hundreds per second); the counts beside the lists are of
+// every event.
+inline constexpr size_t kXrunEventsKept = 10000;
+inline constexpr size_t kGlitchesKept = 10000;
+// Each client's worst cycles: the worst kWorstCyclesKept by delay, chosen from the
+// telemetry::kWorstPerSecond worst cycles each second reported.
+inline constexpr size_t kWorstCyclesKept = 10;
 
 struct MetricSummary {
   uint64_t count = 0;
@@ -57,13 +67,13 @@ struct ClientResult {
   Histogram delay, delay_dll, duration, cycle;
   Histogram signal;           // vcard: entry - jackd's wake-up for the same card boundary
   uint64_t unreferenced = 0;  // cycles with no usable reference (excluded from delay)
-  std::vector<telemetry::WorstCycle> worst;  // worst first, bounded
+  std::vector<telemetry::WorstCycle> worst;  // worst first, at most kWorstCyclesKept
   std::vector<ClientSecond> seconds;
   ClientSummaries summary;  // derived from the histograms by finalize(); what the writers show
 };
 
 // Adds one second of telemetry to a client result (exact merge).
-void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = 10);
+void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep = kWorstCyclesKept);
 
 // Averages of /proc/stat and of JACK's DSP load over one second of the run.
 struct SystemSecond {
@@ -98,10 +108,16 @@ struct XrunCounts {
   uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
   std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
   double log_driver_max_delay_us = 0;
-  uint64_t log_timed_out_lines = 0;    // jackd's lines containing "timed out" (jack_test's rule)
-  std::vector<std::string> late_clients;  // unique clients jackd reported late
-  std::vector<XrunEvent> events;          // bounded list of the first events
-  std::vector<LogXrunEvent> log_events;   // bounded list of the log's events (who was late)
+  uint64_t log_timed_out_lines = 0;         // jackd's lines containing "timed out" (jack_test's rule)
+  std::vector<std::string> late_clients;    // unique clients jackd reported late
+  std::vector<XrunEvent> events;            // the first events, at most events_limit of them
+  uint64_t events_limit = kXrunEventsKept;  // the bound on events (run.json: events_kept_limit)
+  std::vector<LogXrunEvent> log_events;     // bounded list of the log's events (who was late)
+
+  // Every xrun event of the run: the monitor's count (events holds only the first ones; a model
+  // built by hand may list events without counting them).
+  uint64_t events_total() const { return std::max<uint64_t>(monitor_events, events.size()); }
+  bool events_cut() const { return events.size() < events_total(); }
 };
 
 // The audible chain: what the tail of the chain received on the checked port.
@@ -119,14 +135,20 @@ struct GlitchResult {
 struct AudioResult {
   static constexpr double kMatchWindowMs = 50;  // glitch <-> xrun: within this of each other
   telemetry::AudioTotals totals;
-  std::vector<GlitchResult> glitches;
-  uint32_t period_frames = 0;  // to group glitches into audible events
+  std::vector<GlitchResult> glitches;       // the first ones, at most glitches_limit of them
+  uint64_t glitches_limit = kGlitchesKept;  // the bound on glitches (run.json: glitch_list_...)
+  uint32_t period_frames = 0;               // to group glitches into audible events
   // Glitches less than two periods apart are one audible event (an xrun typically skips one
   // block and replays another a moment later).
   uint64_t events = 0;
   uint64_t glitches_without_xrun = 0;  // audible without any xrun reported: worth knowing
   uint64_t xruns_without_glitch = 0;   // reported xruns nobody heard
   bool final_received = false;
+
+  // Every glitch the tail reported: its total (before its Final message only the list is
+  // known).
+  uint64_t glitches_total() const { return std::max<uint64_t>(totals.glitches, glitches.size()); }
+  bool glitches_cut() const { return glitches.size() < glitches_total(); }
 };
 
 // One audio thread as the kernel reported it, and whether that is what the policy asked for.
@@ -226,9 +248,24 @@ struct RunResult {
 // data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.
 void finalize(RunResult& r);
 
+// What match_glitches can judge when a list holds only the first events (XrunCounts::events_cut,
+// AudioResult::glitches_cut): a glitch later than the last listed xrun (plus the match window)
+// may have had an xrun that is not listed, and an xrun later than the last listed glitch may
+// have been heard; neither is judged. Infinity: the whole list is judged.
+struct GlitchMatchScope {
+  double glitches_until_s = 0;  // listed glitches at or before this time are judged
+  double xruns_until_s = 0;     // listed xruns at or before this time are judged
+  uint64_t glitches = 0;        // how many listed glitches that is
+  uint64_t xruns = 0;           // how many listed xruns that is
+};
+GlitchMatchScope glitch_match_scope(const std::vector<XrunEvent>& xruns, bool xruns_cut,
+                                    const AudioResult& a);
+
 // Pairs each glitch with the nearest xrun event (within AudioResult::kMatchWindowMs) and counts
-// glitches nobody explained and xruns nobody heard.
+// glitches nobody explained and xruns nobody heard, among those glitch_match_scope can judge
+// (`xruns_cut`: the list holds only the first xrun events). A glitch that cannot be judged has
+// no nearest xrun and is not matched.
 void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
-                    const std::vector<LogXrunEvent>& log_events = {});
+                    const std::vector<LogXrunEvent>& log_events = {}, bool xruns_cut = false);
 
 }  // namespace xrunlab

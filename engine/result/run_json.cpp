@@ -86,6 +86,8 @@ json client_json(const ClientResult& c) {
           {"unreferenced_cycles", c.unreferenced},
           {"duration_us", to_json(c.summary.duration)},
           {"cycle_us", to_json(c.summary.cycle)},
+          {"worst_cycles_limit", kWorstCyclesKept},
+          {"worst_cycles_per_second_limit", telemetry::kWorstPerSecond},
           {"worst_cycles", worst_list(c.worst)},
           {"per_second", per_second(c.seconds)}};
 }
@@ -239,6 +241,8 @@ json to_json(const RunResult& r) {
         {"recorded_frames", a.totals.recorded_frames},
         {"check_ns_per_frame", a.totals.check_ns_per_frame},
         {"complete", a.final_received},
+        {"glitch_list_total", a.glitches_total()},
+        {"glitch_list_kept_limit", a.glitches_limit},
         {"glitch_list", glitches}};
   }
   json graph = json::array();
@@ -315,6 +319,8 @@ json to_json(const RunResult& r) {
         {"card_xruns", r.xruns.card_xruns ? json(*r.xruns.card_xruns) : json()},
         {"driver_xruns_reach_monitor", r.driver_xruns_reach_monitor},
         {"late_clients", r.xruns.late_clients},
+        {"events_total", r.xruns.events_total()},
+        {"events_kept_limit", r.xruns.events_limit},
         {"events", events}}},
       {"jack_test", jack_test_json(r.jack_test)},
       {"cycles", cycles_json(r.cycle_table)},
@@ -621,6 +627,8 @@ ClientResult client_from(const Object& c) {
   c.get("unreferenced_cycles", r.unreferenced);
   r.summary.duration = summary_from(c, "duration_us");
   r.summary.cycle = summary_from(c, "cycle_us");
+  // worst_cycles_limit and worst_cycles_per_second_limit are this version's bounds
+  // (kWorstCyclesKept, telemetry::kWorstPerSecond), the same in older files.
   c.each("worst_cycles", [&](const Object& w) {
     telemetry::WorstCycle cycle;
     double t_s = 0;
@@ -652,6 +660,10 @@ AudioResult audio_from(const Object& a, uint32_t period_frames) {
   a.get("recorded_frames", out.totals.recorded_frames);
   a.get("check_ns_per_frame", out.totals.check_ns_per_frame);
   a.get("complete", out.final_received);
+  // glitch_list_total is the tail's total ("glitches") or, before the tail's totals came, the
+  // list's length; run.json from before it have the same bound.
+  if (a.find("glitches") == nullptr) a.get("glitch_list_total", out.totals.glitches);
+  a.get("glitch_list_kept_limit", out.glitches_limit);
   a.each("glitch_list", [&](const Object& g) {
     GlitchResult r;
     g.get("t_s", r.t_s);
@@ -869,6 +881,10 @@ RunResult run_from(const Object& j) {
     x->get("card_xruns", r.xruns.card_xruns);
     x->get("driver_xruns_reach_monitor", r.driver_xruns_reach_monitor);
     x->get("late_clients", r.xruns.late_clients);
+    // events_total is monitor_events (events holds one entry per event, the first ones);
+    // run.json from before it have the same bound.
+    if (x->find("monitor_events") == nullptr) x->get("events_total", r.xruns.monitor_events);
+    x->get("events_kept_limit", r.xruns.events_limit);
     x->each("events", [&](const Object& e) {
       XrunEvent event;
       e.get("t_s", event.t_s);

@@ -25,8 +25,16 @@ nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 // jack.backend was the string "dummy" (read as {"name": "dummy"}), and clients[].signal_us,
 // unreferenced_cycles, measurement.jackd_cpu_pct, xruns.card_xruns and
 // driver_xruns_reach_monitor were not there; before the audible chain, "audio"; before glitches
-// named who was late, glitch_list[].late_clients/driver_xrun. A partial document (only some
-// top-level parts, as `xrunlab summary` reads) reads the same way.
+// named who was late, glitch_list[].late_clients/driver_xrun; before the bounded lists stated
+// their bounds, xruns.events_total/events_kept_limit, audio.glitch_list_total/
+// glitch_list_kept_limit and clients[].worst_cycles_limit/worst_cycles_per_second_limit (the
+// bounds were the same). A partial document (only some top-level parts, as `xrunlab summary`
+// reads) reads the same way.
+//
+// Bounded lists: xruns.events holds the first events_kept_limit xrun events of events_total
+// (= monitor_events); audio.glitch_list the first glitch_list_kept_limit glitches of
+// glitch_list_total; clients[].worst_cycles the worst_cycles_limit worst cycles by delay among
+// the worst_cycles_per_second_limit worst of each second.
 //
 // nullopt with *why (may be null) naming the key at fault when a value has the wrong type
 // ("'settings.clients' is not an integer (it is string)"), a per-second row does not match its

@@ -12,7 +12,7 @@
 namespace xrunlab {
 
 // run.json keeps the first glitches; their total is exact in the audio totals.
-inline constexpr size_t kMaxGlitchesKept = 10000;
+inline constexpr size_t kMaxGlitchesKept = kGlitchesKept;  // the result's bound (result.hpp)
 
 // Applies one line of client `index0` (0-based) to r.client_results[index0] (and r.audio for
 // the chain's tail). `window_start_us` (0 before the window opens) turns glitch times into

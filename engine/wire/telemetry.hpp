@@ -18,6 +18,7 @@
 // Times are jack_get_time() microseconds (CLOCK_MONOTONIC_RAW on Linux), the same clock in the
 // engine (its monitor client) and in every client, so a window is the same for all of them.
 // Every per-second delta is exact: (value, count) pairs of every value seen in that second.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -56,6 +57,9 @@ struct Hello {
   std::string sched_error;      // why applying it failed ("" = it did not fail)
 };
 
+// A Second lists at most this many of its worst cycles.
+inline constexpr size_t kWorstPerSecond = 3;
+
 struct Second {
   int index = 0;
   int64_t second = 0;  // 0-based second of the measurement window
@@ -71,6 +75,7 @@ struct Second {
   uint64_t late = 0;              // callback exit after the next period start
   uint64_t injected = 0;          // cycles with an injected overrun
   std::vector<WorstCycle> worst;  // the worst cycles of this second by delay, worst first
+                                  // (at most kWorstPerSecond)
 };
 
 // One discontinuity of the test signal as the tail of the chain received it.

@@ -64,7 +64,7 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
         << r.log();
     runs.push_back(r.run_json());
     expect_sensible_png(r.run_dir() + "/plots/timeline.png");
-    expect_sensible_png(r.run_dir() + "/plots/histogram.png");
+    expect_sensible_png(r.run_dir() + "/plots/latency.png");
     // `xrunlab plot` draws them again.
     std::filesystem::remove(r.run_dir() + "/plots/timeline.png");
     const auto [rc, out] = xrunlab({"plot", r.run_dir()}, root);

@@ -94,7 +94,7 @@ void expect_pngs(const PlotResult& p, const TempDir& tmp) {
   EXPECT_EQ(p.error, "");
   ASSERT_EQ(p.files.size(), 2u);
   EXPECT_EQ(p.files[0].name, "plots/timeline.png");
-  EXPECT_EQ(p.files[1].name, "plots/histogram.png");
+  EXPECT_EQ(p.files[1].name, "plots/latency.png");
   for (const RunFile& f : p.files) {
     const std::string png = tmp.write("check/" + fs::path(f.name).filename().string(), f.bytes);
     expect_png(png);
@@ -110,7 +110,7 @@ struct PlotTmp {
   ScopedEnv env{"TMPDIR", dir.path().c_str()};
 };
 
-TEST(DrawPlots, TimelineAndHistogramFromTheModel) {
+TEST(DrawPlots, TimelineAndLatencyFromTheModel) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   PlotTmp tmp;
   RunResult r = small_result();
@@ -124,6 +124,46 @@ TEST(DrawPlots, TimelineAndHistogramFromTheModel) {
   g.t_s = 5.3;
   a.glitches = {g};
   r.audio = a;
+  expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
+}
+
+// A busy run: xruns and glitches per second in the panel above the timeline (the list cut), and
+// the latency plot of the cycle table's hops with a log time axis.
+TEST(DrawPlots, BusyRunAndCycleTable) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  PlotTmp tmp;
+  RunResult r = small_result();
+  r.period_us = 1333.3333333333333;
+  r.xruns.monitor_events = 38037;
+  for (size_t i = 0; i < kXrunEventsKept; ++i) {
+    r.xruns.events.push_back({0.0006 * static_cast<double>(i), 0, 1});
+  }
+  for (SystemSecond& s : r.system) s.xruns = 4750;
+  AudioResult a;
+  a.totals.glitches = 12000;
+  for (int i = 0; i < 300; ++i) {
+    GlitchResult g;
+    g.t_s = 0.02 * i;
+    a.glitches.push_back(g);
+  }
+  r.audio = a;
+  CycleTableResult& t = r.cycle_table;
+  t.present = true;
+  auto add_hop = [&](const char* kind, int client, std::initializer_list<int64_t> values) {
+    HopSeries h;
+    h.kind = kind;
+    h.client = client;
+    for (int64_t v : values) h.us.add(v, 100);
+    t.hops.push_back(h);
+  };
+  add_hop("jackd_wakeup", 0, {5, 6, 9, 40});
+  for (int c = 1; c <= 3; ++c) {
+    add_hop("client_wakeup", c, {10, 12, 15, 80 * c});
+    add_hop("dsp", c, {200, 201, 230});
+  }
+  add_hop("cycle", 0, {900, 1000, 1200, 30000});
+  add_hop("slack", 0, {100, 300, 433});
+  t.hops.back().us.add(-50, 7);
   expect_pngs(draw_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR), tmp.dir);
 }
 

@@ -197,6 +197,52 @@ TEST(FormatSummary, DriverXrunDurationOnlyWhereItMeansOne) {
   EXPECT_EQ(parse_summary(on_vcard).at("Driver XRUNs (jackd log)"), "3");
 }
 
+// Lists that hold only the first events: the counts taken from them say so, with the totals.
+TEST(FormatSummary, CountsFromCutListsSayWhatTheyCover) {
+  RunResult r;
+  r.status = "completed";
+  for (int i = 0; i < 4; ++i) r.xruns.events.push_back({1.0 + i, 0, 1});
+  r.xruns.monitor_events = 38037;
+  AudioResult a;
+  a.period_frames = 256;
+  for (int i = 0; i < 3; ++i) {
+    GlitchResult g;
+    g.t_s = 1.01 + 3 * i;  // 1.01, 4.01 (after 2, 3 and 4 s: unheard), 7.01 (beyond the xruns)
+    g.report.at_frame = 48000u * (1 + 3 * i);
+    a.glitches.push_back(g);
+  }
+  a.totals.glitches = 3;
+  a.final_received = true;
+  r.audio = a;
+  finalize(r);
+  std::string text = format_summary(r);
+  auto f = parse_summary(text);
+  EXPECT_EQ(f.at("JACK2 xrun events (monitor)"), "38037");
+  EXPECT_EQ(f.at("Glitches without xrun"), "0");  // 7.01 s is not judged
+  EXPECT_EQ(f.at("XRUNs without glitch"), "2");   // 2.0 and 3.0 s
+  EXPECT_NE(text.find(" Glitches and XRUNs judged . . : the first 2 of 3 glitches, the first 4 "
+                      "of 38037 xrun events (run.json lists only the first ones)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(3 events, 0 frames checked)"), std::string::npos) << text;
+
+  // The glitch list cut too: the audible events are of its first glitches.
+  r.audio->totals.glitches = 23000;
+  finalize(r);
+  text = format_summary(r);
+  EXPECT_NE(text.find("(3 events in the first 3 glitches, 0 frames checked)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("the first 2 of 23000 glitches, the first 4 of 38037 xrun events"),
+            std::string::npos)
+      << text;
+
+  // Whole lists: no such line.
+  r.xruns.monitor_events = 4;
+  r.audio->totals.glitches = 3;
+  finalize(r);
+  EXPECT_EQ(format_summary(r).find("judged"), std::string::npos);
+}
+
 TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
   RunResult r = sample_result();
   // 200000 values above the histogram bound: the largest 1024 are kept, the others only

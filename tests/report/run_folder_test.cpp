@@ -143,8 +143,8 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
             (std::map<std::string, int>{
                 {"run.json", 1}, {"timeseries.csv", 1}, {"histogram.csv", 1}, {"summary.txt", 1}}));
   EXPECT_EQ(plot_renames.counts(),
-            (std::map<std::string, int>{{"timeline.png", 1}, {"histogram.png", 1}}));
-  for (const char* png : {"/plots/timeline.png", "/plots/histogram.png"}) {
+            (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}}));
+  for (const char* png : {"/plots/timeline.png", "/plots/latency.png"}) {
     EXPECT_EQ(read_text(dir + png).substr(1, 3), "PNG") << png;
   }
 }
@@ -199,18 +199,20 @@ TEST(ReplotRunFolder, DrawsWhatTheRunDrew) {
   RunResult r = run_result();
   write_run_folder(r, dir, /*plots=*/true, XRUNLAB_SOURCE_SCRIPTS_DIR);
   const std::string timeline = read_text(dir + "/plots/timeline.png");
-  const std::string histogram = read_text(dir + "/plots/histogram.png");
+  const std::string latency = read_text(dir + "/plots/latency.png");
   fs::remove(dir + "/plots/timeline.png");
-  fs::remove(dir + "/plots/histogram.png");
+  fs::remove(dir + "/plots/latency.png");
   tmp.write("run/plots/delay.png", "old");
   tmp.write("run/plots/cpu.png", "old");
+  tmp.write("run/plots/histogram.png", "old");  // now latency.png
   const PlotResult p = replot_run_folder(dir, XRUNLAB_SOURCE_SCRIPTS_DIR);
   EXPECT_EQ(p.error, "");
   ASSERT_EQ(p.files.size(), 2u);
   EXPECT_TRUE(read_text(dir + "/plots/timeline.png") == timeline) << "timeline.png differs";
-  EXPECT_TRUE(read_text(dir + "/plots/histogram.png") == histogram) << "histogram.png differs";
+  EXPECT_TRUE(read_text(dir + "/plots/latency.png") == latency) << "latency.png differs";
   EXPECT_FALSE(fs::exists(dir + "/plots/delay.png"));
   EXPECT_FALSE(fs::exists(dir + "/plots/cpu.png"));
+  EXPECT_FALSE(fs::exists(dir + "/plots/histogram.png"));
 }
 
 // A run folder named with quotes, '<' (gnuplot's "read from a command"), backquotes and $(...)

@@ -156,5 +156,59 @@ TEST(Result, GlitchesAreMatchedToXrunsAndGroupedIntoEvents) {
   EXPECT_FALSE(a.glitches[0].xrun_t_s.has_value());
 }
 
+// A list that holds only the first events: a glitch after the last listed xrun may have had an
+// xrun that is not listed, an xrun after the last listed glitch may have been heard. Neither is
+// counted as unexplained or unheard.
+TEST(Result, GlitchMatchingStopsWhereACutListEnds) {
+  AudioResult a;
+  a.period_frames = 256;
+  a.glitches = {glitch_at(1.000, 48000), glitch_at(2.500, 120000), glitch_at(9.000, 432000)};
+  const std::vector<XrunEvent> xruns = {{0.990, 0, 1}, {3.000, 0, 1}, {5.000, 0, 1}};
+  // The xrun list is cut after 5.0 s: the glitch at 9.0 s is not judged.
+  match_glitches(xruns, a, {}, /*xruns_cut=*/true);
+  EXPECT_EQ(a.glitches_without_xrun, 1u);  // 2.5 s only
+  EXPECT_FALSE(a.glitches[2].xrun_t_s.has_value());
+  EXPECT_FALSE(a.glitches[2].matched);
+  EXPECT_EQ(a.xruns_without_glitch, 2u);  // 3.0 and 5.0 s: the glitch list is whole
+  GlitchMatchScope s = glitch_match_scope(xruns, true, a);
+  EXPECT_DOUBLE_EQ(s.glitches_until_s, 5.05);
+  EXPECT_EQ(s.glitches, 2u);
+  EXPECT_EQ(s.xruns, 3u);
+  // The whole list: the glitch at 9.0 s is unexplained.
+  match_glitches(xruns, a);
+  EXPECT_EQ(a.glitches_without_xrun, 2u);
+  EXPECT_EQ(*a.glitches[2].xrun_t_s, 5.0);
+
+  // The glitch list holds only the first 2 of 10: the xruns after 2.55 s are not judged.
+  a.glitches.pop_back();
+  a.totals.glitches = 10;
+  match_glitches(xruns, a, {}, true);
+  EXPECT_EQ(a.xruns_without_glitch, 0u);
+  EXPECT_EQ(a.glitches_without_xrun, 1u);
+  s = glitch_match_scope(xruns, true, a);
+  EXPECT_EQ(s.glitches, 2u);
+  EXPECT_EQ(s.xruns, 1u);
+
+  // A cut list that lists nothing: nothing can be judged.
+  match_glitches({}, a, {}, true);
+  EXPECT_EQ(a.glitches_without_xrun, 0u);
+  EXPECT_EQ(glitch_match_scope({}, true, a).glitches, 0u);
+}
+
+// finalize tells match_glitches whether the xrun list was cut.
+TEST(Result, FinalizeJudgesOnlyWhatTheListsCover) {
+  RunResult r;
+  r.xruns.events = {{1.0, 0, 1}};
+  r.xruns.monitor_events = 5;  // the list holds the first one
+  r.audio = AudioResult{};
+  r.audio->glitches = {glitch_at(1.01, 48000), glitch_at(7.0, 336000)};
+  finalize(r);
+  EXPECT_EQ(r.audio->glitches_without_xrun, 0u);
+  EXPECT_TRUE(r.audio->glitches[0].matched);
+  r.xruns.monitor_events = 1;
+  finalize(r);
+  EXPECT_EQ(r.audio->glitches_without_xrun, 1u);
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -174,6 +174,74 @@ TEST(RunJsonRead, OlderSchemaReads) {
   EXPECT_EQ(r->delay.max_us, testing_support::sample_result().delay.max_us);
 }
 
+// Each bounded list states its bound and the run's true total beside it, and both read back.
+TEST(RunJsonRead, BoundedListsStateTheirBoundAndTotal) {
+  RunResult r = rich_result();
+  r.xruns.monitor_events = 38037;  // the monitor counted them all, events holds the first two
+  ASSERT_TRUE(r.audio);
+  r.audio->totals.glitches = 23000;
+  const nlohmann::json j = nlohmann::json::parse(dumped(r));
+  EXPECT_EQ(j["xruns"]["events_total"], 38037);
+  EXPECT_EQ(j["xruns"]["events_kept_limit"], 10000);
+  EXPECT_EQ(j["xruns"]["events"].size(), 2u);
+  EXPECT_EQ(j["audio"]["glitch_list_total"], 23000);
+  EXPECT_EQ(j["audio"]["glitch_list_kept_limit"], 10000);
+  EXPECT_EQ(j["audio"]["glitch_list"].size(), 1u);
+  EXPECT_EQ(j["clients"][0]["worst_cycles_limit"], 10);
+  EXPECT_EQ(j["clients"][0]["worst_cycles_per_second_limit"], 3);
+
+  const RunResult back = read_back(j.dump(2));
+  EXPECT_EQ(back.xruns.events_total(), 38037u);
+  EXPECT_TRUE(back.xruns.events_cut());
+  ASSERT_TRUE(back.audio);
+  EXPECT_EQ(back.audio->glitches_total(), 23000u);
+  EXPECT_TRUE(back.audio->glitches_cut());
+  EXPECT_EQ(dumped(back), dumped(r));
+
+  // A bound other than this version's comes back as the file says.
+  nlohmann::json other = j;
+  other["xruns"]["events_kept_limit"] = 500;
+  other["audio"]["glitch_list_kept_limit"] = 50;
+  const RunResult b = read_back(other.dump());
+  EXPECT_EQ(b.xruns.events_limit, 500u);
+  EXPECT_EQ(b.audio->glitches_limit, 50u);
+  EXPECT_EQ(nlohmann::json::parse(dumped(b))["xruns"]["events_kept_limit"], 500);
+
+  // A document with only the totals beside the lists (no monitor_events, no audio totals).
+  nlohmann::json bare = j;
+  bare["xruns"].erase("monitor_events");
+  bare["audio"].erase("glitches");
+  const RunResult c = read_back(bare.dump());
+  EXPECT_EQ(c.xruns.monitor_events, 38037u);
+  EXPECT_EQ(c.audio->totals.glitches, 23000u);
+
+  // Files from before the bounds were stated: the same bounds, the totals from the counts.
+  nlohmann::json old = j;
+  old["xruns"].erase("events_total");
+  old["xruns"].erase("events_kept_limit");
+  old["audio"].erase("glitch_list_total");
+  old["audio"].erase("glitch_list_kept_limit");
+  for (auto& client : old["clients"]) {
+    client.erase("worst_cycles_limit");
+    client.erase("worst_cycles_per_second_limit");
+  }
+  const RunResult o = read_back(old.dump());
+  EXPECT_EQ(o.xruns.events_limit, kXrunEventsKept);
+  EXPECT_EQ(o.xruns.events_total(), 38037u);
+  EXPECT_EQ(o.audio->glitches_limit, kGlitchesKept);
+  EXPECT_EQ(dumped(o), dumped(r));
+}
+
+// A model built by hand may list events it did not count: the total is never below the list.
+TEST(ReportJson, EventsTotalIsNeverBelowTheList) {
+  RunResult r = rich_result();
+  r.xruns.monitor_events = 0;
+  EXPECT_EQ(to_json(r)["xruns"]["events_total"], 2);
+  EXPECT_FALSE(r.xruns.events_cut());
+  r.audio->totals.glitches = 0;  // no totals from the tail yet: the list is what is known
+  EXPECT_EQ(to_json(r)["audio"]["glitch_list_total"], 1);
+}
+
 // A wrong type refuses the document, naming the key.
 TEST(RunJsonRead, RefusalsNameTheKey) {
   const nlohmann::json good = nlohmann::json::parse(dumped(testing_support::sample_result()));
