@@ -212,11 +212,12 @@ void own_block(std::string& out, const RunResult& r) {
     const std::string events = a.glitches_cut() ? fmt::format("{} events in the first {} glitches",
                                                               a.events, a.glitches.size())
                                                 : fmt::format("{} events", a.events);
+    // Before the tail's totals arrive (an interrupted run), the list is what is known.
     out += summary_field_line(
         "Audible glitches",
-        fmt::format("{}   ({}, {} frames checked{})", int6(a.totals.glitches), events,
+        fmt::format("{}   ({}, {} frames checked{})", int6(a.glitches_total()), events,
                     a.totals.frames, a.final_received ? "" : ", incomplete"));
-    if (a.totals.glitches > 0 || a.xruns_without_glitch > 0) {
+    if (a.glitches_total() > 0 || a.xruns_without_glitch > 0) {
       out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
       out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));
       // Cut lists: the two counts are of what match_glitches could judge (result.hpp).

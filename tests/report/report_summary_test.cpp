@@ -241,6 +241,15 @@ TEST(FormatSummary, CountsFromCutListsSayWhatTheyCover) {
   r.audio->totals.glitches = 3;
   finalize(r);
   EXPECT_EQ(format_summary(r).find("judged"), std::string::npos);
+
+  // The tail's totals never came (an interrupted run): the glitches listed, not 0.
+  r.audio->totals.glitches = 0;
+  r.audio->final_received = false;
+  finalize(r);
+  text = format_summary(r);
+  EXPECT_EQ(parse_summary(text).at("Audible glitches"), "3");
+  EXPECT_NE(text.find("(3 events, 0 frames checked, incomplete)"), std::string::npos) << text;
+  EXPECT_EQ(parse_summary(text).at("XRUNs without glitch"), "2");
 }
 
 TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
