@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/report/cycle_plot.hpp"
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_text.hpp"
 
@@ -441,14 +442,17 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   const double resolution =
       latency.hops ? known(r.cycle_table.resolution_us) : context.resolution_us;
 
+  const CyclePlotData cycles = cycle_plot_data(r.cycle_table);
+
   PlotInputs in;
   in.data = {
       {"timeseries.csv", format_timeseries_csv(r)},
       {"xruns.dat", events_file(xruns)},
       {"glitches.dat", events_file(glitches)},
       {"latency.dat", format_histogram_blocks(histograms, histogram_max_gap_us(resolution))},
+      {"cycles.dat", cycles.text},
   };
-  in.scripts = {"timeline", "latency"};
+  in.scripts = {"timeline", "latency", "cycles"};
   in.args = {
       {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir("timeline.png"), title, period,
        join(picked),
@@ -460,6 +464,12 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
        fmt::format("{} {} {}", latency_points,
                    latency_axis_needs_log(latency, context.period_us) ? 1 : 0, usecs(resolution)),
        styles, keys, latency.xlabel},
+      {in_dir("cycles.dat"), in_dir("cycles.png"),
+       title + fmt::format("\nthe {} worst cycles by slack, then cycles that missed (of {} "
+                           "missed in the run); hops in chain order",
+                           std::min<size_t>(r.cycle_table.worst.size(), 12),
+                           r.cycle_table.missed_rows_total),
+       period, std::to_string(cycles.rows)},
   };
   return in;
 }

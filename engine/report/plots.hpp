@@ -15,7 +15,8 @@
 namespace xrunlab {
 
 // The plots, relative to the run folder, in the order draw_plots makes them.
-inline constexpr const char* kPlotFiles[] = {"plots/timeline.png", "plots/latency.png"};
+inline constexpr const char* kPlotFiles[] = {"plots/timeline.png", "plots/latency.png",
+                                             "plots/cycles.png"};
 // Plots of older xrunlab versions, stale next to the new ones: delay.png and cpu.png are now
 // part of timeline.png, histogram.png (the callback delay histogram) is latency.png.
 inline constexpr const char* kReplacedPlotFiles[] = {"plots/delay.png", "plots/cpu.png",
@@ -51,8 +52,12 @@ struct PlotResult {
 //                       as the timeline (plot_data.hpp latency_plot); log time axis when the
 //                       worst value is far beyond the period and the body of the values
 //                       (latency_axis_needs_log)
+//   plots/cycles.png    the worst cycles by slack, then cycles that missed, as a waterfall:
+//                       every hop of each cycle in chain order against the deadline, and a
+//                       mark where a client did not run (engine/report/cycle_plot.hpp); "no
+//                       cycle table" without one
 // from r (engine/report/plot_data.hpp plot_inputs: the title, the data files and the scripts'
-// arguments) using script_dir/timeline.gp and script_dir/latency.gp. gnuplot draws in a
+// arguments) using script_dir/timeline.gp, latency.gp and cycles.gp. gnuplot draws in a
 // private temporary folder ($TMPDIR, else /tmp), removed before returning; the PNGs come back
 // as bytes, for write_run_files (engine/report/run_folder.hpp). A plot without data says so
 // instead of failing. PNGs gnuplot drew before an error are still returned. gnuplot missing:

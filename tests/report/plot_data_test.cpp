@@ -135,7 +135,9 @@ TEST(PlotSeries, FromSeconds) {
 TEST(PlotInputs, DataFilesAndArguments) {
   const RunResult r = plotted_result();
   const PlotInputs in = plot_inputs(r, "/tmp/p");
-  ASSERT_EQ(in.data.size(), 4u);
+  ASSERT_EQ(in.data.size(), 5u);
+  EXPECT_EQ(in.data[4].name, "cycles.dat");
+  EXPECT_EQ(in.data[4].bytes, "") << "no cycle table: no rows";
   EXPECT_EQ(in.data[0].name, "timeseries.csv");
   EXPECT_EQ(in.data[0].bytes, format_timeseries_csv(r));
   EXPECT_EQ(in.data[1].name, "xruns.dat");
@@ -145,11 +147,12 @@ TEST(PlotInputs, DataFilesAndArguments) {
   EXPECT_EQ(in.data[3].name, "latency.dat");
   EXPECT_EQ(in.data[3].bytes.substr(0, 20),
             "6 32\n7 32\n8 32\n40 6\n");  // 8 -> 40: within a tick and a half
-  EXPECT_EQ(in.scripts, (std::vector<std::string>{"timeline", "latency"}));
+  EXPECT_EQ(in.scripts, (std::vector<std::string>{"timeline", "latency", "cycles"}));
   const std::string title =
       "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed\n"
       "policy: SCHED_FIFO 70 (server) / 65 (clients)    loads: compile, hackbench";
-  ASSERT_EQ(in.args.size(), 2u);
+  ASSERT_EQ(in.args.size(), 3u);
+  EXPECT_EQ(in.args[2].back(), "0") << "cycles.gp: no rows";
   // Few xruns and glitches: a marker each (draw 1), the legend with the run's counts.
   EXPECT_EQ(in.args[0], (std::vector<std::string>{
                             "/tmp/p/timeseries.csv", "/tmp/p/xruns.dat", "/tmp/p/timeline.png",
@@ -526,7 +529,7 @@ TEST(LatencyPlot, FallsBackToTheCallbackDelays) {
 TEST(PlotInputs, LatencyArgumentsFromTheCycleTable) {
   const RunResult r = hop_result();
   const PlotInputs in = plot_inputs(r, "/tmp/p");
-  ASSERT_EQ(in.args.size(), 2u);
+  ASSERT_EQ(in.args.size(), 3u);
   const std::vector<std::string>& a = in.args[1];
   ASSERT_EQ(a.size(), 8u);
   EXPECT_EQ(a[3], "1333.333");

@@ -92,9 +92,10 @@ void expect_png(const fs::path& png) {
 // draw_plots' PNGs, in order, and nothing left in the temporary folder ($TMPDIR = tmp).
 void expect_pngs(const PlotResult& p, const TempDir& tmp) {
   EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.files.size(), 2u);
+  ASSERT_EQ(p.files.size(), 3u);
   EXPECT_EQ(p.files[0].name, "plots/timeline.png");
   EXPECT_EQ(p.files[1].name, "plots/latency.png");
+  EXPECT_EQ(p.files[2].name, "plots/cycles.png");
   for (const RunFile& f : p.files) {
     const std::string png = tmp.write("check/" + fs::path(f.name).filename().string(), f.bytes);
     expect_png(png);
@@ -193,7 +194,7 @@ TEST(DrawPlots, HostileTitleAndFolderAreOnlyData) {
   ASSERT_EQ(made.size(), 1u) << "gnuplot draws in one temporary folder under $TMPDIR";
   EXPECT_EQ(made[0].rfind("xrunlab-plots-", 0), 0u) << made[0];
   EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.files.size(), 2u);
+  ASSERT_EQ(p.files.size(), 3u);
   for (const RunFile& f : p.files) EXPECT_EQ(f.bytes.substr(1, 3), "PNG") << f.name;
   EXPECT_TRUE(fs::is_empty(base.path() / hostile)) << "the temporary folder was used and removed";
   EXPECT_FALSE(fs::exists(marker));

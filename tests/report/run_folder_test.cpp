@@ -143,8 +143,8 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
             (std::map<std::string, int>{
                 {"run.json", 1}, {"timeseries.csv", 1}, {"histogram.csv", 1}, {"summary.txt", 1}}));
   EXPECT_EQ(plot_renames.counts(),
-            (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}}));
-  for (const char* png : {"/plots/timeline.png", "/plots/latency.png"}) {
+            (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}, {"cycles.png", 1}}));
+  for (const char* png : {"/plots/timeline.png", "/plots/latency.png", "/plots/cycles.png"}) {
     EXPECT_EQ(read_text(dir + png).substr(1, 3), "PNG") << png;
   }
 }
@@ -207,7 +207,7 @@ TEST(ReplotRunFolder, DrawsWhatTheRunDrew) {
   tmp.write("run/plots/histogram.png", "old");  // now latency.png
   const PlotResult p = replot_run_folder(dir, XRUNLAB_SOURCE_SCRIPTS_DIR);
   EXPECT_EQ(p.error, "");
-  ASSERT_EQ(p.files.size(), 2u);
+  ASSERT_EQ(p.files.size(), 3u);
   EXPECT_TRUE(read_text(dir + "/plots/timeline.png") == timeline) << "timeline.png differs";
   EXPECT_TRUE(read_text(dir + "/plots/latency.png") == latency) << "latency.png differs";
   EXPECT_FALSE(fs::exists(dir + "/plots/delay.png"));
