@@ -426,3 +426,65 @@ TEST(Process, CallbackAndDrainThreadsShareOnlyTheRingAndTheAtomics) {
 
 }  // namespace
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+// The cycle table (engine/wire/cycle_table.hpp): the callback writes its column's cell of the
+// cycle it served, keyed by the vcard boundary of its marker or by the frame time, with its
+// entry and exit in CLOCK_MONOTONIC and jackd's wake-up as it saw it.
+struct Table {
+  static constexpr uint32_t kClients = 3, kRows = 8;
+  std::vector<cycle_table::Cell> cells = std::vector<cycle_table::Cell>(kClients * kRows);
+  CycleTableColumn column(uint32_t index, uint32_t keyed_by) {
+    CycleTableColumn c;
+    c.first = cells.data() + (index - 1);
+    c.stride = kClients;
+    c.rows = kRows;
+    c.keyed_by = keyed_by;
+    c.rate = kRate;
+    return c;
+  }
+  cycle_table::CellValue at(uint64_t id, uint32_t index) {
+    cycle_table::CellValue v;
+    EXPECT_TRUE(cycle_table::read_cell(cells[(id % kRows) * kClients + (index - 1)], &v));
+    return v;
+  }
+};
+
+TEST(ProcessCycleTable, WritesItsCellKeyedByTheMarkersBoundary) {
+  Options o;
+  o.clock_port = true;
+  Harness h(o);
+  Table t;
+  h.ctx().config.table = t.column(2, cycle_table::kKeyBoundary);
+  vcard::write_marker(h.clock().data(), 1, 77);
+  h.jack().mono = {5, 1000};
+  h.jack().frames_since_start = 48;  // 1 ms at 48 kHz
+  h.cycle(256);
+  const cycle_table::CellValue v = t.at(77, 2);
+  EXPECT_EQ(v.id, 77u);
+  EXPECT_EQ(v.entry_ns, 5000001000);
+  EXPECT_EQ(v.exit_ns, 5000001000);  // the fake clock stands still
+  EXPECT_EQ(v.wake_ns, 5000001000 - 1000000);
+  cycle_table::CellValue other;
+  EXPECT_FALSE(cycle_table::read_cell(t.cells[(77 % Table::kRows) * Table::kClients], &other))
+      << "column 1 is another client's";
+  // A cycle without a marker has no boundary: nothing is written.
+  h.clock().assign(h.clock().size(), 0.0f);
+  h.cycle(256);
+  EXPECT_EQ(t.at(77, 2).id, 77u);
+}
+
+TEST(ProcessCycleTable, WithoutACardTheFrameTimeKeysTheCycle) {
+  Harness h(Options{});
+  Table t;
+  h.ctx().config.table = t.column(1, cycle_table::kKeyFrameTime);
+  h.jack().last_frame_time = 256 * 1001;
+  h.cycle(256);
+  EXPECT_EQ(t.at(1001, 1).id, 1001u);
+  EXPECT_EQ(h.jack().mono_reads, 2) << "entry and exit, nothing else";
+}
+
+}  // namespace
+}  // namespace xrunlab
