@@ -44,7 +44,6 @@ if (rows == 0) {
 
 set yrange [rows - 0.5 : -0.5]
 set arrow 1 from period, graph 0 to period, graph 1 nohead lw 2 lc rgb "#d62728" dt 2
-set label 2 "deadline (next interrupt)" at period, graph 1.02 center tc rgb "#d62728"
 array names[4] = ["interrupt -> jackd wake-up", "client wake-up after its upstream", \
                   "client DSP", "client did not run"]
 array colors[4] = ["#7f7f7f", "#ff7f0e", "#1f77b4", "#d62728"]
@@ -52,4 +51,5 @@ plot data using 2:1:ytic(5) with points ps 0 notitle, \
      for [k=1:3] data using 2:(column(4) == k ? column(1) : NaN):($3 - $2):(0) \
          with vectors nohead lw 12 lc rgb colors[k] title names[k], \
      data using 2:(column(4) == 4 ? column(1) : NaN) with points pt 2 ps 2 lw 2 \
-         lc rgb colors[4] title names[4]
+         lc rgb colors[4] title names[4], \
+     NaN with lines lw 2 dt 2 lc rgb "#d62728" title "deadline (the next interrupt)"
