@@ -88,13 +88,14 @@ void expect_table_consistent(const json& j) {
     }
   }
   EXPECT_EQ(t["missed_rows_total"].get<uint64_t>(), t["missed"].get<uint64_t>());
-  // Each client's own count of its cycles and the table's agree but for the window's edges
-  // (the client's window is its callback entry, the table's the interrupt).
+  // Every cycle the table says a client ran in is one of that client's own callbacks, but for
+  // the window's edges (the client's window is its callback entry, the table's the interrupt).
+  // The converse does not hold: after a stall JACK2 may run a client twice with the data of
+  // one interrupt, and the table keeps one row per interrupt.
   for (size_t k = 0; k < n; ++k) {
     const auto own = j["clients"][k]["cycles"].get<uint64_t>() +
                      j["clients"][k]["unreferenced_cycles"].get<uint64_t>();
     const auto ran = cycles - t["clients_not_run"][k]["cycles"].get<uint64_t>();
-    EXPECT_LE(own, ran + 2) << k;
     EXPECT_LE(ran, own + 2) << k;
   }
 }
