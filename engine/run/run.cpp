@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "engine/backend/alsa_cards.hpp"
@@ -381,9 +382,19 @@ std::string Runner::stop_reason() {
 }
 
 void Runner::checkpoint(uint64_t now_us) {
+  // The cycles joined so far go into the checkpoint too (this thread is the reader's), so an
+  // engine killed with SIGKILL keeps them; the end of the run replaces them with all of them.
+  std::optional<CycleTableResult> table;
+  std::optional<JackTestFields> jack_test;
+  if (cycle_reader_) {
+    table = cycle_reader_->table();
+    jack_test = cycle_reader_->jack_test();
+  }
   // The files are formatted under the result's lock (memory only) and written after it is
   // released, so telemetry never waits for a disk.
   const std::vector<RunFile> files = live_.with([&](RunResult& r) {
+    if (table) r.cycle_table = std::move(*table);
+    if (jack_test) r.jack_test = std::move(*jack_test);
     const std::string status = r.status, detail = r.status_detail, ended = r.ended_utc;
     const double seconds = r.seconds_ran;
     r.seconds_ran = static_cast<double>(now_us - window_start_us_.load()) / 1e6;

@@ -306,6 +306,10 @@ TEST(Integration, AKilledEngineLeavesNothingTheNextRunDoesNotClean) {
   const json j = json::parse(read_text_or_empty(run_json));
   EXPECT_EQ(j["status"], "incomplete");
   EXPECT_GT(j["clients"][0]["cycles"].get<int>(), 0);
+  // The cycles joined before the kill are in it too, with jack_test's fields so far.
+  ASSERT_TRUE(j["cycles"].is_object()) << j.dump().substr(0, 2000);
+  EXPECT_GT(j["cycles"]["cycles"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["jack_test"]["definitions"], "jack1-rules");
 
   XrunlabRun next;
   ASSERT_EQ(run_to_end({"run", "--clients", "1", "--ports", "1", "--period", "256", "--duration",
