@@ -18,7 +18,8 @@ uint64_t mono_ns_rt(const RtConfig& c) noexcept {
   return static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
 }
 
-// This cycle's row of the cycle table: entry, exit and jackd's wake-up as this client saw it.
+// This cycle's row of the cycle table: entry, exit, jackd's wake-up as this client saw it and
+// JACK's frame time.
 // A vcard cycle without a marker has no boundary to key it by and is not written (the engine
 // shows it as a cycle in which this client did not run).
 // Realtime: wait-free; plain atomic stores into shared memory, no system call.
@@ -37,7 +38,7 @@ void write_table_rt(const CycleTableColumn& t, const CycleRecord& rec, uint64_t 
                   : static_cast<int64_t>(static_cast<uint64_t>(rec.frames_since_start) *
                                          1000000000u / t.rate);
   cycle_table::write_cell(t.cell(id), id, entry, static_cast<int64_t>(exit_ns),
-                          entry - since_wake_ns);
+                          entry - since_wake_ns, rec.frame_time);
 }
 
 // The clocks and JACK's facts about this cycle, read at entry, in this order: t_entry first

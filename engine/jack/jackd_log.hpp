@@ -54,8 +54,21 @@ class JackdXrunCounter {
   const std::set<std::string>& late_clients() const;
   // The first kMaxEventsKept events (driver and client-late), in arrival order.
   const std::vector<Event>& events() const { return events_; }
+  // Every xrun line's arrival (driver and client-late), the first kMaxLinesKept of them: what
+  // is counted against the cycle table (engine/result/xrun_cycles.hpp).
+  static constexpr size_t kMaxLinesKept = size_t{1} << 21;
+  const std::vector<int64_t>& line_arrivals() const { return line_arrivals_; }
+  bool line_arrivals_cut() const { return line_arrivals_cut_; }
 
  private:
+  void note_line(int64_t arrival_us) {
+    if (line_arrivals_.size() < kMaxLinesKept) {
+      line_arrivals_.push_back(arrival_us);
+    } else {
+      line_arrivals_cut_ = true;
+    }
+  }
+
   int64_t gap_us_;
   uint64_t client_events_ = 0;
   uint64_t client_lines_ = 0;
@@ -69,6 +82,8 @@ class JackdXrunCounter {
   std::vector<Event> events_;
   bool current_kept_ = false;  // the current client event is events_[current_index_]
   size_t current_index_ = 0;
+  std::vector<int64_t> line_arrivals_;
+  bool line_arrivals_cut_ = false;
 };
 
 }  // namespace xrunlab

@@ -115,6 +115,12 @@ XrunCounts Monitor::xrun_snapshot() const {
   return counts_;
 }
 
+std::vector<Monitor::Callback> Monitor::callbacks(bool* cut) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cut != nullptr) *cut = callbacks_cut_;
+  return callbacks_;
+}
+
 uint64_t Monitor::events_total() const {
   std::lock_guard<std::mutex> lock(mu_);
   return counts_.monitor_events;
@@ -127,6 +133,11 @@ int Monitor::on_xrun(void* arg) {
   const uint32_t frame = jack_last_frame_time(self->client_);
   std::lock_guard<std::mutex> lock(self->mu_);
   if (!self->window_started_ || now < self->t0_us_) return 0;
+  if (self->callbacks_.size() < kMaxCallbacksKept) {
+    self->callbacks_.push_back({now, frame});
+  } else {
+    self->callbacks_cut_ = true;
+  }
   const bool is_new = self->dedup_.add(frame, static_cast<int64_t>(now));
   self->counts_.monitor_events = self->dedup_.events();
   self->counts_.monitor_callbacks = self->dedup_.callbacks();

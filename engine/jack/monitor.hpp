@@ -58,6 +58,15 @@ class Monitor {
 
   static constexpr size_t kMaxEventsKept = kXrunEventsKept;  // the result's bound (result.hpp)
 
+  // Every xrun callback of the window as it arrived (not kept in run.json: counted against the
+  // cycle table, engine/result/xrun_cycles.hpp), the first kMaxCallbacksKept of them.
+  struct Callback {
+    uint64_t t_us = 0;  // jack_get_time() at arrival
+    uint32_t frame = 0;  // jack_last_frame_time() at arrival
+  };
+  static constexpr size_t kMaxCallbacksKept = size_t{1} << 21;
+  std::vector<Callback> callbacks(bool* cut) const;
+
  private:
   static int on_xrun(void* arg);
   static void on_shutdown(void* arg);
@@ -68,6 +77,8 @@ class Monitor {
   uint64_t t0_us_ = 0;
   bool window_started_ = false;
   XrunCounts counts_;
+  std::vector<Callback> callbacks_;
+  bool callbacks_cut_ = false;
   std::atomic<bool> server_gone_{false};
 };
 

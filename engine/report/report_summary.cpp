@@ -220,8 +220,9 @@ void own_block(std::string& out, const RunResult& r) {
     if (a.glitches_total() > 0 || a.xruns_without_glitch > 0) {
       out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
       out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));
-      // Cut lists: the two counts are of what match_glitches could judge (result.hpp).
-      if (x.events_cut() || a.glitches_cut()) {
+      // Cut lists: the two counts are of what match_glitches could judge (result.hpp). Keyed
+      // by the cycle table, the "Xrun events by cycle" table says what was judged.
+      if (a.matched_by == "window" && (x.events_cut() || a.glitches_cut())) {
         const GlitchMatchScope s = glitch_match_scope(x.events, x.events_cut(), a);
         out += summary_field_line(
             "Glitches and XRUNs judged",
@@ -315,6 +316,26 @@ std::string opt_i64(const std::optional<int64_t>& v) {
 }
 
 // Every cycle decomposed hop by hop: the distributions of the hops, then what did not run.
+// Columns: the first left-aligned, the others right-aligned, each as wide as its widest cell.
+void table_lines(std::string& out, const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      line += "  ";
+      line += i == 0 ? fmt::format("{:<{}}", row[i], width[i])
+                     : fmt::format("{:>{}}", row[i], width[i]);
+    }
+    out += line + "\n";
+  }
+}
+
 void hop_table(std::string& out, const RunResult& r) {
   const CycleTableResult& t = r.cycle_table;
   if (!t.present) return;
@@ -331,18 +352,7 @@ void hop_table(std::string& out, const RunResult& r) {
     rows.push_back({one_line(h.label), std::to_string(m.count), opt_i64(m.min_us),
                     opt_cell(m.p50), opt_cell(m.p99), opt_cell(m.p999), opt_i64(m.max_us)});
   }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += "  ";
-      line += i == 0 ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-    }
-    out += line + "\n";
-  }
+  table_lines(out, rows);
   for (const auto& d : t.dsp_nominal) {
     out += fmt::format(
         "   c{:02d} DSP against its nominal {:.0f} usecs: p50 {:+.1f} %, max {:+.1f} %, {:.1f} % "
@@ -354,6 +364,51 @@ void hop_table(std::string& out, const RunResult& r) {
     out += fmt::format("   c{:02d} did not run in {} cycle(s) (the first of the chain not to run "
                        "in {})\n",
                        k + 1, t.not_run[k], k < t.not_run_first.size() ? t.not_run_first[k] : 0);
+  }
+}
+
+// Every xrun source counted against the cycle table's xrun events (engine/result/
+// xrun_cycles.hpp), naming the first events each source missed.
+void xrun_cycle_table(std::string& out, const RunResult& r) {
+  const XrunCycles& x = r.xrun_cycles;
+  if (!x.present) return;
+  out += fmt::format(
+      "\n Xrun events by cycle: {} xrun cycle(s) in {} event(s) (an xrun cycle missed its "
+      "deadline or had a client that did not run; consecutive ones are one event)\n",
+      x.cycles, x.events);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"source", "reports", "events reported", "missed", "reports w/o xrun cycle",
+                  "latest report after the deadline"});
+  for (const SourceTally& t : x.sources) {
+    std::string lag = "-";
+    if (t.lag_max_cycles) {
+      lag = fmt::format("{} cycle(s), {:.1f} ms", *t.lag_max_cycles, t.lag_max_ms.value_or(0));
+    } else if (t.lag_max_ms) {
+      lag = fmt::format("{:.1f} ms", *t.lag_max_ms);
+    }
+    rows.push_back({one_line(t.label), fmt::format("{} {}", t.reports, one_line(t.unit)),
+                    fmt::format("{} of {}", t.events_reported, t.events_judged),
+                    std::to_string(t.events_missed), std::to_string(t.reports_unmatched), lag});
+  }
+  table_lines(out, rows);
+  constexpr size_t kNamed = 5;
+  for (const SourceTally& t : x.sources) {
+    if (t.until_s) {
+      out += fmt::format("   {}: its list is cut; events judged up to {:.3f} s\n",
+                         one_line(t.label), *t.until_s);
+    }
+    if (t.missed.empty()) continue;
+    std::string names;
+    for (size_t i = 0; i < t.missed.size() && i < kNamed; ++i) {
+      const XrunRun& m = t.missed[i];
+      names += fmt::format("{}cycle {}{} at {:.3f} s", i == 0 ? "" : ", ", m.first,
+                           m.last > m.first ? fmt::format("-{}", m.last) : "", m.t_s);
+    }
+    if (t.events_missed > kNamed) {
+      names += fmt::format(" and {} more (run.json names the first {})", t.events_missed - kNamed,
+                           t.missed.size());
+    }
+    out += fmt::format("   not reported by {}: {}\n", one_line(t.label), names);
   }
 }
 
@@ -493,6 +548,7 @@ std::string format_summary(const RunResult& r) {
   own_block(out, r);
   client_table(out, r);
   hop_table(out, r);
+  xrun_cycle_table(out, r);
   if (!r.warnings.empty()) {
     out += '\n';
     for (const std::string& w : r.warnings) out += "warning: " + one_line(w) + "\n";

@@ -31,6 +31,7 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
   const uint32_t rate = std::max<uint32_t>(config_.rate, 1);
   period_ns_ = static_cast<int64_t>(static_cast<uint64_t>(config_.frames) * 1000000000u / rate);
   period_us_ = static_cast<double>(config_.frames) * 1e6 / rate;
+  frames_ = FrameCycleMap(config_.frames);
   const size_t n = config_.client_names.size();
   config_.dsp_nominal_us.resize(n, 0.0);
   not_run_.assign(n, 0);
@@ -148,9 +149,16 @@ void CycleJoiner::add(const JoinRow& row) {
       first_missing_seen = true;
     }
   }
+  for (size_t k = 0; k < n && k < row.cells.size(); ++k) {
+    if (row.cells[k].ran) {
+      frames_.add(row.id, row.cells[k].frame);
+      break;
+    }
+  }
   if (!ref) {  // no reference at all (no client ran, not a card): counted, not decomposed
     out.missed = true;
     keep_row(out);
+    runs_.add(row.id, true, std::nullopt, static_cast<double>(period_ns_) / 1e9);
     return;
   }
   out.t_s = static_cast<double>(*ref - origin_ns_) / 1e9;
@@ -192,6 +200,7 @@ void CycleJoiner::add(const JoinRow& row) {
   }
   out.missed = !all_ran || (out.slack_ns && *out.slack_ns < 0);
   keep_row(out);
+  runs_.add(row.id, out.missed, out.t_s, static_cast<double>(out.deadline_ns) / 1e9);
   // JACK1's rules see each distinct poll return once.
   if (wake && (!last_wake_seen_ || *wake != *last_wake_seen_)) jack1_wake(*wake, end);
   if (wake) last_wake_seen_ = wake;

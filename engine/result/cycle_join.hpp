@@ -27,6 +27,7 @@
 
 #include "engine/result/cycle_hops.hpp"
 #include "engine/result/result.hpp"
+#include "engine/result/xrun_cycles.hpp"
 
 namespace xrunlab {
 
@@ -46,6 +47,7 @@ struct JoinCell {
   bool ran = false;
   int64_t entry_ns = 0, exit_ns = 0;  // CLOCK_MONOTONIC
   int64_t wake_ns = 0;                // jackd's wake-up as this client saw it (1 frame)
+  uint32_t frame = 0;                 // jack_last_frame_time() in its callback
 };
 
 struct JoinRow {
@@ -73,6 +75,11 @@ class CycleJoiner {
   JackTestFields jack_test() const;
 
   int64_t period_ns() const { return period_ns_; }
+  // The xrun events (runs of consecutive missed rows) and the frame-time -> cycle map, for
+  // counting the other xrun sources against the table (engine/result/xrun_cycles.hpp).
+  const std::vector<XrunRun>& xrun_runs() const { return runs_.runs(); }
+  const FrameCycleMap& frames() const { return frames_; }
+  const XrunRunBuilder& xrun_runs_builder() const { return runs_; }
 
  private:
   struct Jack1 {
@@ -107,6 +114,8 @@ class CycleJoiner {
   std::deque<int64_t> xruns_detected_;
   std::optional<int64_t> last_wake_seen_;
   Jack1 j1_;
+  FrameCycleMap frames_;
+  XrunRunBuilder runs_;
 };
 
 }  // namespace xrunlab

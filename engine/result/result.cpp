@@ -1,5 +1,7 @@
 #include "engine/result/result.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -102,6 +104,17 @@ GlitchMatchScope glitch_match_scope(const std::vector<XrunEvent>& xruns, bool xr
   return s;
 }
 
+void count_audible_events(AudioResult& a) {
+  a.events = 0;
+  const uint64_t gap = 2ull * std::max<uint32_t>(a.period_frames, 1);
+  for (size_t i = 0; i < a.glitches.size(); ++i) {
+    if (i == 0 || a.glitches[i].report.at_frame >
+                      a.glitches[i - 1].report.at_frame + a.glitches[i - 1].report.length + gap) {
+      ++a.events;
+    }
+  }
+}
+
 void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
                     const std::vector<LogXrunEvent>& log_events, bool xruns_cut) {
   const GlitchMatchScope scope = glitch_match_scope(xruns, xruns_cut, a);
@@ -144,14 +157,81 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
   for (size_t i = 0; i < xruns.size(); ++i) {
     if (!heard[i] && !beyond(xruns[i].t_s, scope.xruns_until_s)) ++a.xruns_without_glitch;
   }
-  a.events = 0;
-  const uint64_t gap = 2ull * std::max<uint32_t>(a.period_frames, 1);
-  for (size_t i = 0; i < a.glitches.size(); ++i) {
-    if (i == 0 || a.glitches[i].report.at_frame >
-                      a.glitches[i - 1].report.at_frame + a.glitches[i - 1].report.length + gap) {
-      ++a.events;
+  count_audible_events(a);
+}
+
+void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
+                          const FrameCycleMap& frames, const XrunReports& in) {
+  XrunCycles& x = r.xrun_cycles;
+  x = XrunCycles{};
+  if (!r.cycle_table.present) return;
+  x.present = true;
+  for (const XrunRun& run : runs) x.cycles += run.cycles();
+  x.events = runs.size();
+
+  SourceTally m = tally_arrival_cycles(runs, in.monitor_cycles, in.monitor_cut, r.period_us / 1e3);
+  m.key = "monitor";
+  m.label = "monitor (JACK2 xrun callbacks)";
+  m.unit = "callbacks";
+  m.rule =
+      "its frame time at arrival is a cycle of the table; it reports the latest event that "
+      "began at most one cycle after it (JACK2 reports a driver xrun in the frame time of the "
+      "last cycle it processed)";
+  x.sources.push_back(std::move(m));
+
+  SourceTally l = tally_arrival_times(runs, in.log_t_s, in.log_cut);
+  l.key = "jackd_log";
+  l.label = "jackd's log (xrun lines)";
+  l.unit = "lines";
+  l.rule =
+      "a line has only its arrival time; it reports the latest event whose deadline had "
+      "passed";
+  x.sources.push_back(std::move(l));
+
+  if (!r.audio) return;
+  AudioResult& a = *r.audio;
+  std::vector<std::optional<uint64_t>> heard;
+  for (const GlitchResult& g : a.glitches) heard.push_back(frames.cycle(g.report.frame));
+  std::vector<std::optional<size_t>> event_of;
+  SourceTally t = tally_heard_cycles(runs, heard, a.glitches_cut(), &event_of);
+  t.key = "audio";
+  t.label = "audible chain (glitches at the tail)";
+  t.unit = "glitches";
+  t.rule = fmt::format(
+      "the frame time of the tail's cycle that heard it is a cycle of the table; an event "
+      "explains it when that cycle is in the event or one of the {} after it",
+      XrunCycles::kHeardWithinCycles);
+  // Who was late, by jackd's log: the first logged event that falls to the same xrun event.
+  std::vector<const LogXrunEvent*> logged(runs.size(), nullptr);
+  for (const LogXrunEvent& e : r.xruns.log_events) {
+    if (const auto i = event_of_arrival_time(runs, e.t_s); i && logged[*i] == nullptr) {
+      logged[*i] = &e;
     }
   }
+  a.matched_by = "cycle";
+  for (size_t i = 0; i < a.glitches.size(); ++i) {
+    GlitchResult& g = a.glitches[i];
+    g.cycle = heard[i];
+    g.xrun_cycle.reset();
+    g.xrun_t_s.reset();
+    g.xrun_distance_ms.reset();
+    g.late_clients.clear();
+    g.driver_xrun = false;
+    g.matched = event_of[i].has_value();
+    if (!g.matched) continue;
+    const XrunRun& run = runs[*event_of[i]];
+    g.xrun_cycle = run.first;
+    g.xrun_t_s = run.t_s;
+    g.xrun_distance_ms = (g.t_s - run.t_s) * 1000.0;
+    if (const LogXrunEvent* e = logged[*event_of[i]]) {
+      g.late_clients = e->late_clients;
+      g.driver_xrun = e->driver;
+    }
+  }
+  a.glitches_without_xrun = t.reports_unmatched;
+  a.xruns_without_glitch = t.events_missed;
+  count_audible_events(a);
+  x.sources.push_back(std::move(t));
 }
 
 void finalize(RunResult& r) {
@@ -173,7 +253,10 @@ void finalize(RunResult& r) {
   r.duration = summarize(duration);
   r.cycle = summarize(cycle);
 
-  if (r.audio) match_glitches(r.xruns.events, *r.audio, r.xruns.log_events, r.xruns.events_cut());
+  // With the cycle table, count_against_cycles tied the glitches to their cycles already.
+  if (r.audio && r.audio->matched_by != "cycle") {
+    match_glitches(r.xruns.events, *r.audio, r.xruns.log_events, r.xruns.events_cut());
+  }
   if (r.jack_test.definitions == "jack1-rules") {
     // jack_test's definitions (docs/jack_test-fields.md): Timeout Count = jackd's lines saying
     // "timed out"; XRUN Count = the driver's xruns only (the card's own record where there is

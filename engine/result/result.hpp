@@ -9,6 +9,7 @@
 
 #include "engine/result/cycle_hops.hpp"
 #include "engine/result/histogram.hpp"
+#include "engine/result/xrun_cycles.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
 
@@ -130,6 +131,10 @@ struct GlitchResult {
   // jackd's log for the nearest logged xrun within kMatchWindowMs: who was late, or the driver.
   std::vector<std::string> late_clients;
   bool driver_xrun = false;
+  // Keyed by the cycle table (AudioResult::matched_by "cycle"): the cycle in which the tail
+  // heard it, and the first cycle of the xrun event that explains it (engine/result/
+  // xrun_cycles.hpp).
+  std::optional<uint64_t> cycle, xrun_cycle;
 };
 
 struct AudioResult {
@@ -144,6 +149,10 @@ struct AudioResult {
   uint64_t glitches_without_xrun = 0;  // audible without any xrun reported: worth knowing
   uint64_t xruns_without_glitch = 0;   // reported xruns nobody heard
   bool final_received = false;
+  // How glitches were tied to xruns: "cycle" (the cycle table: exact, engine/result/
+  // xrun_cycles.hpp) or "window" (the nearest monitor event within kMatchWindowMs: runs
+  // without a table, and records from before it).
+  std::string matched_by = "window";
 
   // Every glitch the tail reported: its total (before its Final message only the list is
   // known).
@@ -231,6 +240,7 @@ struct RunResult {
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
   CycleTableResult cycle_table;  // every cycle joined across clients, hop by hop
   JackTestFields jack_test;      // jack_test's fields, jack_test's definitions
+  XrunCycles xrun_cycles;        // every xrun source counted against the table's xrun cycles
 
   // Derived totals (filled by finalize(), like each client's summary; a RunResult read back
   // from run.json has them as written and must not be finalized again).
@@ -243,6 +253,19 @@ struct RunResult {
   double avg_user = 0, avg_nice = 0, avg_system = 0, avg_iowait = 0, avg_irq = 0, avg_softirq = 0;
   double avg_intr = 0, avg_ctxt = 0;
 };
+
+// The raw xrun reports of a run, for counting them against the cycle table.
+struct XrunReports {
+  std::vector<std::optional<uint64_t>> monitor_cycles;  // each callback's arrival cycle
+  bool monitor_cut = false;                             // more callbacks than listed
+  std::vector<double> log_t_s;                          // each xrun line's arrival
+  bool log_cut = false;
+};
+// Counts the monitor's callbacks, jackd's xrun lines and the tail's glitches against the cycle
+// table's xrun events (`runs`, with `frames` to key frame times), into r.xrun_cycles, and ties
+// each glitch to its cycle (r.audio: matched_by "cycle"). Needs r.cycle_table and r.period_us.
+void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
+                          const FrameCycleMap& frames, const XrunReports& reports);
 
 // Computes the derived totals and each client's summary from the per-client and per-second
 // data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.
@@ -265,6 +288,8 @@ GlitchMatchScope glitch_match_scope(const std::vector<XrunEvent>& xruns, bool xr
 // glitches nobody explained and xruns nobody heard, among those glitch_match_scope can judge
 // (`xruns_cut`: the list holds only the first xrun events). A glitch that cannot be judged has
 // no nearest xrun and is not matched.
+// Groups the listed glitches into audible events (AudioResult::events).
+void count_audible_events(AudioResult& a);
 void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
                     const std::vector<LogXrunEvent>& log_events = {}, bool xruns_cut = false);
 

@@ -165,6 +165,44 @@ json cycles_json(const CycleTableResult& t) {
           {"missed_rows_total", t.missed_rows_total}};
 }
 
+json xrun_run_json(const XrunRun& x) {
+  return {{"first", x.first},
+          {"last", x.last},
+          {"t_s", x.t_s},
+          {"deadline_t_s", x.deadline_t_s},
+          {"time_estimated", x.time_estimated}};
+}
+
+json xrun_cycles_json(const XrunCycles& x) {
+  if (!x.present) return nullptr;
+  json sources = json::array();
+  for (const SourceTally& t : x.sources) {
+    json missed = json::array();
+    for (const XrunRun& m : t.missed) missed.push_back(xrun_run_json(m));
+    sources.push_back({{"key", t.key},
+                       {"label", t.label},
+                       {"unit", t.unit},
+                       {"rule", t.rule},
+                       {"reports", t.reports},
+                       {"reports_without_xrun_cycle", t.reports_unmatched},
+                       {"events_judged", t.events_judged},
+                       {"events_reported", t.events_reported},
+                       {"events_missed", t.events_missed},
+                       {"missed", std::move(missed)},
+                       {"missed_named_limit", SourceTally::kMissedNamed},
+                       {"lag_max_cycles", opt(t.lag_max_cycles)},
+                       {"lag_max_ms", opt(t.lag_max_ms)},
+                       {"judged_until_s", opt(t.until_s)}});
+  }
+  return {{"definition",
+           "an xrun cycle is a cycle of the table that missed its deadline or in which a client "
+           "did not run; an xrun event is a run of consecutive xrun cycles"},
+          {"cycles", x.cycles},
+          {"events", x.events},
+          {"heard_within_cycles", XrunCycles::kHeardWithinCycles},
+          {"sources", std::move(sources)}};
+}
+
 json jack_test_json(const JackTestFields& f) {
   if (f.definitions.empty()) return nullptr;
   return {{"definitions", f.definitions},
@@ -221,7 +259,9 @@ json to_json(const RunResult& r) {
            {"xrun_distance_ms", opt(g.xrun_distance_ms)},
            {"matched_xrun", g.matched},
            {"late_clients", g.late_clients},
-           {"driver_xrun", g.driver_xrun}});
+           {"driver_xrun", g.driver_xrun},
+           {"cycle", opt(g.cycle)},
+           {"xrun_cycle", opt(g.xrun_cycle)}});
     }
     audio = {
         {"signal",
@@ -235,7 +275,9 @@ json to_json(const RunResult& r) {
         {"delta_max", a.totals.delta_max},
         {"glitches_without_xrun", a.glitches_without_xrun},
         {"xruns_without_glitch", a.xruns_without_glitch},
-        {"match_window_ms", AudioResult::kMatchWindowMs},
+        {"matched_by", a.matched_by},
+        {"match_window_ms",
+         a.matched_by == "window" ? json(AudioResult::kMatchWindowMs) : json(nullptr)},
         {"ring_dropped_chunks", a.totals.ring_dropped},
         {"recording", a.totals.recording.empty() ? json() : json("audio/" + a.totals.recording)},
         {"recorded_frames", a.totals.recorded_frames},
@@ -324,6 +366,7 @@ json to_json(const RunResult& r) {
         {"events", events}}},
       {"jack_test", jack_test_json(r.jack_test)},
       {"cycles", cycles_json(r.cycle_table)},
+      {"xrun_cycles", xrun_cycles_json(r.xrun_cycles)},
       {"audio", audio},
       {"clients", clients},
       {"system_per_second", system},
@@ -660,6 +703,7 @@ AudioResult audio_from(const Object& a, uint32_t period_frames) {
   a.get("recorded_frames", out.totals.recorded_frames);
   a.get("check_ns_per_frame", out.totals.check_ns_per_frame);
   a.get("complete", out.final_received);
+  a.get("matched_by", out.matched_by);
   // glitch_list_total is the tail's total ("glitches") or, before the tail's totals came, the
   // list's length; run.json from before it have the same bound.
   if (a.find("glitches") == nullptr) a.get("glitch_list_total", out.totals.glitches);
@@ -680,6 +724,8 @@ AudioResult audio_from(const Object& a, uint32_t period_frames) {
     g.get("matched_xrun", r.matched);
     g.get("late_clients", r.late_clients);
     g.get("driver_xrun", r.driver_xrun);
+    g.get("cycle", r.cycle);
+    g.get("xrun_cycle", r.xrun_cycle);
     out.glitches.push_back(std::move(r));
   });
   return out;
@@ -725,6 +771,41 @@ CycleRow cycle_row_from(const Object& o) {
     }
   }
   return w;
+}
+
+XrunRun xrun_run_from(const Object& o) {
+  XrunRun x;
+  o.get("first", x.first);
+  o.get("last", x.last);
+  o.get("t_s", x.t_s);
+  o.get("deadline_t_s", x.deadline_t_s);
+  o.get("time_estimated", x.time_estimated);
+  return x;
+}
+
+XrunCycles xrun_cycles_from(const Object& o) {
+  XrunCycles x;
+  x.present = true;
+  o.get("cycles", x.cycles);
+  o.get("events", x.events);
+  o.each("sources", [&](const Object& so) {
+    SourceTally t;
+    so.get("key", t.key);
+    so.get("label", t.label);
+    so.get("unit", t.unit);
+    so.get("rule", t.rule);
+    so.get("reports", t.reports);
+    so.get("reports_without_xrun_cycle", t.reports_unmatched);
+    so.get("events_judged", t.events_judged);
+    so.get("events_reported", t.events_reported);
+    so.get("events_missed", t.events_missed);
+    so.each("missed", [&](const Object& m) { t.missed.push_back(xrun_run_from(m)); });
+    so.get("lag_max_cycles", t.lag_max_cycles);
+    so.get("lag_max_ms", t.lag_max_ms);
+    so.get("judged_until_s", t.until_s);
+    x.sources.push_back(std::move(t));
+  });
+  return x;
 }
 
 CycleTableResult cycles_from(const Object& o) {
@@ -895,6 +976,7 @@ RunResult run_from(const Object& j) {
   }
   if (const auto f = j.object("jack_test")) r.jack_test = jack_test_from(*f);
   if (const auto c = j.object("cycles")) r.cycle_table = cycles_from(*c);
+  if (const auto x = j.object("xrun_cycles")) r.xrun_cycles = xrun_cycles_from(*x);
   if (const auto a = j.object("audio")) r.audio = audio_from(*a, r.frames);
   j.each("clients", [&](const Object& c) { r.client_results.push_back(client_from(c)); });
   j.each("system_per_second", [&](const Object& s) {

@@ -114,7 +114,7 @@ bool CycleTableReader::read_row(uint64_t id, JoinRow* row, bool* lost) const {
     if (!cycle_table::read_cell(cells[r * clients_ + k], &v)) continue;  // empty, or mid-write
     if (v.id > id) *lost = true;  // a newer lap overwrote it: what was there is gone
     if (v.id != id) continue;
-    row->cells[k] = {true, v.entry_ns, v.exit_ns, v.wake_ns};
+    row->cells[k] = {true, v.entry_ns, v.exit_ns, v.wake_ns, v.frame};
     any = true;
   }
   return any;

@@ -65,6 +65,7 @@ class CycleTableReader {
 
   CycleTableResult table() const { return joiner_.table(); }
   JackTestFields jack_test() const { return joiner_.jack_test(); }
+  const CycleJoiner& joiner() const { return joiner_; }
 
  private:
   void poll_card(int64_t now_ns, bool final);

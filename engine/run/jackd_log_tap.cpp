@@ -63,6 +63,17 @@ void JackdLogTap::fill(XrunCounts& x) const {
   }
 }
 
+std::vector<double> JackdLogTap::xrun_line_times(bool* cut) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cut != nullptr) *cut = counter_.line_arrivals_cut();
+  std::vector<double> out;
+  out.reserve(counter_.line_arrivals().size());
+  for (const int64_t us : counter_.line_arrivals()) {
+    out.push_back(static_cast<double>(us - static_cast<int64_t>(start_us_)) / 1e6);
+  }
+  return out;
+}
+
 void JackdLogTap::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

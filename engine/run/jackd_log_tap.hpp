@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/jack/jackd_log.hpp"
 #include "engine/result/result.hpp"
@@ -33,6 +34,9 @@ class JackdLogTap {
   void on_line(std::string_view line);
   // The log's counts into `x`, event times relative to the window start.
   void fill(XrunCounts& x) const;
+  // Every xrun line's arrival in the window, seconds since its start (the first
+  // JackdXrunCounter::kMaxLinesKept; `cut` says whether there were more).
+  std::vector<double> xrun_line_times(bool* cut) const;
   void close();
 
  private:

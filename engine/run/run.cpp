@@ -92,6 +92,10 @@ class Runner {
   std::vector<ClientThread> client_threads();
   void start_cycle_reader();
   void collect_cycles(int64_t t0_ns, int64_t end_ns);
+  // The monitor's callbacks and jackd's xrun lines, keyed for counting against the cycle table;
+  // `horizon` (checkpoints) leaves out reports newer than the last row read.
+  XrunReports xrun_reports(bool horizon);
+  void count_xrun_reports(RunResult& r, const XrunReports& reports) const;
 
   RunOptions o_;
   std::string self_exe_;
@@ -116,6 +120,7 @@ class Runner {
   LiveResult live_;
   JackdLogTap tap_;
   std::atomic<uint64_t> window_start_us_{0};
+  uint64_t reports_until_us_ = UINT64_MAX;  // xrun reports after this (JACK time) are not counted
   LoadSet loads_;
   ServerSession session_;
   ClientFleet fleet_;
@@ -317,12 +322,40 @@ void Runner::start_cycle_reader() {
   cycle_reader_ = std::make_unique<CycleTableReader>(*cycle_table_, card, std::move(jc));
 }
 
+XrunReports Runner::xrun_reports(bool horizon) {
+  XrunReports out;
+  if (!cycle_reader_) return out;
+  const CycleJoiner& joiner = cycle_reader_->joiner();
+  const std::optional<uint64_t> last_id = joiner.xrun_runs_builder().last_id();
+  const std::optional<double> last_t = joiner.xrun_runs_builder().last_t_s();
+  bool cut = false;
+  for (const Monitor::Callback& c : session_.monitor().callbacks(&cut)) {
+    if (c.t_us > reports_until_us_) continue;
+    const std::optional<uint64_t> cycle = joiner.frames().cycle(c.frame);
+    if (horizon && cycle && (!last_id || *cycle > *last_id)) continue;
+    out.monitor_cycles.push_back(cycle);
+  }
+  out.monitor_cut = cut;
+  for (const double t : tap_.xrun_line_times(&out.log_cut)) {
+    if (horizon && (!last_t || t > *last_t)) continue;
+    out.log_t_s.push_back(t);
+  }
+  return out;
+}
+
+void Runner::count_xrun_reports(RunResult& r, const XrunReports& reports) const {
+  if (!cycle_reader_) return;
+  const CycleJoiner& joiner = cycle_reader_->joiner();
+  count_against_cycles(r, joiner.xrun_runs(), joiner.frames(), reports);
+}
+
 void Runner::collect_cycles(int64_t t0_ns, int64_t end_ns) {
   if (!cycle_reader_) return;
   cycle_reader_->set_window(t0_ns, end_ns);
   cycle_reader_->poll(0, /*final=*/true);
   CycleTableResult table = cycle_reader_->table();
   JackTestFields jt = cycle_reader_->jack_test();
+  const XrunReports reports = xrun_reports(/*horizon=*/false);
   live_.with([&](RunResult& r) {
     // A real card's "xrun of at least N msecs" is JACK1's xrun delay too (ALSA's trigger time
     // stamp to now); on the vcard the card's record gives it exactly instead.
@@ -332,6 +365,7 @@ void Runner::collect_cycles(int64_t t0_ns, int64_t end_ns) {
     }
     r.cycle_table = std::move(table);
     r.jack_test = std::move(jt);
+    count_xrun_reports(r, reports);
   });
 }
 
@@ -386,15 +420,18 @@ void Runner::checkpoint(uint64_t now_us) {
   // engine killed with SIGKILL keeps them; the end of the run replaces them with all of them.
   std::optional<CycleTableResult> table;
   std::optional<JackTestFields> jack_test;
+  XrunReports reports;
   if (cycle_reader_) {
     table = cycle_reader_->table();
     jack_test = cycle_reader_->jack_test();
+    reports = xrun_reports(/*horizon=*/true);
   }
   // The files are formatted under the result's lock (memory only) and written after it is
   // released, so telemetry never waits for a disk.
   const std::vector<RunFile> files = live_.with([&](RunResult& r) {
     if (table) r.cycle_table = std::move(*table);
     if (jack_test) r.jack_test = std::move(*jack_test);
+    if (table) count_xrun_reports(r, reports);
     const std::string status = r.status, detail = r.status_detail, ended = r.ended_utc;
     const double seconds = r.seconds_ran;
     r.seconds_ran = static_cast<double>(now_us - window_start_us_.load()) / 1e6;
@@ -518,6 +555,7 @@ void Runner::measure() {
   backend_->set_window(t0, end);
   stop_loads_into_result(t0);
   tap_.close_window(end + 20000);  // late notifications of the last cycle still count
+  reports_until_us_ = end + 20000;
   live_.with([&](RunResult& r) {
     r.seconds_ran = static_cast<double>(end - t0) / 1e6;
     r.threads_end = std::move(threads_end);

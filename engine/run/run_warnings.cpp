@@ -45,6 +45,21 @@ std::vector<std::string> audio_match_warnings(const RunResult& r) {
   std::vector<std::string> out;
   if (!r.audio) return out;
   const AudioResult& a = *r.audio;
+  if (a.matched_by == "cycle") {
+    if (a.glitches_without_xrun > 0) {
+      out.push_back(fmt::format(
+          "{} audible glitch(es) in no xrun cycle nor within {} cycles after one: the chain "
+          "lost audio in cycles that met their deadline (see \"Xrun events by cycle\")",
+          a.glitches_without_xrun, XrunCycles::kHeardWithinCycles));
+    }
+    if (a.xruns_without_glitch > 0) {
+      out.push_back(fmt::format(
+          "{} xrun event(s) of the cycle table with no audible glitch (nothing was lost on the "
+          "checked port)",
+          a.xruns_without_glitch));
+    }
+    return out;
+  }
   if (a.glitches_without_xrun > 0) {
     out.push_back(fmt::format(
         "{} audible glitch(es) with no xrun within {} ms: the chain lost audio that no xrun "

@@ -25,7 +25,7 @@
 namespace xrunlab::cycle_table {
 
 constexpr uint32_t kMagic = 0x78726374;  // "xrct"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: cells carry the JACK frame time
 
 // How cycles are keyed (Header::keyed_by).
 constexpr uint32_t kKeyBoundary = 1;   // vcard boundary index
@@ -37,6 +37,10 @@ struct Cell {
   std::atomic<int64_t> exit_ns;    // callback exit (after the DSP work)
   std::atomic<int64_t> wake_ns;    // jackd's wake-up as this client saw it: entry minus
                                    // jack_frames_since_cycle_start() (one frame of resolution)
+  std::atomic<uint32_t> frame;     // jack_last_frame_time() in this callback: what ties the
+                                   // monitor's xrun callbacks and the tail's glitches (which
+                                   // carry JACK frame times) to the table's cycles
+  uint32_t reserved;
 };
 
 struct Header {
@@ -67,17 +71,19 @@ inline const Cell* cells(const void* base) noexcept {
 
 // A client's side: its cell of cycle `id`. Realtime: wait-free.
 inline void write_cell(Cell& cell, uint64_t id, int64_t entry_ns, int64_t exit_ns,
-                       int64_t wake_ns) noexcept {
+                       int64_t wake_ns, uint32_t frame) noexcept {
   cell.seq.store(0, std::memory_order_relaxed);
   cell.entry_ns.store(entry_ns, std::memory_order_release);
   cell.exit_ns.store(exit_ns, std::memory_order_release);
   cell.wake_ns.store(wake_ns, std::memory_order_release);
+  cell.frame.store(frame, std::memory_order_release);
   cell.seq.store(id + 1, std::memory_order_release);
 }
 
 struct CellValue {
   uint64_t id = 0;
   int64_t entry_ns = 0, exit_ns = 0, wake_ns = 0;
+  uint32_t frame = 0;
 };
 
 // The reader's side: false when the cell is empty or being written. Wait-free.
@@ -88,6 +94,7 @@ inline bool read_cell(const Cell& cell, CellValue* out) noexcept {
   v.entry_ns = cell.entry_ns.load(std::memory_order_acquire);
   v.exit_ns = cell.exit_ns.load(std::memory_order_acquire);
   v.wake_ns = cell.wake_ns.load(std::memory_order_acquire);
+  v.frame = cell.frame.load(std::memory_order_acquire);
   if (cell.seq.load(std::memory_order_relaxed) != seq) return false;
   v.id = seq - 1;
   *out = v;
@@ -96,7 +103,8 @@ inline bool read_cell(const Cell& cell, CellValue* out) noexcept {
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<int64_t>::is_always_lock_free);  // address-free: fine in shared memory
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
 static_assert(std::is_standard_layout_v<Cell>);
-static_assert(sizeof(Cell) == 32);
+static_assert(sizeof(Cell) == 40);
 
 }  // namespace xrunlab::cycle_table

@@ -461,8 +461,10 @@ TEST(ProcessCycleTable, WritesItsCellKeyedByTheMarkersBoundary) {
   vcard::write_marker(h.clock().data(), 1, 77);
   h.jack().mono = {5, 1000};
   h.jack().frames_since_start = 48;  // 1 ms at 48 kHz
+  h.jack().last_frame_time = 256 * 9 + 5;
   h.cycle(256);
   const cycle_table::CellValue v = t.at(77, 2);
+  EXPECT_EQ(v.frame, 256u * 9 + 5) << "JACK's frame time, what ties xrun reports to the cycle";
   EXPECT_EQ(v.id, 77u);
   EXPECT_EQ(v.entry_ns, 5000001000);
   EXPECT_EQ(v.exit_ns, 5000001000);  // the fake clock stands still
@@ -483,6 +485,7 @@ TEST(ProcessCycleTable, WithoutACardTheFrameTimeKeysTheCycle) {
   h.jack().last_frame_time = 256 * 1001;
   h.cycle(256);
   EXPECT_EQ(t.at(1001, 1).id, 1001u);
+  EXPECT_EQ(t.at(1001, 1).frame, 256u * 1001);
   EXPECT_EQ(h.jack().mono_reads, 2) << "entry and exit, nothing else";
 }
 

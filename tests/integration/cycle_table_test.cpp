@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -88,6 +89,23 @@ void expect_table_consistent(const json& j) {
     }
   }
   EXPECT_EQ(t["missed_rows_total"].get<uint64_t>(), t["missed"].get<uint64_t>());
+  // Xrun events keyed by their cycle: the table's xrun cycles, in runs; every source's events
+  // add up to those it judged, and it names every one it missed (up to the bound).
+  const json& x = j["xrun_cycles"];
+  ASSERT_TRUE(x.is_object()) << "no xrun_cycles in run.json";
+  EXPECT_EQ(x["cycles"].get<uint64_t>(), t["missed"].get<uint64_t>());
+  EXPECT_LE(x["events"].get<uint64_t>(), x["cycles"].get<uint64_t>());
+  EXPECT_EQ(x["events"].get<uint64_t>() > 0, x["cycles"].get<uint64_t>() > 0);
+  EXPECT_GE(x["sources"].size(), 2u);
+  for (const json& s : x["sources"]) {
+    EXPECT_EQ(s["events_reported"].get<uint64_t>() + s["events_missed"].get<uint64_t>(),
+              s["events_judged"].get<uint64_t>())
+        << s.dump();
+    EXPECT_LE(s["events_judged"].get<uint64_t>(), x["events"].get<uint64_t>()) << s.dump();
+    EXPECT_EQ(s["missed"].size(), std::min<uint64_t>(s["events_missed"].get<uint64_t>(), 1000))
+        << s.dump();
+    EXPECT_LE(s["reports_without_xrun_cycle"].get<uint64_t>(), s["reports"].get<uint64_t>());
+  }
   // Every cycle the table says a client ran in is one of that client's own callbacks, but for
   // the window's edges (the client's window is its callback entry, the table's the interrupt).
   // The converse does not hold: after a stall JACK2 may run a client twice with the data of
@@ -98,6 +116,18 @@ void expect_table_consistent(const json& j) {
     const auto ran = cycles - t["clients_not_run"][k]["cycles"].get<uint64_t>();
     EXPECT_LE(ran, own + 2) << k;
   }
+}
+
+// Whether `source` left unreported an xrun event (a run of consecutive xrun cycles) of at least
+// `cycles` cycles: run.json names the events each source missed.
+bool source_missed_a_run_of(const json& j, const std::string& source, uint64_t cycles) {
+  for (const json& s : j["xrun_cycles"]["sources"]) {
+    if (s["key"] != source) continue;
+    for (const json& m : s["missed"]) {
+      if (m["last"].get<uint64_t>() - m["first"].get<uint64_t>() + 1 >= cycles) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> vcard_args(const std::string& label, const std::string& clients,
@@ -159,6 +189,11 @@ TEST(CycleTable, AStoppedServerIsADriverDelayOfItsLength) {
   EXPECT_GE(t["clients_not_run"][0]["cycles"].get<uint64_t>(), stalled) << t.dump();
   EXPECT_GE(t["clients_not_run"][0]["first_not_to_run"].get<uint64_t>(), stalled);
   EXPECT_GE(t["missed"].get<uint64_t>(), stalled);
+  // The stall is one xrun event of at least that many cycles, and both the monitor and jackd's
+  // log reported it (JACK2 notifies a driver xrun to every client and prints it).
+  EXPECT_GE(j["xrun_cycles"]["events"].get<uint64_t>(), 1u);
+  EXPECT_FALSE(source_missed_a_run_of(j, "monitor", stalled)) << j["xrun_cycles"].dump();
+  EXPECT_FALSE(source_missed_a_run_of(j, "jackd_log", stalled)) << j["xrun_cycles"].dump();
   expect_nothing_left(r);
 }
 
@@ -190,6 +225,10 @@ TEST(CycleTable, AStoppedClientIsShownAsNotHavingRun) {
   EXPECT_GE(rows_without_c03, stalled);
   const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
   EXPECT_NE(summary.find("c03 did not run in"), std::string::npos) << summary;
+  // Those cycles are one xrun event, and jackd's log and the monitor both reported c03 late.
+  EXPECT_FALSE(source_missed_a_run_of(j, "monitor", stalled)) << j["xrun_cycles"].dump();
+  EXPECT_FALSE(source_missed_a_run_of(j, "jackd_log", stalled)) << j["xrun_cycles"].dump();
+  EXPECT_NE(summary.find("Xrun events by cycle:"), std::string::npos) << summary;
   expect_nothing_left(r);
 }
 

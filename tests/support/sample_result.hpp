@@ -135,6 +135,7 @@ inline RunResult sample_result() {
       c.entry_ns = t + 30000;
       c.exit_ns = c.entry_ns + 62000 + static_cast<int64_t>(m - 1000) * 500;
       c.wake_ns = *row.jackd_wake_ns;
+      c.frame = static_cast<uint32_t>(m * 256);
       if (c.ran) t = c.exit_ns;
       row.cells.push_back(c);
     }
@@ -142,6 +143,12 @@ inline RunResult sample_result() {
   }
   r.cycle_table = j.table();
   r.jack_test = j.jack_test();
+  // The monitor's two callbacks arrived in cycle 1003 (both late clients of 1002); jackd's log
+  // printed one line then, and one before any xrun cycle.
+  XrunReports reports;
+  reports.monitor_cycles = {1003, 1003};
+  reports.log_t_s = {0.001, 0.0165};
+  count_against_cycles(r, j.xrun_runs(), j.frames(), reports);
   finalize(r);
   return r;
 }
