@@ -621,9 +621,16 @@ void Runner::note_reclaimed(const ReclaimResult& rr) {
                      rr.reclaimed.size(), fmt::join(rr.reclaimed, ", ")));
   }
   if (!rr.removed_files.empty()) {
+    constexpr size_t kNamed = 4;
+    const std::vector<std::string> named(
+        rr.removed_files.begin(),
+        rr.removed_files.begin() +
+            static_cast<std::ptrdiff_t>(std::min(kNamed, rr.removed_files.size())));
     warn(fmt::format(
-        "removed {} /dev/shm file(s) (semaphores, sockets, card records) of dead xrunlab servers",
-        rr.removed_files.size()));
+        "removed {} /dev/shm file(s) (semaphores, sockets, card records, cycle tables) of dead "
+        "xrunlab servers: {}{}",
+        rr.removed_files.size(), fmt::join(named, ", "),
+        rr.removed_files.size() > kNamed ? ", ..." : ""));
   }
   if (!rr.warning.empty()) warn(rr.warning);
 }
@@ -638,6 +645,12 @@ void Runner::stop_all() noexcept {
   t.add("governor", [&] { policy_.stop_governor(); });
   t.add("server", [&] { session_.stop(); });
   t.add("card", [&] { collect_backend(); });
+  // Our own cycle table, before the registry step: that step removes what dead runs left, and
+  // would otherwise find this run's table still there and report it as left behind.
+  t.add("cycle table", [&] {
+    cycle_reader_.reset();
+    cycle_table_.reset();
+  });
   t.add("system settings", [&] {
     for (const std::string& problem : journal_.restore_all()) {
       say("warning: " + problem);

@@ -91,7 +91,8 @@ inline std::vector<std::string> shm_leftovers(const std::string& server) {
   if (DIR* dir = opendir("/dev/shm")) {
     while (dirent* e = readdir(dir)) {
       const std::string name = e->d_name;
-      if (name.find(server + "_") != std::string::npos || name == "xrunlab-vcard-" + server) {
+      if (name.find(server + "_") != std::string::npos || name == "xrunlab-vcard-" + server ||
+          name == "xrunlab-cycles-" + server) {
         found.push_back(name);
       }
     }
@@ -111,6 +112,17 @@ inline void expect_nothing_left(const XrunlabRun& r) {
       << "processes of the run are still alive";
   EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{})
       << "JACK files or registry slots of the run are left";
+  // A run removes what it made itself; only dead runs' files are "removed ... of dead servers".
+  const std::string text = read_text_or_empty(r.run_dir() + "/run.json");
+  if (text.empty()) return;
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("warnings")) return;
+  for (const json& w : j["warnings"]) {
+    const std::string s = w.is_string() ? w.get<std::string>() : w.dump();
+    EXPECT_FALSE(s.find("removed") != std::string::npos &&
+                 s.find(r.server_name()) != std::string::npos)
+        << "the run reported its own files as left behind by a dead server: " << s;
+  }
 }
 
 // XRUN Count as jack_test defined it: the driver's xruns only, from the card's own record where
