@@ -9,7 +9,26 @@ std::vector<std::string> count_warnings(const RunResult& r) {
   // Where the backend's driver xruns reach the clients (vcard, alsa), the monitor counts them
   // too, and jackd's log has them as driver lines: the log's side of the comparison is both.
   const XrunCounts& x = r.xruns;
-  if (!r.driver_xruns_reach_monitor && x.monitor_events != x.log_client_events) {
+  if (r.xrun_cycles.present) {
+    // The cycle table says which cycles were xruns: each source is judged against it, not
+    // against the other source's timing-grouped count (engine/result/xrun_cycles.hpp).
+    const SourceTally* monitor = nullptr;
+    const SourceTally* log = nullptr;
+    for (const SourceTally& t : r.xrun_cycles.sources) {
+      if (t.key == "monitor") monitor = &t;
+      if (t.key == "jackd_log") log = &t;
+    }
+    if (monitor != nullptr && log != nullptr &&
+        (monitor->events_missed + log->events_missed + monitor->reports_unmatched +
+         log->reports_unmatched) > 0) {
+      out.push_back(fmt::format(
+          "of the cycle table's {} xrun event(s), the monitor did not report {} and jackd's log "
+          "{}; {} monitor callback(s) and {} log line(s) came before any xrun cycle (see \"Xrun "
+          "events by cycle\")",
+          r.xrun_cycles.events, monitor->events_missed, log->events_missed,
+          monitor->reports_unmatched, log->reports_unmatched));
+    }
+  } else if (!r.driver_xruns_reach_monitor && x.monitor_events != x.log_client_events) {
     out.push_back(fmt::format(
         "the monitor counted {} client xrun events, jackd's log {}: they should agree; the "
         "monitor's count is used",

@@ -54,6 +54,32 @@ TEST(CountWarnings, DriverXrunsThatReachTheMonitorAreOnTheLogsSide) {
   EXPECT_TRUE(count_warnings(r).empty());
 }
 
+// With the cycle table, each source is judged against the table's xrun events, not against
+// the other source's timing-grouped count, and only a source that missed one (or reported
+// before any) is worth a warning.
+TEST(CountWarnings, WithTheCycleTableEachSourceIsJudgedAgainstIt) {
+  RunResult r;
+  r.xruns.monitor_events = 20;  // timing-grouped: would have disagreed with the log
+  r.xruns.log_client_events = 24;
+  r.xrun_cycles.present = true;
+  r.xrun_cycles.events = 18;
+  SourceTally monitor, log;
+  monitor.key = "monitor";
+  log.key = "jackd_log";
+  monitor.events_reported = log.events_reported = 18;
+  r.xrun_cycles.sources = {monitor, log};
+  EXPECT_TRUE(count_warnings(r).empty()) << "both reported every event";
+  r.xrun_cycles.sources[0].events_reported = 16;
+  r.xrun_cycles.sources[0].events_missed = 2;
+  r.xrun_cycles.sources[1].reports_unmatched = 1;
+  const std::vector<std::string> w = count_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "of the cycle table's 18 xrun event(s), the monitor did not report 2 and jackd's log "
+            "0; 0 monitor callback(s) and 1 log line(s) came before any xrun cycle (see \"Xrun "
+            "events by cycle\")");
+}
+
 TEST(AudioMatchWarnings, GlitchesNobodyExplainedAndXrunsNobodyHeard) {
   RunResult r;
   EXPECT_TRUE(audio_match_warnings(r).empty());  // no audio check

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates the curated example run that README.md quotes and shows: results/examples/jack_test-64/
+# (summary.txt, run.json, timeseries.csv and plots/*.png of one run on this machine).
+#
+#   scripts/example.sh            run the example's setting and replace results/examples/jack_test-64/
+#
+# The setting is jack_test's (14 clients x 4 ports, 64 frames, the virtual card) for 10 s: on a
+# small VM 64 frames gives a few xruns every second, so the example shows how the cycle table
+# and each other source saw them (the demo, scripts/setup.sh, uses 256 frames to stay quiet). Needs a build (scripts/setup.sh --no-demo). After it,
+# paste the new summary.txt into README.md: the numbers are this machine's, at this moment.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x build/bin/xrunlab ]; then
+  echo "example.sh: build/bin/xrunlab is missing: run scripts/setup.sh --no-demo first" >&2
+  exit 2
+fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+build/bin/xrunlab run --period 64 --duration 10 --label example --output "$scratch"
+run=$(find "$scratch/example" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+if [ -z "$run" ] || [ ! -f "$run/summary.txt" ]; then
+  echo "example.sh: the run left no summary.txt under $scratch/example" >&2
+  exit 1
+fi
+rm -rf results/examples/jack_test-64
+mkdir -p results/examples/jack_test-64/plots
+cp "$run/summary.txt" "$run/run.json" "$run/timeseries.csv" results/examples/jack_test-64/
+cp "$run"/plots/*.png results/examples/jack_test-64/plots/
+echo "example.sh: results/examples/jack_test-64/ now holds the run of $(basename "$run")"
