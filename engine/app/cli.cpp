@@ -175,6 +175,32 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->type_name("FILE");
   import->add_option("--write", ro.write, "DIR for the records (default: results/imported).")
       ->type_name("DIR");
+  CampaignOptions& co = cmd.campaign;
+  std::string order_text;
+  uint64_t seed = 0;
+  CLI::App* campaign = app.add_subcommand(
+      "campaign",
+      "Run a campaign file (TOML): its cases (the product of its axes) x repetitions of "
+      "`xrunlab run`, interleaved, into one folder with campaign.json; the same command "
+      "continues an interrupted campaign.");
+  campaign->add_option("FILE", co.file, "The campaign file (README: Campaigns).")
+      ->required()
+      ->type_name("FILE.toml");
+  campaign->add_option("--dir", co.dir, "The campaign's folder (default results/campaigns/NAME).")
+      ->type_name("DIR");
+  campaign->add_flag("--dry-run", co.dry_run,
+                     "Print the plan, its order and estimated time; run nothing.");
+  campaign->add_option("--order", order_text,
+                       "shuffled (each round of repetitions in a seeded random order; the "
+                       "default) or sequential (every repetition of a case, then the next).")
+      ->check(CLI::IsMember({"shuffled", "sequential"}))
+      ->type_name("ORDER");
+  campaign->add_option("--seed", seed, "The shuffle's seed when the file gives none.")
+      ->type_name("N");
+  campaign->add_flag("--replan", co.replan,
+                     "Continue a folder that holds this campaign with another plan: keep its "
+                     "finished runs whose case and repetition are unchanged.");
+  campaign->add_flag("--quiet,-q", co.quiet, "Print only the closing table.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -188,6 +214,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
   if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
   if (import->parsed()) cmd.kind = Command::Kind::kImport;
+  if (campaign->parsed()) {
+    cmd.kind = Command::Kind::kCampaign;
+    if (!order_text.empty()) co.order = order_text;
+    if (campaign->count("--seed") > 0) co.seed = seed;
+    return cmd;
+  }
   if (!run->parsed()) return cmd;
   cmd.kind = Command::Kind::kRun;
   o.priority_given = run->count("--priority") > 0;
@@ -196,6 +228,20 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   make_specs(policy_text, load_texts, inject_text, backend_text, o);
   validate(o);
   return cmd;
+}
+
+void check_run_args(const std::vector<std::string>& run_args) {
+  std::vector<std::string> words = {"xrunlab", "run"};
+  words.insert(words.end(), run_args.begin(), run_args.end());
+  for (const std::string& w : run_args) {
+    if (w == "--help" || w == "-h" || w == "--version") {
+      throw Error(ExitCode::kUsage, "'" + w + "' is not an option a campaign can give");
+    }
+  }
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  int exit_code = 0;
+  parse_command_line(static_cast<int>(argv.size()), argv.data(), &exit_code);
 }
 
 }  // namespace xrunlab

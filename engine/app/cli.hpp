@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/campaign/campaign_runner.hpp"
 #include "engine/run/run_options.hpp"
 
 namespace xrunlab {
@@ -17,10 +18,15 @@ struct ReportOptions {
 };
 
 struct Command {
-  enum class Kind { kRun, kPlot, kSummary, kCompare, kImport, kNone } kind = Kind::kNone;
+  enum class Kind { kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kNone } kind = Kind::kNone;
   RunOptions run;
   ReportOptions report;
+  CampaignOptions campaign;  // self_exe is filled in by main()
 };
+
+// Checks `xrunlab run` arguments (without "xrunlab run") as the command line would parse them;
+// throws Error(kUsage) with the reason. What a campaign checks every case with before it runs.
+void check_run_args(const std::vector<std::string>& run_args);
 
 // Parses argv. Prints help/version itself (returns kNone with *exit_code 0); on bad usage throws
 // xrunlab::Error(kUsage) with a one-line message naming the flag.

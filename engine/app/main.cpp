@@ -43,6 +43,11 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     const Command cmd = parse_command_line(argc, argv, &exit_code);
     if (cmd.kind == Command::Kind::kNone) return exit_code;
+    if (cmd.kind == Command::Kind::kCampaign) {
+      CampaignOptions co = cmd.campaign;
+      co.self_exe = self_exe(argv[0]);
+      return run_campaign(co, check_run_args, g_stop);
+    }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
     const std::vector<std::string> command_line(argv, argv + argc);
     const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);

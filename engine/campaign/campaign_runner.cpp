@@ -1,0 +1,401 @@
+#include "engine/campaign/campaign_runner.hpp"
+
+#include <dirent.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "engine/base/errors.hpp"
+#include "engine/campaign/campaign_spec.hpp"
+#include "engine/campaign/campaign_store.hpp"
+#include "engine/run/run_dir.hpp"
+#include "engine/system/host_context.hpp"
+#include "engine/system/process.hpp"
+
+namespace xrunlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Start and stop of jackd and the clients and the files, per run, before any run has shown
+// its own (seconds).
+constexpr double kDefaultOverheadS = 5.0;
+
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string duration_text(double s) {
+  const auto total = static_cast<long>(s + 0.5);
+  if (total < 60) return fmt::format("{} s", total);
+  if (total < 3600) return fmt::format("{} min {:02d} s", total / 60, total % 60);
+  return fmt::format("{} h {:02d} min", total / 3600, (total % 3600) / 60);
+}
+
+// The one folder `xrunlab run --output OUT --label LABEL` made: OUT/LABEL/<UTC timestamp>/.
+std::string find_run_dir(const std::string& out, const std::string& label) {
+  const std::string parent = out + "/" + label;
+  std::string found;
+  if (DIR* d = ::opendir(parent.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      if (path_exists(parent + "/" + name + "/run.json") && name > found) found = name;
+    }
+    ::closedir(d);
+  }
+  return found.empty() ? "" : label + "/" + found;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str(), nullptr, false);
+}
+
+// A few numbers of a finished run, for the progress line and the closing table.
+nlohmann::json figures_of(const nlohmann::json& run) {
+  nlohmann::json f = nlohmann::json::object();
+  if (!run.is_object()) return f;
+  f["status"] = run.value("status", "");
+  if (run.contains("measurement")) f["seconds"] = run["measurement"].value("seconds_ran", 0.0);
+  if (run.contains("xrun_cycles") && run["xrun_cycles"].is_object()) {
+    f["xrun_events"] = run["xrun_cycles"].value("events", 0);
+    f["xrun_cycles"] = run["xrun_cycles"].value("cycles", 0);
+  }
+  if (run.contains("totals")) f["xrun_count"] = run["totals"].value("xrun_count", 0);
+  if (run.contains("jack_test") && run["jack_test"].is_object()) {
+    f["delay_max_us"] = run["jack_test"].value("delay_max_us", nlohmann::json());
+  }
+  return f;
+}
+
+std::string last_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// <folder>.incomplete-N: what a run that did not finish left, set aside (never deleted).
+void set_aside(const std::string& path) {
+  if (!path_exists(path)) return;
+  for (int n = 1;; ++n) {
+    const std::string to = fmt::format("{}.incomplete-{}", path, n);
+    if (path_exists(to)) continue;
+    if (::rename(path.c_str(), to.c_str()) != 0) {
+      throw Error(ExitCode::kOutput, "cannot move " + path + " aside to " + to);
+    }
+    return;
+  }
+}
+
+class LiveLine {
+ public:
+  explicit LiveLine(bool enabled) : enabled_(enabled) {}
+  ~LiveLine() { clear(); }
+  void show(const std::string& text) {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r%s\x1b[K", text.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void clear() {
+    if (!enabled_ || !shown_) return;
+    std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+class Runner {
+ public:
+  Runner(const CampaignOptions& o, CampaignPlan plan, CampaignState state, std::string dir,
+         const std::atomic<bool>& stop)
+      : o_(o),
+        plan_(std::move(plan)),
+        s_(std::move(state)),
+        dir_(std::move(dir)),
+        stop_(stop),
+        live_(!o.quiet && ::isatty(STDERR_FILENO) != 0) {}
+
+  int run() {
+    make_dirs(dir_ + "/runs");
+    save_campaign_state(dir_, s_);
+    const auto t0 = Clock::now();
+    for (CampaignRunRecord& r : s_.runs) {
+      if (r.status == "completed") continue;
+      const int code = run_one(r, t0);
+      if (code != 0) return code;
+    }
+    live_.clear();
+    print_end();
+    return 0;
+  }
+
+ private:
+  const CampaignCase& case_of(const CampaignRunRecord& r) const {
+    return plan_.cases.at(static_cast<size_t>(r.case_index - 1));
+  }
+
+  void say(const std::string& text) {
+    if (o_.quiet) return;
+    live_.clear();
+    std::fprintf(stderr, "xrunlab: %s\n", text.c_str());
+  }
+
+  // Wall time per run beyond its measured seconds, from the runs finished so far.
+  double overhead_s() const {
+    double sum = 0;
+    int n = 0;
+    for (const CampaignRunRecord& r : s_.runs) {
+      if (r.status != "completed" || r.wall_s <= 0) continue;
+      sum += r.wall_s - (r.warmup ? plan_.warmup_s : plan_.duration_s);
+      ++n;
+    }
+    return n > 0 ? std::max(0.0, sum / n) : kDefaultOverheadS;
+  }
+
+  double seconds_left(const CampaignRunRecord& current, double current_elapsed) const {
+    const double over = overhead_s();
+    double left = 0;
+    for (const CampaignRunRecord& r : s_.runs) {
+      if (r.status == "completed" || &r == &current) continue;
+      left += (r.warmup ? plan_.warmup_s : plan_.duration_s) + over;
+    }
+    const double mine = (current.warmup ? plan_.warmup_s : plan_.duration_s) + over;
+    return left + std::max(0.0, mine - current_elapsed);
+  }
+
+  uint64_t xrun_events_so_far() const {
+    uint64_t n = 0;
+    for (const CampaignRunRecord& r : s_.runs) {
+      if (r.status == "completed" && !r.warmup) n += r.figures.value("xrun_events", uint64_t{0});
+    }
+    return n;
+  }
+
+  int counted_position(const CampaignRunRecord& r) const {
+    int done = 0;
+    for (const CampaignRunRecord& x : s_.runs) {
+      if (&x == &r) break;
+      ++done;
+    }
+    return done + 1;
+  }
+
+  int run_one(CampaignRunRecord& r, Clock::time_point t0) {
+    // A kept run may own this folder name (after --replan): take another.
+    for (const CampaignRunRecord& x : s_.runs) {
+      if (&x != &r && x.folder == r.folder && x.status == "completed") r.folder += "-b";
+    }
+    const std::string out = dir_ + "/runs/" + r.folder;
+    const std::string log = out + ".log";
+    set_aside(out);
+    set_aside(log);
+    const CampaignCase& c = case_of(r);
+    const std::string label = r.warmup ? std::string("warmup") : c.label;
+    std::vector<std::string> argv = {o_.self_exe, "run"};
+    const std::vector<std::string>& args = r.warmup ? plan_.warmup_args : c.run_args;
+    argv.insert(argv.end(), args.begin(), args.end());
+    for (const char* a : {"--label", label.c_str(), "--output", out.c_str(), "-q"}) {
+      argv.emplace_back(a);
+    }
+    const std::string what =
+        r.warmup ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
+                 : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name, r.rep,
+                               plan_.repetitions);
+    say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
+    r.status = "running";
+    r.started_utc = utc_now_iso();
+    r.ended_utc.clear();
+    r.detail.clear();
+    r.exit_code.reset();
+    r.run_dir.clear();
+    save_campaign_state(dir_, s_);
+
+    SpawnSpec spec;
+    spec.argv = argv;
+    spec.output_path = log;
+    Child child = Child::spawn(spec);
+    const auto start = Clock::now();
+    bool stopping = false;
+    auto next_line = start;
+    while (child.running()) {
+      if (stop_.load() && !stopping) {
+        stopping = true;
+        live_.clear();
+        child.signal(SIGINT);  // `xrunlab run` writes what it measured, marked interrupted
+      }
+      const auto now = Clock::now();
+      if (now >= next_line) {
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        const double total = std::chrono::duration<double>(now - t0).count();
+        live_.show(fmt::format(
+            "xrunlab: campaign {}: run {}/{} ({}), {} in this run, {} in all, about {} left, "
+            "{} xrun events in the finished runs",
+            plan_.name, counted_position(r), s_.runs.size(), label, duration_text(elapsed),
+            duration_text(total), duration_text(seconds_left(r, elapsed)),
+            xrun_events_so_far()));
+        next_line = now + std::chrono::seconds(1);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (stopping && Clock::now() - start > std::chrono::hours(1)) child.stop(std::chrono::seconds(5));
+    }
+    live_.clear();
+    r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    r.ended_utc = utc_now_iso();
+    const int status = child.wait_status().value_or(0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const std::string found = find_run_dir(out, label);
+    r.run_dir = found.empty() ? "" : "runs/" + r.folder + "/" + found;
+    const nlohmann::json run =
+        found.empty() ? nlohmann::json() : read_json(dir_ + "/" + r.run_dir + "/run.json");
+    r.figures = figures_of(run);
+    const std::string run_status = run.is_object() ? run.value("status", "") : "";
+    if (stopping || stop_.load()) {
+      r.status = "interrupted";
+      save_campaign_state(dir_, s_);
+      say(fmt::format("interrupted during run {} ({}); {} of {} runs are finished, kept in "
+                      "{}; the same command continues",
+                      counted_position(r), label, finished(), s_.runs.size(), dir_));
+      return static_cast<int>(ExitCode::kInterrupted);
+    }
+    if (*r.exit_code == 0 && run_status == "completed") {
+      r.status = "completed";
+      save_campaign_state(dir_, s_);
+      return 0;
+    }
+    r.status = "failed";
+    r.detail = fmt::format("xrunlab run {}; run.json status '{}'; {}", child.describe_exit(),
+                           run_status, last_line_of(log));
+    save_campaign_state(dir_, s_);
+    live_.clear();
+    std::fputs(fmt::format("xrunlab: error: campaign run {} ({}) failed: {} (its log: {}); the "
+                           "same command redoes it and continues\n",
+                           counted_position(r), label, r.detail, log)
+                   .c_str(),
+               stderr);
+    return static_cast<int>(ExitCode::kRunFailed);
+  }
+
+  size_t finished() const {
+    size_t n = 0;
+    for (const CampaignRunRecord& r : s_.runs) n += r.status == "completed" ? 1 : 0;
+    return n;
+  }
+
+  void print_end() const {
+    std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n",
+                plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
+                plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
+    for (const CampaignCase& c : plan_.cases) {
+      std::string events;
+      for (const CampaignRunRecord& r : s_.runs) {
+        if (r.warmup || r.case_index != c.index) continue;
+        const nlohmann::json v = r.figures.value("xrun_events", nlohmann::json());
+        events += (events.empty() ? "" : " ") + (v.is_number() ? v.dump() : std::string("-"));
+      }
+      std::printf("  %-28s xrun events per run (cycle table): %s\n", c.label.c_str(),
+                  events.c_str());
+    }
+    std::fflush(stdout);
+  }
+
+  const CampaignOptions& o_;
+  CampaignPlan plan_;
+  CampaignState s_;
+  std::string dir_;
+  const std::atomic<bool>& stop_;
+  LiveLine live_;
+};
+
+void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::string& dir,
+                size_t kept, bool resumes) {
+  const size_t counted = plan.cases.size() * static_cast<size_t>(plan.repetitions);
+  std::printf("Campaign %s: %zu case(s) x %d repetition(s) = %zu runs%s, order %s (seed %llu)\n",
+              plan.name.c_str(), plan.cases.size(), plan.repetitions, counted,
+              plan.warmup_s > 0 ? fmt::format(" + a {} s warm-up", plan.warmup_s).c_str() : "",
+              plan.order.c_str(), static_cast<unsigned long long>(plan.seed));
+  std::printf("Folder: %s (%s)\n", dir.c_str(),
+              resumes ? fmt::format("continues: {} finished run(s) kept", kept).c_str()
+                      : "new");
+  for (const CampaignCase& c : plan.cases) {
+    std::string args;
+    for (const std::string& a : c.run_args) args += " " + a;
+    std::printf("  %-28s xrunlab run%s\n", c.label.c_str(), args.c_str());
+  }
+  double left = 0;
+  size_t todo = 0;
+  for (const CampaignRunRecord& r : s.runs) {
+    if (r.status == "completed") continue;
+    ++todo;
+    left += (r.warmup ? plan.warmup_s : plan.duration_s) + kDefaultOverheadS;
+  }
+  std::string order;
+  for (size_t i = 0; i < s.runs.size(); ++i) {
+    const CampaignRunRecord& r = s.runs[i];
+    order += (i == 0 ? "" : ", ") +
+             (r.warmup ? std::string("warm-up") : fmt::format("{}#{}", r.case_index, r.rep));
+    if (i >= 23 && s.runs.size() > 25) {
+      order += fmt::format(", ... ({} more)", s.runs.size() - i - 1);
+      break;
+    }
+  }
+  std::printf("Order (case#repetition): %s\n", order.c_str());
+  std::printf("To run: %zu run(s), about %s (%s measured each + about %.0f s to start and stop "
+              "jackd and the clients; an estimate)\n",
+              todo, duration_text(left).c_str(), duration_text(plan.duration_s).c_str(),
+              kDefaultOverheadS);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
+                 const std::atomic<bool>& stop) {
+  const CampaignSpec spec = load_campaign(o.file);
+  const std::string dir = o.dir.empty() ? "results/campaigns/" + spec.name : o.dir;
+  const std::optional<CampaignState> old = load_campaign_state(dir);
+  uint64_t seed = 0;
+  if (o.seed) {
+    seed = *o.seed;
+  } else if (old && old->plan.contains("seed") && old->plan["seed"].is_number_unsigned()) {
+    seed = old->plan["seed"].get<uint64_t>();  // the same command resumes the same order
+  } else {
+    std::random_device rd;
+    seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }
+  CampaignPlan plan = plan_campaign(spec, seed, o.order, check);
+  ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
+  resumed.state.file = o.file;
+  resumed.state.file_text = spec.text;
+  resumed.state.host = old ? old->host : collect_host_context();
+  if (o.dry_run) {
+    print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+    return 0;
+  }
+  if (!o.quiet) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+  Runner runner(o, std::move(plan), std::move(resumed.state), dir, stop);
+  return runner.run();
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,35 @@
+#pragma once
+// `xrunlab campaign FILE.toml`: plans the campaign (campaign_plan.hpp), resumes what its folder
+// holds (campaign_store.hpp), and runs each remaining run as its own `xrunlab run` process (an
+// argv vector, never a shell), one at a time, into DIR/runs/<case label>-rNN/. Ctrl-C or
+// SIGTERM stops the running `xrunlab run` the way it stops itself (its results so far are
+// written, marked interrupted), records it as not finished, and exits 130: the same command
+// continues. A run that fails stops the campaign (its log named); the same command redoes it.
+//
+// On a terminal (and without -q) one live line shows the case, run i of n, elapsed, ETA and the
+// xrun events so far. Non-realtime.
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "engine/campaign/campaign_plan.hpp"
+
+namespace xrunlab {
+
+struct CampaignOptions {
+  std::string file;                  // the campaign file
+  std::string dir;                   // "" = results/campaigns/<name>
+  bool dry_run = false;              // print the plan and its estimated time, run nothing
+  bool replan = false;               // resume a folder that holds another plan
+  bool quiet = false;
+  std::optional<std::string> order;  // overrides the file's
+  std::optional<uint64_t> seed;      // used when the file gives none
+  std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
+};
+
+// Runs (or, with dry_run, prints) the campaign; returns the exit code. Throws Error for bad
+// input (kUsage: the file, a value, a folder with another plan) before anything runs.
+int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
+                 const std::atomic<bool>& stop);
+
+}  // namespace xrunlab

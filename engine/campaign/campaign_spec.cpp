@@ -1,0 +1,198 @@
+#include "engine/campaign/campaign_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+
+namespace {
+
+// `xrunlab run`'s options a campaign file may set in [run] (without dashes). The campaign sets
+// --label, --output and --quiet itself.
+const std::set<std::string>& run_keys() {
+  static const std::set<std::string> keys = {
+      "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
+      "priority", "policy", "load",           "inject",       "inject-client",
+      "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
+      "record",  "plots"};
+  return keys;
+}
+
+const std::set<std::string>& bool_keys() {
+  static const std::set<std::string> keys = {"audio-check", "record", "plots"};
+  return keys;
+}
+
+std::string dashed(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
+int line_of(const toml::node& n) {
+  return static_cast<int>(n.source().begin.line);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(int line, const std::string& key, const std::string& why) const {
+    throw Error(ExitCode::kUsage, fmt::format("{}:{}: {}: {}", path_, line, key, why));
+  }
+
+  // A scalar as the text `xrunlab run` would take on its command line.
+  std::string scalar_text(const toml::node& n, const std::string& key) const {
+    if (const auto* s = n.as_string()) return s->get();
+    if (const auto* i = n.as_integer()) return std::to_string(i->get());
+    if (const auto* f = n.as_floating_point()) return fmt::format("{}", f->get());
+    if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+    fail(line_of(n), key, "expected a string, a number or true/false");
+  }
+
+  std::vector<std::string> values(const toml::node& n, const std::string& key) const {
+    std::vector<std::string> out;
+    if (const auto* a = n.as_array()) {
+      for (const toml::node& e : *a) out.push_back(scalar_text(e, key));
+      if (out.empty()) fail(line_of(n), key, "an empty list");
+      return out;
+    }
+    out.push_back(scalar_text(n, key));
+    return out;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& campaign_axis_keys() {
+  static const std::vector<std::string> keys = {"policy",   "load",     "backend", "period",
+                                                "clients",  "dsp-load", "ports",   "nperiods"};
+  return keys;
+}
+
+CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
+  const Reader r(path);
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw Error(ExitCode::kUsage, fmt::format("{}:{}: not valid TOML: {}", path,
+                                              e.source().begin.line, e.description()));
+  }
+  CampaignSpec spec;
+  spec.path = path;
+  spec.text = text;
+  for (const auto& [k, node] : root) {
+    const std::string key(k.str());
+    const int line = line_of(node);
+    if (key == "name") {
+      const auto* s = node.as_string();
+      if (s == nullptr || s->get().empty()) r.fail(line, key, "expected a non-empty string");
+      const std::string& name = s->get();
+      const bool safe = std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' ||
+               c == '.';
+      });
+      if (!safe || name.front() == '.') {
+        r.fail(line, key, "'" + name + "': use letters, digits, '-', '_' and '.' (it names a folder)");
+      }
+      spec.name = name;
+    } else if (key == "repetitions") {
+      const auto* i = node.as_integer();
+      if (i == nullptr || i->get() < 1 || i->get() > 1000) {
+        r.fail(line, key, "expected a whole number from 1 to 1000");
+      }
+      spec.repetitions = static_cast<int>(i->get());
+    } else if (key == "order") {
+      const auto* s = node.as_string();
+      if (s == nullptr || (s->get() != "shuffled" && s->get() != "sequential")) {
+        r.fail(line, key, "expected \"shuffled\" or \"sequential\"");
+      }
+      spec.order = s->get();
+    } else if (key == "seed") {
+      const auto* i = node.as_integer();
+      if (i == nullptr || i->get() < 0) r.fail(line, key, "expected a whole number >= 0");
+      spec.seed = static_cast<uint64_t>(i->get());
+    } else if (key == "warmup_s" || key == "warmup-s") {
+      const auto* i = node.as_integer();
+      const auto* f = node.as_floating_point();
+      const double v = i != nullptr ? static_cast<double>(i->get()) : f != nullptr ? f->get() : -1;
+      if (v < 0 || v > 3600) r.fail(line, key, "expected seconds from 0 to 3600");
+      spec.warmup_s = v;
+    } else if (key == "run" || key == "axes") {
+      const auto* table = node.as_table();
+      if (table == nullptr) r.fail(line, key, "expected a table: [" + key + "]");
+      for (const auto& [sk, sn] : *table) {
+        const std::string raw(sk.str());
+        const std::string flag = dashed(raw);
+        const std::string where = "[" + key + "] " + raw;
+        const int sline = line_of(sn);
+        if (key == "run") {
+          if (flag == "label" || flag == "output" || flag == "quiet") {
+            r.fail(sline, where, "the campaign sets it (each case's label, the campaign folder)");
+          }
+          if (run_keys().count(flag) == 0) {
+            r.fail(sline, where, "not an option of `xrunlab run` a campaign can set");
+          }
+          if (bool_keys().count(flag) != 0 && sn.as_boolean() == nullptr) {
+            r.fail(sline, where, "expected true or false");
+          }
+          std::vector<std::string> vals = r.values(sn, where);
+          if (vals.size() > 1 && flag != "load") {
+            r.fail(sline, where, "one value (only load may be a list: several loads at once)");
+          }
+          spec.fixed.push_back({flag, std::move(vals), sline});
+        } else {
+          const auto& axes = campaign_axis_keys();
+          if (std::find(axes.begin(), axes.end(), flag) == axes.end()) {
+            r.fail(sline, where,
+                   fmt::format("not an axis a campaign can vary (axes: {})", fmt::join(axes, ", ")));
+          }
+          std::vector<std::string> vals = r.values(sn, where);
+          std::set<std::string> seen;
+          for (const std::string& v : vals) {
+            if (!seen.insert(v).second) r.fail(sline, where, "'" + v + "' is listed twice");
+          }
+          spec.axes.push_back({flag, std::move(vals), sline});
+        }
+      }
+    } else {
+      r.fail(line, key,
+             "not a campaign key (name, repetitions, order, seed, warmup_s, [run], [axes])");
+    }
+  }
+  if (spec.name.empty()) r.fail(1, "name", "missing: every campaign needs a name (its folder)");
+  for (const CampaignAxis& a : spec.axes) {
+    for (const CampaignOption& f : spec.fixed) {
+      if (f.key == a.key) {
+        r.fail(a.line, "[axes] " + a.key,
+               fmt::format("also fixed in [run] (line {}): give it in one place", f.line));
+      }
+    }
+  }
+  // toml++ keeps keys sorted; the file's order is what people read, so the axes and options
+  // are put back in it (the product's order follows the axes).
+  auto by_line = [](const auto& a, const auto& b) { return a.line < b.line; };
+  std::stable_sort(spec.axes.begin(), spec.axes.end(), by_line);
+  std::stable_sort(spec.fixed.begin(), spec.fixed.end(), by_line);
+  return spec;
+}
+
+CampaignSpec load_campaign(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_campaign(text.str(), path);
+}
+
+}  // namespace xrunlab

@@ -1,0 +1,64 @@
+#pragma once
+// A campaign file (TOML) as typed data: the cases as the product of the axes it lists, the fixed
+// `run` options, the repetitions and their order. Parsing only: what a case runs is planned by
+// campaign_plan.hpp, and whether its options are valid is checked there, before anything runs.
+//
+//   name = "iso-vs-fifo"            # the campaign's folder: results/campaigns/<name>/
+//   repetitions = 3                 # runs per case (>= 1)
+//   order = "shuffled"              # or "sequential"; shuffled interleaves the cases
+//   seed = 42                       # optional: the shuffle's seed (recorded either way)
+//   warmup_s = 5                    # optional: one uncounted run of the first case first
+//   [run]                           # options of every run, as `xrunlab run` takes them
+//   clients = 14
+//   period = 128
+//   duration = 15
+//   [axes]                          # one list per axis; the cases are their product
+//   policy = ["fifo", "iso-emu:70", "other:-20"]
+//   load = ["none", "compile"]
+//
+// Errors name the file, the line and the key: "campaign.toml:7: [axes] period: ...".
+// Non-realtime.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xrunlab {
+
+// One option of `xrunlab run`, as the file gave it: the flag (without dashes) and its values as
+// text (several for a repeatable flag such as load; a bool as "true"/"false").
+struct CampaignOption {
+  std::string key;  // the run flag without "--", e.g. "dsp-load"
+  std::vector<std::string> values;
+  int line = 0;  // where the file gave it
+};
+
+struct CampaignAxis {
+  std::string key;                  // the run flag without "--": policy, load, backend, ...
+  std::vector<std::string> values;  // one per case along this axis; "none" for load: no load
+  int line = 0;
+};
+
+struct CampaignSpec {
+  std::string path;  // the file, for messages
+  std::string text;  // its whole text (campaign.json keeps it)
+  std::string name;
+  int repetitions = 1;
+  std::string order = "shuffled";  // shuffled | sequential
+  std::optional<uint64_t> seed;
+  double warmup_s = 0;
+  std::vector<CampaignOption> fixed;  // [run], in file order
+  std::vector<CampaignAxis> axes;     // [axes], in file order
+};
+
+// The axes a campaign may vary (run flags without dashes).
+const std::vector<std::string>& campaign_axis_keys();
+
+// Parses a campaign file's text. Throws xrunlab::Error(kUsage) with one line naming `path`, the
+// line and the key at fault.
+CampaignSpec parse_campaign(const std::string& text, const std::string& path);
+
+// Reads and parses the file; a file that cannot be read is Error(kUsage) naming it.
+CampaignSpec load_campaign(const std::string& path);
+
+}  // namespace xrunlab

@@ -1,0 +1,114 @@
+// Campaign files (engine/campaign/campaign_spec.hpp): what they say as typed data, and one-line
+// errors naming the file, the line and the key.
+#include "engine/campaign/campaign_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_campaign(text, "c.toml");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return "";
+}
+
+TEST(CampaignSpec, ReadsEveryKeyInTheFilesOrder) {
+  const CampaignSpec s = parse_campaign(R"(name = "iso-vs-fifo"
+repetitions = 3
+order = "sequential"
+seed = 42
+warmup_s = 2.5
+[run]
+period = 128
+dsp_load = 25
+load = ["hackbench", "io-write"]
+plots = false
+clients = 14
+[axes]
+policy = ["fifo", "iso-emu:70", "other:-20"]
+nperiods = [2, 3]
+)",
+                                        "c.toml");
+  EXPECT_EQ(s.name, "iso-vs-fifo");
+  EXPECT_EQ(s.repetitions, 3);
+  EXPECT_EQ(s.order, "sequential");
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_DOUBLE_EQ(s.warmup_s, 2.5);
+  ASSERT_EQ(s.fixed.size(), 5u);
+  EXPECT_EQ(s.fixed[0].key, "period");
+  EXPECT_EQ(s.fixed[0].values, std::vector<std::string>{"128"});
+  EXPECT_EQ(s.fixed[1].key, "dsp-load") << "underscores are the flags' dashes";
+  EXPECT_EQ(s.fixed[2].values, (std::vector<std::string>{"hackbench", "io-write"}));
+  EXPECT_EQ(s.fixed[3].values, std::vector<std::string>{"false"});
+  EXPECT_EQ(s.fixed[4].key, "clients") << "the file's order, not the keys' sorted order";
+  EXPECT_EQ(s.fixed[4].line, 11);
+  ASSERT_EQ(s.axes.size(), 2u);
+  EXPECT_EQ(s.axes[0].key, "policy");
+  EXPECT_EQ(s.axes[0].values.size(), 3u);
+  EXPECT_EQ(s.axes[1].key, "nperiods");
+  EXPECT_EQ(s.axes[1].values, (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(s.axes[1].line, 14);
+}
+
+TEST(CampaignSpec, DefaultsAreOneShuffledRepetitionWithoutAxes) {
+  const CampaignSpec s = parse_campaign("name = \"x\"\n", "c.toml");
+  EXPECT_EQ(s.repetitions, 1);
+  EXPECT_EQ(s.order, "shuffled");
+  EXPECT_FALSE(s.seed);
+  EXPECT_TRUE(s.axes.empty());
+}
+
+TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
+  EXPECT_EQ(error_of("name = \"x\"\nrepetitions = 0\n"),
+            "c.toml:2: repetitions: expected a whole number from 1 to 1000");
+  EXPECT_EQ(error_of("name = \"x\"\norder = \"random\"\n"),
+            "c.toml:2: order: expected \"shuffled\" or \"sequential\"");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\nperiod = 64\nlabel = \"a\"\n"),
+            "c.toml:4: [run] label: the campaign sets it (each case's label, the campaign "
+            "folder)");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\nfrobnicate = 1\n"),
+            "c.toml:3: [run] frobnicate: not an option of `xrunlab run` a campaign can set");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\nperiod = [64, 128]\n"),
+            "c.toml:3: [run] period: one value (only load may be a list: several loads at "
+            "once)");
+  EXPECT_EQ(error_of("name = \"x\"\n[axes]\ncolour = [\"red\"]\n"),
+            "c.toml:3: [axes] colour: not an axis a campaign can vary (axes: policy, load, "
+            "backend, period, clients, dsp-load, ports, nperiods)");
+  EXPECT_EQ(error_of("name = \"x\"\n[axes]\npolicy = [\"fifo\", \"fifo\"]\n"),
+            "c.toml:3: [axes] policy: 'fifo' is listed twice");
+  EXPECT_EQ(error_of("name = \"x\"\n[axes]\npolicy = []\n"), "c.toml:3: [axes] policy: an empty list");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\npolicy = \"fifo\"\n[axes]\npolicy = [\"rr\"]\n"),
+            "c.toml:5: [axes] policy: also fixed in [run] (line 3): give it in one place");
+  EXPECT_EQ(error_of("repetitions = 2\n"),
+            "c.toml:1: name: missing: every campaign needs a name (its folder)");
+  EXPECT_EQ(error_of("name = \"../up\"\n"),
+            "c.toml:1: name: '../up': use letters, digits, '-', '_' and '.' (it names a folder)");
+  EXPECT_EQ(error_of("name = \"x\"\ncolour = 1\n"),
+            "c.toml:2: colour: not a campaign key (name, repetitions, order, seed, warmup_s, "
+            "[run], [axes])");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\nplots = \"no\"\n"),
+            "c.toml:3: [run] plots: expected true or false");
+  const std::string toml = error_of("name = \"x\"\n[run\n");
+  EXPECT_EQ(toml.rfind("c.toml:2: not valid TOML: ", 0), 0u) << toml;
+}
+
+TEST(CampaignSpec, AFileThatCannotBeReadIsNamed) {
+  try {
+    load_campaign("/nonexistent/c.toml");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_EQ(std::string(e.what()), "cannot read the campaign file '/nonexistent/c.toml'");
+  }
+}
+
+}  // namespace
+}  // namespace xrunlab
