@@ -143,6 +143,12 @@ class Runner {
     const auto t0 = Clock::now();
     for (CampaignRunRecord& r : s_.runs) {
       if (r.status == "completed") continue;
+      if (stop_.load()) {  // between two runs: none is half done
+        say(fmt::format("interrupted; {} of {} runs are finished, kept in {}; the same command "
+                        "continues",
+                        finished(), s_.runs.size(), dir_));
+        return static_cast<int>(ExitCode::kInterrupted);
+      }
       const int code = run_one(r, t0);
       if (code != 0) return code;
     }

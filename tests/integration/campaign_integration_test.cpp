@@ -1,0 +1,119 @@
+// `xrunlab campaign` with the real xrunlab, jackd and clients: a small campaign interrupted with
+// SIGINT (as Ctrl-C sends it) and continued by the same command runs every run exactly once;
+// bad input is refused before anything runs.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab::testing_support {
+namespace {
+
+const char* kCampaign = R"(# two cases, three repetitions, two seconds each
+name = "it-campaign"
+repetitions = 3
+seed = 11
+[run]
+clients = 2
+ports = 1
+period = 256
+duration = 2
+plots = false
+[axes]
+policy = ["fifo", "other"]
+)";
+
+json state_of(const std::string& dir) {
+  const std::string text = read_text_or_empty(dir + "/campaign.json");
+  return text.empty() ? json() : json::parse(text, nullptr, false);
+}
+
+size_t completed(const json& s) {
+  size_t n = 0;
+  if (!s.is_object()) return 0;
+  for (const json& r : s["runs"]) n += r["status"] == "completed" ? 1 : 0;
+  return n;
+}
+
+TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
+  TempDir dir("campaign");
+  const std::string file = dir.write("it.toml", kCampaign);
+  const std::string cdir = dir.file("c");
+  XrunlabRun first = start({"campaign", file, "--dir", cdir});
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (completed(state_of(cdir)) < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_GE(completed(state_of(cdir)), 2u) << first.log();
+  first.child.signal(SIGINT);  // to the campaign's own process group, as a terminal's Ctrl-C
+  finish(first);
+  EXPECT_EQ(first.exit_code, 130) << first.log();
+  EXPECT_NE(first.log().find("the same command continues"), std::string::npos) << first.log();
+  EXPECT_EQ(processes_mentioning(cdir), std::vector<std::string>{}) << "a run outlived it";
+  const json before = state_of(cdir);
+  const size_t done_before = completed(before);
+  ASSERT_LT(done_before, 6u) << "interrupted too late to test anything";
+  std::map<int, json> finished;
+  for (const json& r : before["runs"]) {
+    if (r["status"] == "completed") finished[r["index"].get<int>()] = r;
+  }
+
+  XrunlabRun second;
+  ASSERT_EQ(run_to_end({"campaign", file, "--dir", cdir}, &second), 0) << second.log();
+  const json after = state_of(cdir);
+  ASSERT_EQ(after["runs"].size(), 6u);
+  EXPECT_EQ(completed(after), 6u) << after.dump(2);
+  EXPECT_EQ(after["plan"], before["plan"]) << "the same plan, order and seed";
+  for (const json& r : after["runs"]) {
+    const int index = r["index"].get<int>();
+    const json run = json::parse(read_text_or_empty(cdir + "/" + r["run_dir"].get<std::string>() +
+                                                    "/run.json"),
+                                 nullptr, false);
+    ASSERT_TRUE(run.is_object()) << r.dump();
+    EXPECT_EQ(run["status"], "completed") << r.dump();
+    if (finished.count(index) != 0) {
+      // Never redone: the same folder, started at the same moment.
+      EXPECT_EQ(r["run_dir"], finished[index]["run_dir"]);
+      EXPECT_EQ(r["started_utc"], finished[index]["started_utc"]);
+    }
+  }
+  // Three runs of each case; the closing table lists all six.
+  std::map<int, int> per_case;
+  for (const json& r : after["runs"]) ++per_case[r["case"].get<int>()];
+  EXPECT_EQ(per_case, (std::map<int, int>{{1, 3}, {2, 3}}));
+  EXPECT_NE(second.log().find("it-campaign: 6 runs finished"), std::string::npos) << second.log();
+  EXPECT_NE(second.log().find(std::to_string(done_before) + " finished run(s) kept"),
+            std::string::npos)
+      << second.log();
+}
+
+TEST(Campaign, ABadValueIsRefusedBeforeAnythingRuns) {
+  TempDir dir("campaign");
+  const std::string file =
+      dir.write("bad.toml", "name = \"bad\"\n[run]\nduration = 1\n[axes]\npolicy = [\"fifo\", \"bogus\"]\n");
+  XrunlabRun r;
+  EXPECT_EQ(run_to_end({"campaign", file, "--dir", dir.file("c")}, &r), 2) << r.log();
+  EXPECT_NE(r.log().find(file + ":5: [axes] policy 'bogus': --policy 'bogus'"), std::string::npos)
+      << r.log();
+  EXPECT_FALSE(std::ifstream(dir.file("c/campaign.json")).good()) << "nothing may run or be written";
+}
+
+TEST(Campaign, ADryRunPrintsThePlanAndRunsNothing) {
+  TempDir dir("campaign");
+  const std::string file = dir.write("it.toml", kCampaign);
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"campaign", file, "--dir", dir.file("c"), "--dry-run"}, &r), 0) << r.log();
+  EXPECT_NE(r.log().find("2 case(s) x 3 repetition(s) = 6 runs, order shuffled (seed 11)"),
+            std::string::npos)
+      << r.log();
+  EXPECT_NE(r.log().find("01-fifo"), std::string::npos);
+  EXPECT_FALSE(std::ifstream(dir.file("c/campaign.json")).good());
+}
+
+}  // namespace
+}  // namespace xrunlab::testing_support
