@@ -121,6 +121,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
+  run->add_option("--repeat", o.repeat,
+                  "Run N times as a one-case campaign into OUTPUT/campaigns/LABEL/ (campaign.json; "
+                  "the same command continues an interrupted one; README: Campaigns).")
+      ->capture_default_str()
+      ->type_name("N");
   ReportOptions& ro = cmd.report;
   CLI::App* plot = app.add_subcommand(
       "plot", "Draw a run folder's plots again (plots/timeline.png, plots/latency.png).");

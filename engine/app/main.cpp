@@ -49,6 +49,31 @@ int main(int argc, char** argv) {
       return run_campaign(co, check_run_args, g_stop);
     }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
+    if (cmd.run.repeat > 1) {
+      // A one-case campaign: the run's own arguments, less those the campaign sets per run.
+      std::vector<std::string> run_args;
+      for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--repeat" || a == "--label" || a == "--output") {
+          ++i;
+          continue;
+        }
+        if (a.rfind("--repeat=", 0) == 0 || a.rfind("--label=", 0) == 0 ||
+            a.rfind("--output=", 0) == 0 || a == "-q" || a == "--quiet") {
+          continue;
+        }
+        run_args.push_back(a);
+      }
+      CampaignOptions co;
+      co.dir = cmd.run.output + "/campaigns/" + cmd.run.label;
+      co.quiet = cmd.run.quiet;
+      co.self_exe = self_exe(argv[0]);
+      co.file = "(xrunlab run --repeat)";
+      CampaignPlan plan = plan_single_case(cmd.run.label, run_args, cmd.run.repeat, check_run_args);
+      std::string text = "xrunlab run";
+      for (int i = 2; i < argc; ++i) text += std::string(" ") + argv[i];
+      return run_campaign_plan(co, std::move(plan), text, g_stop);
+    }
     const std::vector<std::string> command_line(argv, argv + argc);
     const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);
     std::fputs(format_summary(out.result).c_str(), stdout);

@@ -168,6 +168,28 @@ CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
   return plan;
 }
 
+CampaignPlan plan_single_case(const std::string& name, const std::vector<std::string>& run_args,
+                              int repetitions, const RunArgsCheck& check) {
+  check(run_args);
+  CampaignPlan plan;
+  plan.name = name;
+  plan.repetitions = repetitions;
+  plan.order = "sequential";
+  plan.duration_s = RunOptions{}.duration_s;
+  for (size_t i = 0; i + 1 < run_args.size(); ++i) {
+    if (run_args[i] == "--duration") plan.duration_s = std::stod(run_args[i + 1]);
+  }
+  CampaignCase k;
+  k.index = 1;
+  k.name = name;
+  const std::string s = slug(name);
+  k.label = s.empty() ? std::string("run") : s;
+  k.run_args = run_args;
+  plan.cases.push_back(std::move(k));
+  for (int r = 1; r <= repetitions; ++r) plan.runs.push_back({r, 1, r, false});
+  return plan;
+}
+
 nlohmann::json plan_json(const CampaignPlan& plan) {
   nlohmann::json cases = nlohmann::json::array();
   for (const CampaignCase& c : plan.cases) {

@@ -59,6 +59,11 @@ using RunArgsCheck = std::function<void(const std::vector<std::string>& run_args
 CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
                            const std::optional<std::string>& order, const RunArgsCheck& check);
 
+// `xrunlab run ... --repeat N`: one case (`run_args`, checked) run `repetitions` times, named
+// `name` (the run's label).
+CampaignPlan plan_single_case(const std::string& name, const std::vector<std::string>& run_args,
+                              int repetitions, const RunArgsCheck& check);
+
 // What identifies a plan: two plans that give the same JSON run the same runs.
 nlohmann::json plan_json(const CampaignPlan& plan);
 

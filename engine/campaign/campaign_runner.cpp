@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 // Start and stop of jackd and the clients and the files, per run, before any run has shown
 // its own (seconds).
-constexpr double kDefaultOverheadS = 5.0;
+constexpr double kDefaultOverheadS = 3.0;
 
 bool path_exists(const std::string& path) {
   struct stat st {};
@@ -376,6 +376,26 @@ void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::str
 
 }  // namespace
 
+namespace {
+
+int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& text,
+                const std::string& dir, const std::optional<CampaignState>& old,
+                const std::atomic<bool>& stop) {
+  ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
+  resumed.state.file = o.file;
+  resumed.state.file_text = text;
+  resumed.state.host = old ? old->host : collect_host_context();
+  if (o.dry_run) {
+    print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+    return 0;
+  }
+  if (!o.quiet) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+  Runner runner(o, std::move(plan), std::move(resumed.state), dir, stop);
+  return runner.run();
+}
+
+}  // namespace
+
 int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
                  const std::atomic<bool>& stop) {
   const CampaignSpec spec = load_campaign(o.file);
@@ -391,17 +411,12 @@ int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
     seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }
   CampaignPlan plan = plan_campaign(spec, seed, o.order, check);
-  ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
-  resumed.state.file = o.file;
-  resumed.state.file_text = spec.text;
-  resumed.state.host = old ? old->host : collect_host_context();
-  if (o.dry_run) {
-    print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
-    return 0;
-  }
-  if (!o.quiet) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
-  Runner runner(o, std::move(plan), std::move(resumed.state), dir, stop);
-  return runner.run();
+  return run_resumed(o, std::move(plan), spec.text, dir, old, stop);
+}
+
+int run_campaign_plan(const CampaignOptions& o, CampaignPlan plan, const std::string& text,
+                      const std::atomic<bool>& stop) {
+  return run_resumed(o, std::move(plan), text, o.dir, load_campaign_state(o.dir), stop);
 }
 
 }  // namespace xrunlab

@@ -32,4 +32,9 @@ struct CampaignOptions {
 int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
                  const std::atomic<bool>& stop);
 
+// Runs a plan made elsewhere (`xrunlab run --repeat N`: plan_single_case) in `o.dir`, resuming
+// what it holds, as run_campaign does. `text` is what campaign.json keeps as the file's text.
+int run_campaign_plan(const CampaignOptions& o, CampaignPlan plan, const std::string& text,
+                      const std::atomic<bool>& stop);
+
 }  // namespace xrunlab

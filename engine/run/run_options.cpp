@@ -52,6 +52,9 @@ void validate(const RunOptions& o) {
     bad("--clients " + std::to_string(o.clients) + ": must be 1..200 (JACK2 allows ~254 clients)");
   }
   if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
+  if (o.repeat < 1 || o.repeat > 1000) {
+    bad("--repeat " + std::to_string(o.repeat) + ": must be 1..1000");
+  }
   const bool pow2 = o.period != 0 && (o.period & (o.period - 1)) == 0;
   if (!pow2 || o.period < 16 || o.period > 8192) {
     bad("--period " + std::to_string(o.period) +

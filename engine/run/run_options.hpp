@@ -47,6 +47,7 @@ struct RunOptions {
   bool audio_check = true;  // the audible chain: a test signal through port 1 of every client
   bool record = false;      // write the received signal and glitch excerpts (audio/*.wav)
   bool quiet = false;
+  int repeat = 1;  // --repeat N: a one-case campaign of N runs (engine/campaign)
 
   // The server's realtime priority: fifo:PRIO / rr:PRIO carry it, every other policy takes
   // --priority.
