@@ -123,6 +123,18 @@ TEST(CampaignPlan, ABadAxisValueIsRefusedNamingItsLineBeforeAnythingRuns) {
   }
 }
 
+TEST(CampaignPlan, RunRepeatIsOneCaseRunNTimes) {
+  const CampaignPlan p =
+      plan_single_case("My Run", {"--clients", "2", "--duration", "4"}, 3, check);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].label, "my-run");
+  EXPECT_EQ(p.cases[0].run_args, (std::vector<std::string>{"--clients", "2", "--duration", "4"}));
+  ASSERT_EQ(p.runs.size(), 3u);
+  EXPECT_EQ(p.runs[2].rep, 3);
+  EXPECT_DOUBLE_EQ(p.duration_s, 4.0);
+  EXPECT_THROW(plan_single_case("x", {"--policy", "bogus"}, 2, check), Error);
+}
+
 TEST(CampaignPlan, ThePlansJsonIdentifiesWhatRuns) {
   const CampaignPlan a = plan_campaign(spec_of(kTwoAxes), 1, std::nullopt, check);
   const CampaignPlan b = plan_campaign(spec_of(kTwoAxes), 99, std::nullopt, check);
