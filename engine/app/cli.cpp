@@ -188,9 +188,23 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "Run a campaign file (TOML): its cases (the product of its axes) x repetitions of "
       "`xrunlab run`, interleaved, into one folder with campaign.json; the same command "
       "continues an interrupted campaign.");
-  campaign->add_option("FILE", co.file, "The campaign file (README: Campaigns).")
-      ->required()
+  campaign->add_option("FILE", co.file, "The campaign file (README: `xrunlab campaign`).")
       ->type_name("FILE.toml");
+  campaign
+      ->add_option("--preset", co.preset,
+                   "Run a campaign shipped in scripts/campaigns/ instead of FILE: jack_test4, "
+                   "jack_test3, iso-vs-fifo-2005, rt-kernel (each file says what it reproduces).")
+      ->type_name("NAME");
+  double scale = 0, duration = 0;
+  int repetitions = 0;
+  campaign->add_option("--scale", scale,
+                       "Multiply every run's duration (and the warm-up) by F, e.g. 0.1 for a "
+                       "quick look; at least 1 s each.")
+      ->type_name("F");
+  campaign->add_option("--duration", duration, "Every run's measured SECONDS.")
+      ->type_name("SECONDS");
+  campaign->add_option("--repetitions", repetitions, "Runs per case (overrides the file).")
+      ->type_name("N");
   campaign->add_option("--dir", co.dir, "The campaign's folder (default results/campaigns/NAME).")
       ->type_name("DIR");
   campaign->add_flag("--dry-run", co.dry_run,
@@ -223,6 +237,14 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     cmd.kind = Command::Kind::kCampaign;
     if (!order_text.empty()) co.order = order_text;
     if (campaign->count("--seed") > 0) co.seed = seed;
+    if (campaign->count("--scale") > 0) co.scale = scale;
+    if (campaign->count("--duration") > 0) co.duration = duration;
+    if (campaign->count("--repetitions") > 0) co.repetitions = repetitions;
+    if (co.file.empty() == co.preset.empty()) {
+      throw Error(ExitCode::kUsage,
+                  "campaign: give either a campaign FILE or --preset NAME (see xrunlab campaign "
+                  "--help)");
+    }
     return cmd;
   }
   if (!run->parsed()) return cmd;

@@ -1,5 +1,9 @@
 #include "engine/app/commands.hpp"
 
+#include <algorithm>
+
+#include <dirent.h>
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -221,6 +225,28 @@ int run_report_command(const Command& cmd, const std::string& self_exe) {
     default:
       return static_cast<int>(ExitCode::kUsage);
   }
+}
+
+std::string preset_file(const std::string& name, const std::string& self_exe) {
+  const std::string scripts = find_script_dir(self_exe);
+  const std::string dir = scripts.empty() ? std::string("scripts/campaigns") : scripts + "/campaigns";
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string f = e->d_name;
+      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".toml") == 0) {
+        names.push_back(f.substr(0, f.size() - 5));
+      }
+    }
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw Error(ExitCode::kUsage,
+                fmt::format("--preset '{}': no such preset in {} (presets: {})", name, dir,
+                            names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  return dir + "/" + name + ".toml";
 }
 
 }  // namespace xrunlab

@@ -1,5 +1,6 @@
 #pragma once
-// The commands that read finished runs: plot, summary, compare, import.
+// The commands that read finished runs (plot, summary, compare, import), and where the shipped
+// campaign presets are.
 #include <string>
 
 #include "engine/app/cli.hpp"
@@ -8,5 +9,9 @@ namespace xrunlab {
 
 // Returns the exit code; throws xrunlab::Error for bad input (one line, documented code).
 int run_report_command(const Command& cmd, const std::string& self_exe);
+
+// The file of a shipped campaign preset: <scripts>/campaigns/NAME.toml, beside the plots'
+// scripts (find_script_dir). Throws Error(kUsage) naming the presets there when NAME is none.
+std::string preset_file(const std::string& name, const std::string& self_exe);
 
 }  // namespace xrunlab

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     if (cmd.kind == Command::Kind::kCampaign) {
       CampaignOptions co = cmd.campaign;
       co.self_exe = self_exe(argv[0]);
+      if (!co.preset.empty()) co.file = preset_file(co.preset, co.self_exe);
       return run_campaign(co, check_run_args, g_stop);
     }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));

@@ -398,7 +398,8 @@ int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& 
 
 int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
                  const std::atomic<bool>& stop) {
-  const CampaignSpec spec = load_campaign(o.file);
+  CampaignSpec spec = load_campaign(o.file);
+  adjust_campaign(spec, o.scale, o.duration, o.repetitions);
   const std::string dir = o.dir.empty() ? "results/campaigns/" + spec.name : o.dir;
   const std::optional<CampaignState> old = load_campaign_state(dir);
   uint64_t seed = 0;

@@ -17,13 +17,17 @@
 namespace xrunlab {
 
 struct CampaignOptions {
-  std::string file;                  // the campaign file
+  std::string file;                  // the campaign file ("" with a preset, until main finds it)
+  std::string preset;                // a campaign of scripts/campaigns/ (main turns it into file)
   std::string dir;                   // "" = results/campaigns/<name>
   bool dry_run = false;              // print the plan and its estimated time, run nothing
   bool replan = false;               // resume a folder that holds another plan
   bool quiet = false;
   std::optional<std::string> order;  // overrides the file's
   std::optional<uint64_t> seed;      // used when the file gives none
+  std::optional<double> scale;       // every run's duration (and the warm-up's) times this
+  std::optional<double> duration;    // every counted run's duration, in seconds
+  std::optional<int> repetitions;    // overrides the file's
   std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
 };
 

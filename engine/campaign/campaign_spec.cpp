@@ -187,6 +187,38 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
   return spec;
 }
 
+void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
+                     std::optional<double> duration, std::optional<int> repetitions) {
+  if (scale && !(*scale > 0 && *scale <= 100)) {
+    throw Error(ExitCode::kUsage, fmt::format("--scale {}: must be above 0 and at most 100", *scale));
+  }
+  if (duration && !(*duration >= 1 && *duration <= 86400)) {
+    throw Error(ExitCode::kUsage, fmt::format("--duration {}: must be 1..86400 seconds", *duration));
+  }
+  if (repetitions && (*repetitions < 1 || *repetitions > 1000)) {
+    throw Error(ExitCode::kUsage, fmt::format("--repetitions {}: must be 1..1000", *repetitions));
+  }
+  if (repetitions) spec.repetitions = *repetitions;
+  if (!scale && !duration) return;
+  CampaignOption* d = nullptr;
+  for (CampaignOption& o : spec.fixed) {
+    if (o.key == "duration") d = &o;
+  }
+  double seconds = 300;  // `xrunlab run`'s default
+  if (d != nullptr) seconds = std::stod(d->values.front());
+  if (duration) seconds = *duration;
+  if (scale) {
+    seconds = std::max(1.0, seconds * *scale);
+    if (spec.warmup_s > 0) spec.warmup_s = std::max(1.0, spec.warmup_s * *scale);
+  }
+  const std::string text = fmt::format("{}", seconds);
+  if (d != nullptr) {
+    d->values = {text};
+  } else {
+    spec.fixed.push_back({"duration", {text}, 0});
+  }
+}
+
 CampaignSpec load_campaign(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path + "'");

@@ -58,6 +58,12 @@ const std::vector<std::string>& campaign_axis_keys();
 // line and the key at fault.
 CampaignSpec parse_campaign(const std::string& text, const std::string& path);
 
+// Shortens or lengthens a campaign (--scale, --duration, --repetitions): the runs' duration
+// becomes `duration` if given, then is multiplied by `scale` (as is the warm-up); at least 1 s.
+// Throws Error(kUsage) for a value out of range.
+void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
+                     std::optional<double> duration, std::optional<int> repetitions);
+
 // Reads and parses the file; a file that cannot be read is Error(kUsage) naming it.
 CampaignSpec load_campaign(const std::string& path);
 

@@ -100,6 +100,25 @@ TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(toml.rfind("c.toml:2: not valid TOML: ", 0), 0u) << toml;
 }
 
+TEST(CampaignSpec, ScaleDurationAndRepetitionsShortenACampaign) {
+  CampaignSpec s = parse_campaign("name = \"x\"\nwarmup_s = 10\n[run]\nduration = 300\n", "c.toml");
+  adjust_campaign(s, 0.05, std::nullopt, 2);
+  EXPECT_EQ(s.fixed.at(0).values, std::vector<std::string>{"15"});
+  EXPECT_DOUBLE_EQ(s.warmup_s, 1.0) << "0.5 s is raised to the 1 s minimum";
+  EXPECT_EQ(s.repetitions, 2);
+  CampaignSpec d = parse_campaign("name = \"x\"\n", "c.toml");
+  adjust_campaign(d, std::nullopt, 20.0, std::nullopt);
+  ASSERT_EQ(d.fixed.size(), 1u) << "no duration in the file: run's default, replaced";
+  EXPECT_EQ(d.fixed[0].key, "duration");
+  EXPECT_EQ(d.fixed[0].values, std::vector<std::string>{"20"});
+  CampaignSpec e = parse_campaign("name = \"x\"\n", "c.toml");
+  adjust_campaign(e, 0.1, std::nullopt, std::nullopt);
+  EXPECT_EQ(e.fixed.at(0).values, std::vector<std::string>{"30"}) << "300 s, run's default";
+  EXPECT_THROW(adjust_campaign(e, 0.0, std::nullopt, std::nullopt), Error);
+  EXPECT_THROW(adjust_campaign(e, std::nullopt, 0.5, std::nullopt), Error);
+  EXPECT_THROW(adjust_campaign(e, std::nullopt, std::nullopt, 0), Error);
+}
+
 TEST(CampaignSpec, AFileThatCannotBeReadIsNamed) {
   try {
     load_campaign("/nonexistent/c.toml");
