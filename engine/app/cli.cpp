@@ -121,6 +121,15 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
+  std::vector<std::string> fail_if_texts;
+  const std::string fail_if_help =
+      "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
+      "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, xrun_count, "
+      "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, glitches, dsp_load (README: "
+      "Thresholds). A figure the run does not have fails.";
+  const std::string junit_help = "Write a JUnit XML report to FILE (one testcase per run).";
+  run->add_option("--fail-if", fail_if_texts, fail_if_help)->type_name("COND");
+  run->add_option("--junit", cmd.junit, junit_help)->type_name("FILE");
   run->add_option("--repeat", o.repeat,
                   "Run N times as a one-case campaign into OUTPUT/campaigns/LABEL/ (campaign.json; "
                   "the same command continues an interrupted one; README: Campaigns).")
@@ -220,6 +229,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                      "Continue a folder that holds this campaign with another plan: keep its "
                      "finished runs whose case and repetition are unchanged.");
   campaign->add_flag("--quiet,-q", co.quiet, "Print only the closing table.");
+  campaign->add_option("--fail-if", fail_if_texts,
+                       fail_if_help + " In a campaign each case is checked on its median.")
+      ->type_name("COND");
+  campaign->add_option("--junit", cmd.junit, "Write a JUnit XML report to FILE (one testcase per case).")
+      ->type_name("FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -229,6 +243,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     std::string msg = e.what();
     throw Error(ExitCode::kUsage, msg + " (see xrunlab --help)");
   }
+  for (const std::string& t : fail_if_texts) cmd.fail_if.push_back(parse_threshold(t));
   if (plot->parsed()) cmd.kind = Command::Kind::kPlot;
   if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
   if (compare->parsed()) cmd.kind = Command::Kind::kCompare;

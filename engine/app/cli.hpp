@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/campaign/campaign_runner.hpp"
+#include "engine/report/run_metrics.hpp"
 #include "engine/run/run_options.hpp"
 
 namespace xrunlab {
@@ -22,6 +23,9 @@ struct Command {
   RunOptions run;
   ReportOptions report;
   CampaignOptions campaign;  // self_exe is filled in by main()
+  // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
+  std::vector<Threshold> fail_if;
+  std::string junit;
 };
 
 // Checks `xrunlab run` arguments (without "xrunlab run") as the command line would parse them;

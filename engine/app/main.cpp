@@ -13,6 +13,9 @@
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/run/run.hpp"
+#include "engine/report/run_metrics.hpp"
+#include "engine/system/atomic_file.hpp"
+#include "engine/result/run_json.hpp"
 
 namespace {
 
@@ -26,6 +29,32 @@ std::string self_exe(const char* argv0) {
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) return std::string(buf, static_cast<size_t>(n));
   return argv0;
+}
+
+// --fail-if and --junit for one run: each threshold checked on the run's own figures; the
+// crossed ones printed; exit code 10 when any is.
+int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& r,
+                         const std::string& run_dir) {
+  using namespace xrunlab;
+  if (cmd.fail_if.empty() && cmd.junit.empty()) return 0;
+  const nlohmann::json run = nlohmann::json::parse(to_json(r).dump());
+  JunitCase c;
+  c.name = r.spec.value("label", std::string("run"));
+  c.classname = "xrunlab.run";
+  c.seconds = r.seconds_ran;
+  if (r.status != "completed") c.error = r.status + ": " + r.status_detail;
+  bool failed = false;
+  for (const Threshold& t : cmd.fail_if) {
+    c.checks.push_back(check_threshold(t, run_metric(run, t.metric)));
+    if (c.checks.back().crossed) {
+      failed = true;
+      std::fprintf(stderr, "xrunlab: --fail-if: %s\n", c.checks.back().message.c_str());
+    }
+  }
+  if (!cmd.junit.empty()) {
+    write_file_atomic(cmd.junit, junit_xml("xrunlab " + run_dir, {c}));
+  }
+  return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
 }
 
 }  // namespace
@@ -84,7 +113,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "xrunlab: %s: %s\n", out.result.status.c_str(),
                    out.result.status_detail.c_str());
     }
-    return static_cast<int>(out.code);
+    const int code = check_run_thresholds(cmd, out.result, out.run_dir);
+    return out.code != ExitCode::kOk ? static_cast<int>(out.code) : code;
   } catch (const Error& e) {
     std::fprintf(stderr, "xrunlab: error: %s\n", e.what());
     return static_cast<int>(e.code());

@@ -17,6 +17,7 @@ enum class ExitCode : int {
   kPermission = 7,      // the scheduling policy is not permitted (limits, capabilities)
   kUnsupported = 8,     // the policy does not exist on this kernel/system (SCHED_ISO, RT groups)
   kDevice = 9,          // the sound device is missing, busy or misconfigured (--backend)
+  kThreshold = 10,      // a --fail-if threshold failed (the runs completed, results written)
   kInterrupted = 130,   // SIGINT/SIGTERM: results so far were written, marked interrupted
 };
 

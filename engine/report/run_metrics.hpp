@@ -1,0 +1,70 @@
+#pragma once
+// The figures of one run that campaigns compare and thresholds (--fail-if) check, each read
+// from a run.json with one definition, named for what it is:
+//
+//   xruns        the cycle table's xrun events (runs of cycles that missed their deadline or
+//                had a client that did not run; README "Xrun events by cycle"); without a
+//                table, the monitor's JACK2 xrun events
+//   xrun_rate    xruns per minute of the measured window
+//   xrun_count   jack_test's XRUN Count (the driver's xruns)
+//   delay_max    jack_test's Delay Maximum, usecs (JACK1's rules on jackd's wake-ups)
+//   cycle_max    jack_test's Cycle Maximum, usecs (JACK1's sampled maximum)
+//   slack_min    the smallest slack of a complete cycle, usecs (negative: a missed deadline)
+//   slack_p1     the slack 1 % of complete cycles were at or below, usecs
+//   wakeup_p99   interrupt -> jackd wake-up, 99th percentile, usecs (the card's record)
+//   glitches     audible glitches at the chain's tail
+//   dsp_load     jack_test's Average DSP Load, %
+//
+// A figure a run does not have (no cycle table, no audio check) is absent, never 0.
+// Non-realtime.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xrunlab {
+
+struct RunMetric {
+  std::string name;   // as --fail-if and the campaign tables name it
+  std::string label;  // for people: "xrun events per minute"
+  std::string unit;   // "us", "/min", "%", "" (a count)
+  bool lower_is_better = true;
+};
+
+const std::vector<RunMetric>& run_metrics();
+const RunMetric* find_run_metric(const std::string& name);
+
+// The figure `name` of a run (its run.json), or nullopt when the run does not have it.
+std::optional<double> run_metric(const nlohmann::json& run, const std::string& name);
+
+// --fail-if NAME OP VALUE[UNIT]: e.g. "xruns>0", "slack_p1<500us", "delay_max>=2ms".
+struct Threshold {
+  std::string text;    // as given
+  std::string metric;  // a run_metrics() name
+  std::string op;      // > >= < <= ==
+  double value = 0;    // in the metric's unit
+};
+
+// Throws Error(kUsage) naming the text and what is wrong (an unknown metric lists them).
+Threshold parse_threshold(const std::string& text);
+
+struct ThresholdCheck {
+  Threshold threshold;
+  std::optional<double> value;  // the run's (or case's) figure; absent: not measured
+  bool crossed = false;         // the condition holds: the run fails
+  std::string message;          // "xruns = 3 (> 0)" or "slack_p1 not measured"
+};
+
+ThresholdCheck check_threshold(const Threshold& t, std::optional<double> value);
+
+// JUnit XML for CI systems: one <testcase> per name, failing with the crossed thresholds.
+struct JunitCase {
+  std::string name;
+  std::string classname;
+  double seconds = 0;
+  std::vector<ThresholdCheck> checks;
+  std::string error;  // the run did not complete: an <error>
+};
+std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases);
+
+}  // namespace xrunlab

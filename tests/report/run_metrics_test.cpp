@@ -1,0 +1,128 @@
+// The figures campaigns compare and --fail-if checks (engine/report/run_metrics.hpp): read from
+// run.json with one definition each, thresholds parsed and checked, and the JUnit report.
+#include "engine/report/run_metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+namespace {
+
+using nlohmann::json;
+
+json run_with_slack(uint64_t below_zero, json bins) {
+  uint64_t count = below_zero;
+  for (const json& b : bins) count += b[1].get<uint64_t>();
+  json run;
+  run["measurement"]["seconds_ran"] = 30.0;
+  run["xrun_cycles"] = {{"events", 6}, {"cycles", 9}};
+  run["xruns"]["events_total"] = 7;
+  run["totals"] = {{"xrun_count", 2}, {"avg_dsp_load_pct", 41.5}};
+  run["jack_test"] = {{"delay_max_us", 268.0}, {"cycle_max_us", 781.0}};
+  run["audio"]["glitches"] = 3;
+  json wake;
+  wake["key"] = "jackd_wakeup";
+  wake["summary_us"]["count"] = 100;
+  wake["below_zero"] = 0;
+  wake["bins"] = json::parse("[[5, 98], [40, 1], [300, 1]]");
+  json slack;
+  slack["key"] = "slack";
+  slack["summary_us"]["count"] = count;
+  slack["summary_us"]["min"] = 10;
+  slack["below_zero"] = below_zero;
+  slack["below_zero_min"] = below_zero > 0 ? json(-700) : json();
+  slack["bins"] = std::move(bins);
+  run["cycles"]["hops"] = json::array({wake, slack});
+  return run;
+}
+
+TEST(RunMetrics, EachFigureHasOneDefinition) {
+  const json run = run_with_slack(0, json::parse("[[10, 1], [20, 1], [500, 98]]"));
+  EXPECT_EQ(run_metric(run, "xruns"), 6.0) << "the cycle table's events, not the monitor's 7";
+  EXPECT_EQ(run_metric(run, "xrun_rate"), 12.0) << "6 in 30 s";
+  EXPECT_EQ(run_metric(run, "xrun_count"), 2.0);
+  EXPECT_EQ(run_metric(run, "delay_max"), 268.0);
+  EXPECT_EQ(run_metric(run, "cycle_max"), 781.0);
+  EXPECT_EQ(run_metric(run, "dsp_load"), 41.5);
+  EXPECT_EQ(run_metric(run, "glitches"), 3.0);
+  EXPECT_EQ(run_metric(run, "slack_min"), 10.0);
+  EXPECT_EQ(run_metric(run, "slack_p1"), 10.0) << "rank ceil(1 % of 100) = 1";
+  EXPECT_EQ(run_metric(run, "wakeup_p99"), 40.0) << "rank 99 of 100";
+  EXPECT_FALSE(run_metric(run, "nonsense"));
+}
+
+TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
+  const json run = run_with_slack(2, json::parse("[[10, 98]]"));
+  EXPECT_EQ(run_metric(run, "slack_min"), -700.0);
+  EXPECT_EQ(run_metric(run, "slack_p1"), -700.0) << "rank 1 of 100 lies below zero";
+}
+
+TEST(RunMetrics, AFigureTheRunDoesNotHaveIsAbsentNotZero) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  run.erase("xrun_cycles");
+  run.erase("cycles");
+  run["audio"] = nullptr;
+  EXPECT_EQ(run_metric(run, "xruns"), 7.0) << "without a table: the monitor's events";
+  EXPECT_FALSE(run_metric(run, "slack_min"));
+  EXPECT_FALSE(run_metric(run, "wakeup_p99"));
+  EXPECT_FALSE(run_metric(run, "glitches"));
+}
+
+TEST(Thresholds, ParseNameOperatorValueAndUnit) {
+  const Threshold a = parse_threshold("xruns>0");
+  EXPECT_EQ(a.metric, "xruns");
+  EXPECT_EQ(a.op, ">");
+  EXPECT_EQ(a.value, 0.0);
+  const Threshold b = parse_threshold("slack_p1<=0.5ms");
+  EXPECT_EQ(b.op, "<=");
+  EXPECT_EQ(b.value, 500.0);
+  EXPECT_EQ(parse_threshold("delay_max>=2s").value, 2e6);
+  EXPECT_EQ(parse_threshold("delay_max==250us").value, 250.0);
+  EXPECT_EQ(parse_threshold("dsp_load>80%").value, 80.0);
+  auto message = [](const std::string& t) {
+    try {
+      parse_threshold(t);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("xruns"), "--fail-if 'xruns': expected NAME OP VALUE, e.g. xruns>0");
+  EXPECT_EQ(message("xruns>"), "--fail-if 'xruns>': no number after >");
+  EXPECT_EQ(message("xruns>1us"), "--fail-if 'xruns>1us': 'us' is not xruns's unit (a count has none)");
+  EXPECT_EQ(message("delay_max>1h"), "--fail-if 'delay_max>1h': 'h' is not a time unit (us, ms, s)");
+  EXPECT_EQ(message("frobs>1").rfind("--fail-if 'frobs>1': 'frobs' is not a figure xrunlab checks (xruns, ", 0), 0u);
+}
+
+TEST(Thresholds, ACheckSaysWhatItSawAndANotMeasuredFigureFails) {
+  const ThresholdCheck pass = check_threshold(parse_threshold("xruns>0"), 0.0);
+  EXPECT_FALSE(pass.crossed);
+  EXPECT_EQ(pass.message, "xruns = 0 (xruns>0: passes)");
+  const ThresholdCheck fail = check_threshold(parse_threshold("slack_p1<500us"), 312.0);
+  EXPECT_TRUE(fail.crossed);
+  EXPECT_EQ(fail.message, "slack_p1 = 312 us (slack_p1<500us: fails)");
+  const ThresholdCheck none = check_threshold(parse_threshold("wakeup_p99>100us"), std::nullopt);
+  EXPECT_TRUE(none.crossed);
+  EXPECT_EQ(none.message, "wakeup_p99: not measured in this run, so it cannot pass 'wakeup_p99>100us'");
+}
+
+TEST(Junit, OneTestcasePerNameWithItsFailureOrError) {
+  JunitCase ok{"fifo", "xrunlab.campaign", 2.5, {check_threshold(parse_threshold("xruns>0"), 0.0)}, ""};
+  JunitCase bad{"iso<&>", "xrunlab.campaign", 3.0,
+                {check_threshold(parse_threshold("xruns>0"), 4.0)}, ""};
+  JunitCase err{"dead", "xrunlab.campaign", 0.5, {}, "failed: jackd killed by signal 9"};
+  const std::string xml = junit_xml("suite \"x\"", {ok, bad, err});
+  EXPECT_NE(xml.find("<testsuite name=\"suite &quot;x&quot;\" tests=\"3\" failures=\"1\" errors=\"1\" time=\"6.000\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testcase name=\"iso&lt;&amp;&gt;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"xruns = 4 (xruns&gt;0: fails)\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error message=\"failed: jackd killed by signal 9\"/>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure", xml.find("name=\"fifo\"")), xml.find("<failure message=\"xruns = 4"))
+      << "the passing case has no failure";
+}
+
+}  // namespace
+}  // namespace xrunlab
