@@ -197,6 +197,7 @@ void CycleJoiner::add(const JoinRow& row) {
     hops_[cycle_hop_].us.add(floor_us(*out.end_ns));
     hops_[slack_hop_].us.add(floor_us(*out.slack_ns));
     if (*out.slack_ns < 0) ++deadline_missed_;
+    if (!slack_min_ns_ || *out.slack_ns < *slack_min_ns_) slack_min_ns_ = out.slack_ns;
   }
   out.missed = !all_ran || (out.slack_ns && *out.slack_ns < 0);
   keep_row(out);

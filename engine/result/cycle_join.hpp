@@ -81,6 +81,15 @@ class CycleJoiner {
   const FrameCycleMap& frames() const { return frames_; }
   const XrunRunBuilder& xrun_runs_builder() const { return runs_; }
 
+  // Figures kept up to date by add(), for a live display during the run: table() copies every
+  // histogram, too much to call each second.
+  // The xrun cycles so far: rows that missed their deadline or in which a client did not run
+  // (table().missed).
+  uint64_t missed() const { return missed_; }
+  // The smallest slack of a complete row so far (negative: a missed deadline); nullopt before
+  // the first complete row.
+  std::optional<int64_t> slack_min_ns() const { return slack_min_ns_; }
+
  private:
   struct Jack1 {
     std::optional<int64_t> prev_wake;
@@ -108,6 +117,7 @@ class CycleJoiner {
   std::vector<HopSeries> hops_;
   uint64_t cycles_ = 0, complete_ = 0, missed_ = 0, deadline_missed_ = 0, lost_ = 0;
   uint64_t no_wake_ = 0;
+  std::optional<int64_t> slack_min_ns_;
   std::vector<uint64_t> not_run_, not_run_first_;
   std::vector<CycleRow> worst_;  // kept sorted by slack, ascending, at most worst_keep
   std::vector<CycleRow> missed_rows_;

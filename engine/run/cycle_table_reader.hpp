@@ -66,6 +66,10 @@ class CycleTableReader {
   CycleTableResult table() const { return joiner_.table(); }
   JackTestFields jack_test() const { return joiner_.jack_test(); }
   const CycleJoiner& joiner() const { return joiner_; }
+  // The joiner's running figures (cheap, unlike table()): xrun cycles and the smallest slack
+  // of the rows read so far.
+  uint64_t missed() const { return joiner_.missed(); }
+  std::optional<int64_t> slack_min_ns() const { return joiner_.slack_min_ns(); }
 
  private:
   void poll_card(int64_t now_ns, bool final);

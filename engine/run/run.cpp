@@ -30,6 +30,7 @@
 #include "engine/run/jackd_log_tap.hpp"
 #include "engine/run/line_hub.hpp"
 #include "engine/run/live_result.hpp"
+#include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/run/run_warnings.hpp"
@@ -86,9 +87,13 @@ class Runner {
   void warn(const std::string& w) {
     live_.with([&](RunResult& r) { r.warnings.push_back(w); });
   }
-  void say(const std::string& s) const {
-    if (!o_.quiet) std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
+  void say(const std::string& s) {
+    if (o_.quiet) return;
+    progress_.clear();  // a message never shares its line with the progress line
+    std::fprintf(stderr, "xrunlab: %s\n", s.c_str());
   }
+  // The progress line's figures now, `elapsed_us` into the window: all cheap (no table copy).
+  void show_progress(uint64_t elapsed_us);
   std::vector<ClientThread> client_threads();
   void start_cycle_reader();
   void collect_cycles(int64_t t0_ns, int64_t end_ns);
@@ -98,6 +103,9 @@ class Runner {
   void count_xrun_reports(RunResult& r, const XrunReports& reports) const;
 
   RunOptions o_;
+  // The live line during the window, on a terminal only (engine/run/progress.hpp); say()
+  // clears it first.
+  ProgressLine progress_;
   std::string self_exe_;
   const std::atomic<bool>& stop_;
   std::unique_ptr<Backend> backend_;
@@ -130,6 +138,7 @@ class Runner {
 Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line,
                const std::string& self_exe, const std::atomic<bool>& stop)
     : o_(o),
+      progress_(stderr, ProgressLine::wanted(o.quiet, STDERR_FILENO)),
       self_exe_(self_exe),
       stop_(stop),
       backend_(make_backend(*o.backend)),
@@ -454,6 +463,19 @@ void Runner::checkpoint(uint64_t now_us) {
   }
 }
 
+void Runner::show_progress(uint64_t elapsed_us) {
+  ProgressFigures f;
+  f.elapsed_s = elapsed_us / 1000000;
+  f.duration_s = o_.duration_s;
+  f.monitor_xrun_events = session_.monitor().events_total();
+  if (cycle_reader_) {
+    f.xrun_cycles = cycle_reader_->missed();
+    f.slack_min_ns = cycle_reader_->slack_min_ns();
+  }
+  // The width each time: the terminal may have been resized.
+  progress_.show(progress_text(f), terminal_columns(STDERR_FILENO));
+}
+
 void Runner::measure() {
   // Every audio thread in its class before anything is measured: a thread that is not is a
   // failed run, not a footnote.
@@ -491,6 +513,7 @@ void Runner::measure() {
   // The first once the clients have sent their first second (held back CycleStats::kHoldUs).
   uint64_t next_checkpoint = t0 + 1500000;
   uint64_t next_backend_poll = t0;
+  uint64_t next_progress = t0;  // at once (0 s), then each whole second of the window
   backend_->set_window(t0, 0);
   // The cycle table's clock (CLOCK_MONOTONIC) for the window's JACK times.
   const int64_t mono_offset_ns = mono_minus_raw_ns();
@@ -524,6 +547,11 @@ void Runner::measure() {
       }
       next_backend_poll = now + 100000;
     }
+    // After the poll, so the cycle table's figures are the newest read.
+    if (progress_.enabled() && now >= next_progress) {
+      show_progress(now - t0);
+      next_progress = t0 + ((now - t0) / 1000000 + 1) * 1000000;
+    }
     if (now >= next_checkpoint) {
       checkpoint(now);
       next_checkpoint += 5000000;
@@ -531,6 +559,8 @@ void Runner::measure() {
     std::this_thread::sleep_for(milliseconds(10));
   }
 
+  // The window is over: nothing may print after the progress line (stdout's summary included).
+  progress_.clear();
   // The window's end to every client at once (an early stop moves it before the planned end).
   fleet_.send(fmt::format("stop {}\n", end));
   // A stopped run keeps its last partial second of system data too.
@@ -638,6 +668,8 @@ void Runner::note_reclaimed(const ReclaimResult& rr) {
 void Runner::stop_all() noexcept {
   if (stopped_) return;
   stopped_ = true;
+  // A failed window ends here, before main() prints the error.
+  progress_.clear();
   Teardown t;
   t.add("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
   // Clients first (they leave the graph cleanly), then the monitor, then the server.

@@ -187,6 +187,60 @@ TEST(CycleJoin, WithoutACardTheFirstClientsViewOfJackdsWakeUpIsTheReference) {
   EXPECT_EQ(t.worst[0].clients[0].entry_ns, r.cells[0].entry_ns - wake);
 }
 
+// ---- the running figures (missed(), slack_min_ns()) ---------------------------------------
+
+// The exact slack of row(m, wake_us, clients, gap_us, dsp_us) when every client ran.
+int64_t slack_of(uint64_t m, int64_t wake_us, int clients, int64_t gap_us, int64_t dsp_us) {
+  const int64_t end = wake_us * 1000 + clients * (gap_us * 1000 + 7 + dsp_us * 1000 + 3);
+  return (boundary(m + 1) - boundary(m)) - end;
+}
+
+TEST(CycleJoinSoFar, NoSlackBeforeTheFirstCompleteRow) {
+  CycleJoiner j(card_config(2));
+  EXPECT_EQ(j.missed(), 0u);
+  EXPECT_FALSE(j.slack_min_ns().has_value());
+  j.add(row(1, 30, 2, 10, 100, /*skip=*/2));  // c02 did not run: an xrun cycle, no slack
+  EXPECT_EQ(j.missed(), 1u);
+  EXPECT_FALSE(j.slack_min_ns().has_value());
+  j.add(row(2, 30, 2, 10, 100));
+  EXPECT_EQ(j.missed(), 1u);
+  ASSERT_TRUE(j.slack_min_ns().has_value());
+  EXPECT_EQ(*j.slack_min_ns(), slack_of(2, 30, 2, 10, 100));
+}
+
+TEST(CycleJoinSoFar, TheSmallestSlackSoFarAndTheXrunCyclesSoFar) {
+  CycleJoiner j(card_config(2));
+  j.add(row(1, 30, 2, 10, 100));
+  j.add(row(2, 30, 2, 10, 900));
+  j.add(row(3, 30, 2, 10, 300));  // more slack than row 2: the minimum stays
+  EXPECT_EQ(j.missed(), 0u);
+  EXPECT_EQ(*j.slack_min_ns(), slack_of(2, 30, 2, 10, 900));
+  j.add(row(4, 30, 2, 10, 3000));  // 2 x 3 ms > one period: a missed deadline
+  j.add(row(5, 30, 2, 10, 100, /*skip=*/1));
+  j.add(row(6, 30, 2, 10, 2800));  // also missed, by less than row 4
+  EXPECT_EQ(j.missed(), 3u);
+  const int64_t worst = slack_of(4, 30, 2, 10, 3000);
+  ASSERT_LT(worst, 0);
+  EXPECT_EQ(*j.slack_min_ns(), worst);
+  // The same figures as the whole table's.
+  const CycleTableResult t = j.table();
+  EXPECT_EQ(t.missed, j.missed());
+  ASSERT_FALSE(t.worst.empty());
+  EXPECT_EQ(*t.worst[0].slack_ns, *j.slack_min_ns());
+}
+
+TEST(CycleJoinSoFar, ARowWithoutAnyClientIsAnXrunCycleWithoutSlack) {
+  JoinConfig c = card_config(2);
+  c.card = false;
+  CycleJoiner j(c);
+  JoinRow r;
+  r.id = 9;
+  r.cells.resize(2);  // nobody ran: no reference at all
+  j.add(r);
+  EXPECT_EQ(j.missed(), 1u);
+  EXPECT_FALSE(j.slack_min_ns().has_value());
+}
+
 // ---- jack_test's fields by JACK1's rules ------------------------------------------------
 
 // n on-time rows from m0, cycle `dsp_us` long (one client, no gap).
