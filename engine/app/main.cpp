@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
       CampaignOptions co = cmd.campaign;
       co.self_exe = self_exe(argv[0]);
       if (!co.preset.empty()) co.file = preset_file(co.preset, co.self_exe);
+      co.fail_if = cmd.fail_if;
+      co.junit = cmd.junit;
       return run_campaign(co, check_run_args, g_stop);
     }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
@@ -84,14 +86,18 @@ int main(int argc, char** argv) {
       std::vector<std::string> run_args;
       for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--repeat" || a == "--label" || a == "--output") {
+        // The campaign sets these per run, or checks them itself at the end.
+        const bool takes_value = a == "--repeat" || a == "--label" || a == "--output" ||
+                                 a == "--fail-if" || a == "--junit";
+        if (takes_value) {
           ++i;
           continue;
         }
-        if (a.rfind("--repeat=", 0) == 0 || a.rfind("--label=", 0) == 0 ||
-            a.rfind("--output=", 0) == 0 || a == "-q" || a == "--quiet") {
-          continue;
+        bool with_value = a == "-q" || a == "--quiet";
+        for (const char* f : {"--repeat=", "--label=", "--output=", "--fail-if=", "--junit="}) {
+          with_value = with_value || a.rfind(f, 0) == 0;
         }
+        if (with_value) continue;
         run_args.push_back(a);
       }
       CampaignOptions co;
@@ -99,6 +105,8 @@ int main(int argc, char** argv) {
       co.quiet = cmd.run.quiet;
       co.self_exe = self_exe(argv[0]);
       co.file = "(xrunlab run --repeat)";
+      co.fail_if = cmd.fail_if;
+      co.junit = cmd.junit;
       CampaignPlan plan = plan_single_case(cmd.run.label, run_args, cmd.run.repeat, check_run_args);
       std::string text = "xrunlab run";
       for (int i = 2; i < argc; ++i) text += std::string(" ") + argv[i];

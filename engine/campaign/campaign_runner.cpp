@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "engine/base/errors.hpp"
+#include "engine/campaign/campaign_report.hpp"
 #include "engine/campaign/campaign_spec.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/run/run_dir.hpp"
+#include "engine/system/atomic_file.hpp"
 #include "engine/system/host_context.hpp"
 #include "engine/system/process.hpp"
 
@@ -153,8 +155,7 @@ class Runner {
       if (code != 0) return code;
     }
     live_.clear();
-    print_end();
-    return 0;
+    return report();
   }
 
  private:
@@ -309,21 +310,30 @@ class Runner {
     return n;
   }
 
-  void print_end() const {
-    std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n",
+  // The closing report: printed, written beside campaign.json, and checked (--fail-if).
+  int report() const {
+    const CampaignReport rep = build_campaign_report(plan_, s_, dir_);
+    const std::string text = format_campaign_report(rep);
+    write_file_atomic(dir_ + "/campaign-summary.txt", text);
+    write_file_atomic(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
+    std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
                 plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
-    for (const CampaignCase& c : plan_.cases) {
-      std::string events;
-      for (const CampaignRunRecord& r : s_.runs) {
-        if (r.warmup || r.case_index != c.index) continue;
-        const nlohmann::json v = r.figures.value("xrun_events", nlohmann::json());
-        events += (events.empty() ? "" : " ") + (v.is_number() ? v.dump() : std::string("-"));
-      }
-      std::printf("  %-28s xrun events per run (cycle table): %s\n", c.label.c_str(),
-                  events.c_str());
-    }
+    std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
+    if (o_.fail_if.empty() && o_.junit.empty()) return 0;
+    const std::vector<JunitCase> cases = campaign_threshold_cases(rep, o_.fail_if);
+    bool failed = false;
+    for (const JunitCase& c : cases) {
+      for (const ThresholdCheck& k : c.checks) {
+        if (!k.crossed) continue;
+        failed = true;
+        std::fprintf(stderr, "xrunlab: --fail-if: %s: median %s\n", c.name.c_str(),
+                     k.message.c_str());
+      }
+    }
+    if (!o_.junit.empty()) write_file_atomic(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
+    return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
   }
 
   const CampaignOptions& o_;

@@ -7,12 +7,15 @@
 // continues. A run that fails stops the campaign (its log named); the same command redoes it.
 //
 // On a terminal (and without -q) one live line shows the case, run i of n, elapsed, ETA and the
-// xrun events so far. Non-realtime.
+// xrun events so far. At the end (and when the same command finds every run finished) the
+// report (campaign_report.hpp) is printed and written as campaign-summary.txt/.json.
+// Non-realtime.
 #include <atomic>
 #include <optional>
 #include <string>
 
 #include "engine/campaign/campaign_plan.hpp"
+#include "engine/report/run_metrics.hpp"
 
 namespace xrunlab {
 
@@ -29,6 +32,8 @@ struct CampaignOptions {
   std::optional<double> duration;    // every counted run's duration, in seconds
   std::optional<int> repetitions;    // overrides the file's
   std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
+  std::vector<Threshold> fail_if;    // checked on each case's median at the end (exit code 10)
+  std::string junit;                 // JUnit XML, one testcase per case ("" = none)
 };
 
 // Runs (or, with dry_run, prints) the campaign; returns the exit code. Throws Error for bad

@@ -168,8 +168,7 @@ ThresholdCheck check_threshold(const Threshold& t, std::optional<double> value) 
   if (!value) {
     // Not measured is not a pass: a threshold that cannot be checked fails, and says why.
     c.crossed = true;
-    c.message = fmt::format("{}: not measured in this run, so it cannot pass '{}'", t.metric,
-                            t.text);
+    c.message = fmt::format("{}: not measured, so it cannot pass '{}'", t.metric, t.text);
     return c;
   }
   const double v = *value;

@@ -87,6 +87,19 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
   for (const json& r : after["runs"]) ++per_case[r["case"].get<int>()];
   EXPECT_EQ(per_case, (std::map<int, int>{{1, 3}, {2, 3}}));
   EXPECT_NE(second.log().find("it-campaign: 6 runs finished"), std::string::npos) << second.log();
+  // The report covers every run: 3 of 3 for both cases, and one verdict per compared figure.
+  const std::string report = read_text_or_empty(cdir + "/campaign-summary.txt");
+  EXPECT_NE(report.find("01-fifo                           3 of  3 runs"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("02-other                          3 of  3 runs"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("fifo vs other: no difference in xrun events per minute this machine can "
+                        "resolve with 3 vs 3 runs (the test cannot reach p < 0.05 with so few)"),
+            std::string::npos)
+      << report;
+  const json summary = json::parse(read_text_or_empty(cdir + "/campaign-summary.json"));
+  EXPECT_EQ(summary["cases"][0]["runs"], 3);
+  EXPECT_EQ(summary["verdicts"].size(), 4u) << "xrun rate, Delay Maximum, slack p1, wake-up p99";
   EXPECT_NE(second.log().find(std::to_string(done_before) + " finished run(s) kept"),
             std::string::npos)
       << second.log();

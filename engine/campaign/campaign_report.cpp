@@ -1,0 +1,194 @@
+#include "engine/campaign/campaign_report.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace xrunlab {
+
+namespace {
+
+nlohmann::json read_run_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str(), nullptr, false);
+}
+
+stats::Metric stats_metric(const RunMetric& m) {
+  stats::Metric s;
+  s.name = m.label;
+  s.unit = m.unit;
+  s.lower_is_better = m.lower_is_better;
+  const bool count = m.unit.empty() || m.unit == "/min";
+  s.smaller_word = count ? "fewer" : "lower";
+  s.larger_word = count ? "more" : "higher";
+  return s;
+}
+
+std::string cell(const stats::Description& d) {
+  if (!d.median) return "-";
+  return fmt::format("{} [{}..{}] {}..{}", stats::format_number(*d.median),
+                     stats::format_number(*d.q1), stats::format_number(*d.q3),
+                     stats::format_number(*d.min), stats::format_number(*d.max));
+}
+
+nlohmann::json opt(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+}  // namespace
+
+const std::vector<std::string>& campaign_described_metrics() {
+  static const std::vector<std::string> m = {"xrun_rate", "xrun_count", "delay_max", "cycle_max",
+                                             "slack_p1",  "slack_min",  "wakeup_p99", "glitches",
+                                             "dsp_load"};
+  return m;
+}
+
+const std::vector<std::string>& campaign_compared_metrics() {
+  static const std::vector<std::string> m = {"xrun_rate", "delay_max", "slack_p1", "wakeup_p99"};
+  return m;
+}
+
+const std::vector<double>& CaseFigures::of(const std::string& metric) const {
+  static const std::vector<double> none;
+  for (const auto& [name, v] : values) {
+    if (name == metric) return v;
+  }
+  return none;
+}
+
+CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignState& state,
+                                     const std::string& dir) {
+  CampaignReport r;
+  r.name = plan.name;
+  for (const CampaignCase& c : plan.cases) {
+    CaseFigures f;
+    f.c = &c;
+    for (const RunMetric& m : run_metrics()) f.values.push_back({m.name, {}});
+    for (const CampaignRunRecord& run : state.runs) {
+      if (run.warmup || run.case_index != c.index || run.status != "completed") continue;
+      const nlohmann::json j = read_run_json(dir + "/" + run.run_dir + "/run.json");
+      if (!j.is_object()) continue;
+      ++f.runs;
+      for (auto& [name, v] : f.values) {
+        if (const auto x = run_metric(j, name)) v.push_back(*x);
+      }
+    }
+    r.cases.push_back(std::move(f));
+  }
+  for (const std::string& m : campaign_compared_metrics()) {
+    const RunMetric* rm = find_run_metric(m);
+    for (size_t a = 0; a < r.cases.size(); ++a) {
+      for (size_t b = a + 1; b < r.cases.size(); ++b) {
+        const std::vector<double>& va = r.cases[a].of(m);
+        const std::vector<double>& vb = r.cases[b].of(m);
+        if (va.empty() && vb.empty()) continue;  // a figure neither case has (no cycle table)
+        r.verdicts.push_back(stats::compare_cases(r.cases[a].c->name, va, r.cases[b].c->name, vb,
+                                                  stats_metric(*rm)));
+        r.verdict_metric.push_back(m);
+      }
+    }
+  }
+  return r;
+}
+
+std::string format_campaign_report(const CampaignReport& r) {
+  std::string out = fmt::format(
+      "Campaign {}: per case, median [IQR] min..max over its finished runs\n", r.name);
+  for (const CaseFigures& f : r.cases) {
+    out += fmt::format("  {} = xrunlab run", f.c->label);
+    for (const std::string& a : f.c->run_args) out += " " + a;
+    out += "\n";
+  }
+  // One block per figure keeps the lines short whatever the number of cases.
+  for (const std::string& m : campaign_described_metrics()) {
+    const RunMetric* rm = find_run_metric(m);
+    bool any = false;
+    for (const CaseFigures& f : r.cases) any = any || !f.of(m).empty();
+    if (!any) continue;
+    out += fmt::format("\n {}{}\n", rm->label, rm->unit.empty() ? "" : " (" + rm->unit + ")");
+    for (const CaseFigures& f : r.cases) {
+      const std::vector<double>& v = f.of(m);
+      out += fmt::format("   {:<32} {:>2} of {:>2} runs  {}\n", f.c->label, v.size(), f.runs,
+                         cell(stats::describe(v)));
+    }
+  }
+  if (!r.verdicts.empty()) {
+    out += "\n Verdicts (two-sided Mann-Whitney test; 95 % interval of the Hodges-Lehmann "
+           "difference; a difference is claimed only when p < 0.05 and the interval excludes "
+           "0):\n";
+    std::string last;
+    for (size_t i = 0; i < r.verdicts.size(); ++i) {
+      if (r.verdict_metric[i] != last) {
+        last = r.verdict_metric[i];
+        out += fmt::format("   {}:\n", find_run_metric(last)->label);
+      }
+      out += "     " + r.verdicts[i].sentence + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json campaign_report_json(const CampaignReport& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseFigures& f : r.cases) {
+    nlohmann::json figures = nlohmann::json::object();
+    for (const auto& [name, v] : f.values) {
+      if (v.empty()) continue;
+      const stats::Description d = stats::describe(v);
+      figures[name] = {{"values", v},     {"median", opt(d.median)}, {"q1", opt(d.q1)},
+                       {"q3", opt(d.q3)}, {"min", opt(d.min)},       {"max", opt(d.max)}};
+    }
+    cases.push_back({{"case", f.c->index},
+                     {"name", f.c->name},
+                     {"label", f.c->label},
+                     {"runs", f.runs},
+                     {"figures", std::move(figures)}});
+  }
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (size_t i = 0; i < r.verdicts.size(); ++i) {
+    const stats::Verdict& v = r.verdicts[i];
+    nlohmann::json ci = nullptr;
+    if (v.shift && v.shift->ci95) ci = {v.shift->ci95->low, v.shift->ci95->high};
+    verdicts.push_back({{"figure", r.verdict_metric[i]},
+                        {"a", v.name_a},
+                        {"b", v.name_b},
+                        {"n_a", v.n_a},
+                        {"n_b", v.n_b},
+                        {"median_a", opt(v.median_a)},
+                        {"median_b", opt(v.median_b)},
+                        {"shift", v.shift ? nlohmann::json(v.shift->estimate) : nlohmann::json()},
+                        {"ci95", ci},
+                        {"p", v.test ? nlohmann::json(v.test->p) : nlohmann::json()},
+                        {"test", v.test ? nlohmann::json(std::string(stats::test_kind_name(v.test->kind)))
+                                        : nlohmann::json()},
+                        {"runs_needed_for_20pct",
+                         v.runs_needed.runs_per_case ? nlohmann::json(*v.runs_needed.runs_per_case)
+                                                     : nlohmann::json()},
+                        {"resolved", v.resolved},
+                        {"sentence", v.sentence}});
+  }
+  return {{"name", r.name}, {"cases", std::move(cases)}, {"verdicts", std::move(verdicts)}};
+}
+
+std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
+                                                const std::vector<Threshold>& thresholds) {
+  std::vector<JunitCase> out;
+  for (const CaseFigures& f : r.cases) {
+    JunitCase j;
+    j.name = f.c->label;
+    j.classname = "xrunlab.campaign." + r.name;
+    if (f.runs == 0) j.error = "no finished run of this case";
+    for (const Threshold& t : thresholds) {
+      j.checks.push_back(check_threshold(t, stats::describe(f.of(t.metric)).median));
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace xrunlab

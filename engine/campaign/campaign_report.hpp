@@ -1,0 +1,50 @@
+#pragma once
+// What a campaign's runs say together: per case, the distribution of each figure over its
+// finished runs (median, IQR, min..max), and per pair of cases a verdict on each main figure
+// that never claims more than the repetitions support (engine/stats/verdict.hpp). Written as
+// campaign-summary.txt and campaign-summary.json in the campaign's folder and printed at the
+// end of the campaign; --fail-if checks each case's median. Non-realtime.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/campaign/campaign_plan.hpp"
+#include "engine/campaign/campaign_store.hpp"
+#include "engine/report/run_metrics.hpp"
+#include "engine/stats/describe.hpp"
+#include "engine/stats/verdict.hpp"
+
+namespace xrunlab {
+
+// The figures a campaign describes per case, and the main ones it compares pairwise.
+const std::vector<std::string>& campaign_described_metrics();
+const std::vector<std::string>& campaign_compared_metrics();
+
+struct CaseFigures {
+  const CampaignCase* c = nullptr;
+  size_t runs = 0;  // finished counted runs
+  // Per figure of run_metrics(): the runs' values (a run without the figure adds none).
+  std::vector<std::pair<std::string, std::vector<double>>> values;
+  const std::vector<double>& of(const std::string& metric) const;
+};
+
+struct CampaignReport {
+  std::string name;
+  std::vector<CaseFigures> cases;
+  std::vector<stats::Verdict> verdicts;  // per compared figure, per pair (a before b in order)
+  std::vector<std::string> verdict_metric;  // the figure of each verdict
+};
+
+// Reads each finished counted run's run.json (relative to `dir`) into the report.
+CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignState& state,
+                                     const std::string& dir);
+
+std::string format_campaign_report(const CampaignReport& r);
+nlohmann::json campaign_report_json(const CampaignReport& r);
+
+// --fail-if on each case's median; one JUnit case per campaign case.
+std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
+                                                const std::vector<Threshold>& thresholds);
+
+}  // namespace xrunlab

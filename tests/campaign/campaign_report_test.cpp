@@ -1,0 +1,102 @@
+// The campaign's closing report (engine/campaign/campaign_report.hpp) on run.json files made by
+// hand: each case's figures from its finished counted runs only, one verdict per pair and
+// compared figure, and --fail-if on each case's median.
+#include "engine/campaign/campaign_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace xrunlab {
+namespace {
+
+using nlohmann::json;
+using testing_support::TempDir;
+
+void accept(const std::vector<std::string>&) {}
+
+json run_json(double xruns, double delay_max) {
+  json j;
+  j["status"] = "completed";
+  j["measurement"]["seconds_ran"] = 60.0;
+  j["xrun_cycles"]["events"] = xruns;
+  j["jack_test"]["delay_max_us"] = delay_max;
+  return j;
+}
+
+struct Fixture {
+  TempDir dir{"campaign-report"};
+  CampaignPlan plan = plan_campaign(
+      parse_campaign("name = \"r\"\nrepetitions = 5\nseed = 1\nwarmup_s = 1\n[axes]\n"
+                     "policy = [\"fifo\", \"other\"]\n",
+                     "c.toml"),
+      1, std::nullopt, accept);
+  CampaignState state = resume_campaign(std::nullopt, plan, dir.str(), false).state;
+
+  // fifo: 1..5 xruns; other: 11..15; every run of `index` finished but the last of other.
+  Fixture() {
+    int fifo = 0, other = 0;
+    for (CampaignRunRecord& r : state.runs) {
+      if (r.warmup) {
+        r.status = "completed";
+        r.run_dir = "runs/warmup/x";
+        dir.write(r.run_dir + "/run.json", run_json(1000, 1000).dump());
+        continue;
+      }
+      const bool is_fifo = r.case_index == 1;
+      const int k = is_fifo ? ++fifo : ++other;
+      if (!is_fifo && k == 5) continue;  // not finished: pending
+      r.status = "completed";
+      r.run_dir = "runs/" + r.folder + "/x";
+      dir.write(r.run_dir + "/run.json",
+                run_json(is_fifo ? k : 10 + k, is_fifo ? 100.0 + k : 100.0 + k).dump());
+    }
+  }
+};
+
+TEST(CampaignReport, EachCaseHasItsFinishedCountedRunsOnly) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  ASSERT_EQ(r.cases.size(), 2u);
+  EXPECT_EQ(r.cases[0].runs, 5u);
+  EXPECT_EQ(r.cases[1].runs, 4u) << "the unfinished run is not counted";
+  EXPECT_EQ(r.cases[0].of("xruns"), (std::vector<double>{1, 2, 3, 4, 5}))
+      << "in run order; the warm-up's 1000 is not a run of the case";
+  EXPECT_EQ(r.cases[0].of("xrun_rate").size(), 5u);
+  EXPECT_TRUE(r.cases[0].of("slack_p1").empty()) << "no cycle table: no figure, not 0";
+}
+
+TEST(CampaignReport, OneVerdictPerPairAndComparedFigureThatEitherCaseHas) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  // xrun_rate and delay_max exist; slack_p1 and wakeup_p99 exist in neither case.
+  ASSERT_EQ(r.verdicts.size(), 2u);
+  EXPECT_EQ(r.verdict_metric[0], "xrun_rate");
+  EXPECT_TRUE(r.verdicts[0].resolved) << r.verdicts[0].sentence;  // 5 vs 4, fully separated
+  EXPECT_EQ(r.verdicts[0].sentence.rfind("fifo: fewer xrun events per minute than other", 0), 0u)
+      << r.verdicts[0].sentence;
+  EXPECT_EQ(r.verdict_metric[1], "delay_max");
+  EXPECT_FALSE(r.verdicts[1].resolved) << r.verdicts[1].sentence;  // the same values
+  const std::string text = format_campaign_report(r);
+  EXPECT_NE(text.find("01-fifo = xrunlab run --policy fifo"), std::string::npos) << text;
+  EXPECT_NE(text.find(" xrun events per minute (/min)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("slack"), std::string::npos) << "no block for a figure no case has";
+  const json j = campaign_report_json(r);
+  EXPECT_EQ(j["cases"][1]["figures"]["xruns"]["median"], 12.5);
+  EXPECT_EQ(j["verdicts"].size(), 2u);
+}
+
+TEST(CampaignReport, ThresholdsAreCheckedOnEachCasesMedian) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  const std::vector<JunitCase> cases =
+      campaign_threshold_cases(r, {parse_threshold("xruns>10"), parse_threshold("slack_p1<1ms")});
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_FALSE(cases[0].checks[0].crossed) << "fifo's median is 3";
+  EXPECT_TRUE(cases[1].checks[0].crossed) << "other's median is 12.5";
+  EXPECT_TRUE(cases[0].checks[1].crossed) << "not measured fails";
+  EXPECT_EQ(cases[1].name, "02-other");
+}
+
+}  // namespace
+}  // namespace xrunlab
