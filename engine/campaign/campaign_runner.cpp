@@ -140,9 +140,9 @@ class Runner {
         live_(!o.quiet && ::isatty(STDERR_FILENO) != 0) {}
 
   int run() {
+    const auto t0 = Clock::now();
     make_dirs(dir_ + "/runs");
     save_campaign_state(dir_, s_);
-    const auto t0 = Clock::now();
     for (CampaignRunRecord& r : s_.runs) {
       if (r.status == "completed") continue;
       if (stop_.load()) {  // between two runs: none is half done
@@ -155,7 +155,8 @@ class Runner {
       if (code != 0) return code;
     }
     live_.clear();
-    return report();
+    const double total = std::chrono::duration<double>(Clock::now() - t0).count();
+    return report(total);
   }
 
  private:
@@ -269,6 +270,8 @@ class Runner {
     }
     live_.clear();
     r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    ++session_runs_;
+    session_run_wall_s_ += r.wall_s;
     r.ended_utc = utc_now_iso();
     const int status = child.wait_status().value_or(0);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -311,7 +314,7 @@ class Runner {
   }
 
   // The closing report: printed, written beside campaign.json, and checked (--fail-if).
-  int report() const {
+  int report(double session_s) const {
     const CampaignReport rep = build_campaign_report(plan_, s_, dir_);
     const std::string text = format_campaign_report(rep);
     write_file_atomic(dir_ + "/campaign-summary.txt", text);
@@ -320,6 +323,14 @@ class Runner {
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
                 plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
     std::fputs(text.c_str(), stdout);
+    if (session_runs_ > 0) {
+      // The campaign measuring itself: its own time beyond the `xrunlab run` processes.
+      std::printf("\nThis session ran %zu run(s) in %s; the campaign's own time beyond them: "
+                  "%.3f s per run\n",
+                  session_runs_, duration_text(session_s).c_str(),
+                  std::max(0.0, session_s - session_run_wall_s_) /
+                      static_cast<double>(session_runs_));
+    }
     std::fflush(stdout);
     if (o_.fail_if.empty() && o_.junit.empty()) return 0;
     const std::vector<JunitCase> cases = campaign_threshold_cases(rep, o_.fail_if);
@@ -342,6 +353,8 @@ class Runner {
   std::string dir_;
   const std::atomic<bool>& stop_;
   LiveLine live_;
+  size_t session_runs_ = 0;          // runs started by this invocation
+  double session_run_wall_s_ = 0;    // their `xrunlab run` processes' wall time
 };
 
 void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::string& dir,
