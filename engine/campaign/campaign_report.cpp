@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include <fstream>
 #include <sstream>
+
+#include "engine/report/plots.hpp"
+#include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
 
@@ -173,6 +178,69 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
                         {"sentence", v.sentence}});
   }
   return {{"name", r.name}, {"cases", std::move(cases)}, {"verdicts", std::move(verdicts)}};
+}
+
+std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
+                               const std::string& dir) {
+  if (script_dir.empty()) return "the plot scripts (campaign.gp) were not found";
+  std::vector<std::string> figures;
+  for (const char* m : {"xrun_rate", "delay_max", "slack_p1"}) {
+    bool any = false;
+    for (const CaseFigures& f : r.cases) any = any || !f.of(m).empty();
+    if (any) figures.emplace_back(m);
+  }
+  if (figures.empty() || r.cases.empty()) return "no finished run has a figure to draw";
+  auto num = [](std::optional<double> v) { return v ? fmt::format("{}", *v) : std::string(); };
+  std::string runs = "case,label,x";
+  std::string medians = "case,label";
+  for (const std::string& m : figures) {
+    runs += "," + m;
+    medians += ",median_" + m;
+  }
+  runs += "\n";
+  medians += "\n";
+  for (size_t c = 0; c < r.cases.size(); ++c) {
+    const CaseFigures& f = r.cases[c];
+    size_t rows = 0;
+    for (const std::string& m : figures) rows = std::max(rows, f.of(m).size());
+    for (size_t i = 0; i < rows; ++i) {
+      // Spread a case's runs across +-0.2 of its column.
+      const double x = static_cast<double>(c + 1) +
+                       (rows > 1 ? -0.2 + 0.4 * static_cast<double>(i) / static_cast<double>(rows - 1)
+                                 : 0.0);
+      runs += fmt::format("{},{},{}", c + 1, f.c->label, x);
+      for (const std::string& m : figures) {
+        const std::vector<double>& v = f.of(m);
+        runs += "," + (i < v.size() ? fmt::format("{}", v[i]) : std::string());
+      }
+      runs += "\n";
+    }
+    medians += fmt::format("{},{}", c + 1, f.c->label);
+    for (const std::string& m : figures) medians += "," + num(stats::describe(f.of(m)).median);
+    medians += "\n";
+  }
+  try {
+    write_file_atomic(dir + "/campaign-plot.csv", runs);
+    write_file_atomic(dir + "/campaign-medians.csv", medians);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  std::vector<std::string> argv = {"gnuplot",
+                                    "-c",
+                                    script_dir + "/campaign.gp",
+                                    dir + "/campaign-plot.csv",
+                                    dir + "/campaign-medians.csv",
+                                    dir + "/campaign.png",
+                                    fmt::format("xrunlab campaign {}: every finished run (point) "
+                                                "and each case's median (bar)",
+                                                r.name),
+                                    std::to_string(r.cases.size()),
+                                    std::to_string(figures.size())};
+  for (const std::string& m : figures) {
+    const RunMetric* rm = find_run_metric(m);
+    argv.push_back(rm->unit.empty() ? rm->label : rm->label + " (" + rm->unit + ")");
+  }
+  return run_gnuplot(argv, std::chrono::seconds(60));
 }
 
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,

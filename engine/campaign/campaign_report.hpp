@@ -43,6 +43,13 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
 
+// campaign.png in `dir`: one panel per figure (xrun rate, Delay Maximum, slack p1; those some
+// case has), every finished run a point, each case's median a bar (scripts/campaign.gp), from
+// campaign-plot.csv and campaign-medians.csv, which stay beside it. Returns "" or what went
+// wrong (a warning: the text report is complete without the picture). Never throws.
+std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
+                               const std::string& dir);
+
 // --fail-if on each case's median; one JUnit case per campaign case.
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
                                                 const std::vector<Threshold>& thresholds);

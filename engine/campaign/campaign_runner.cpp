@@ -17,6 +17,7 @@
 #include "engine/campaign/campaign_report.hpp"
 #include "engine/campaign/campaign_spec.hpp"
 #include "engine/campaign/campaign_store.hpp"
+#include "engine/report/plots.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/host_context.hpp"
@@ -319,6 +320,10 @@ class Runner {
     const std::string text = format_campaign_report(rep);
     write_file_atomic(dir_ + "/campaign-summary.txt", text);
     write_file_atomic(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
+    const std::string plot_error = draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_);
+    if (!plot_error.empty()) {
+      std::fprintf(stderr, "xrunlab: warning: no campaign.png: %s\n", plot_error.c_str());
+    }
     std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
                 plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());

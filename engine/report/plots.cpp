@@ -83,8 +83,14 @@ std::string last_lines(const std::string& output, size_t max_lines) {
   return out.empty() ? "no output" : out;
 }
 
-// Runs gnuplot to completion (or kills it at the deadline). Returns an error text, "" on
-// success (exit status 0).
+
+bool is_png(const std::string& content) {
+  return content.size() > kPngSignature.size() &&
+         std::string_view(content).substr(0, kPngSignature.size()) == kPngSignature;
+}
+
+}  // namespace
+
 std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
   SpawnSpec spec;
   spec.argv = argv;
@@ -126,13 +132,6 @@ std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::secon
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   return fmt::format("gnuplot {}: {}", child.describe_exit(), last_lines(output, 3));
 }
-
-bool is_png(const std::string& content) {
-  return content.size() > kPngSignature.size() &&
-         std::string_view(content).substr(0, kPngSignature.size()) == kPngSignature;
-}
-
-}  // namespace
 
 PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
                       const PlotOptions& options) {

@@ -65,6 +65,10 @@ struct PlotResult {
 PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
                       const PlotOptions& options = {});
 
+// Runs gnuplot (argv[0], looked up in PATH) to completion, or kills it at the deadline. Returns
+// an error text naming what went wrong, "" on success (exit status 0). Never throws.
+std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::seconds timeout);
+
 // The folder holding the plot scripts (found by its timeline.gp): the first of
 // $XRUNLAB_SCRIPTS, <exe dir>/../share/xrunlab/scripts (exe dir from argv0, else
 // /proc/self/exe), and the source tree's scripts/ folder (XRUNLAB_SOURCE_SCRIPTS_DIR at compile

@@ -561,6 +561,12 @@ void Runner::measure() {
 
   // The window is over: nothing may print after the progress line (stdout's summary included).
   progress_.clear();
+  // The audio threads once more, while everything still runs: before the clients hear the stop,
+  // after which each closes its JACK client (and its process thread) once its last cycles are
+  // counted, sooner than this read on a loaded machine (a campaign run under a compile failed
+  // with "no thread ... in process" for a client that had simply finished).
+  std::vector<AudioThread> threads_end = policy_.read(session_.jackd_pid(), client_threads());
+  const std::string bad_end = first_mismatch(threads_end);
   // The window's end to every client at once (an early stop moves it before the planned end).
   fleet_.send(fmt::format("stop {}\n", end));
   // A stopped run keeps its last partial second of system data too.
@@ -575,9 +581,6 @@ void Runner::measure() {
     }
   }
 
-  // The audio threads once more, while everything still runs.
-  std::vector<AudioThread> threads_end = policy_.read(session_.jackd_pid(), client_threads());
-  const std::string bad_end = first_mismatch(threads_end);
   nlohmann::json iso = policy_.stop_governor();
   if (!iso.is_null()) live_.with([&](RunResult& r) { r.iso_emulation = std::move(iso); });
 

@@ -1,0 +1,29 @@
+# xrunlab campaign: one panel per figure (up to three), one column per case: every finished
+# run as a point (spread sideways so runs with equal values stay visible), the case's median as
+# a bar. Called by `xrunlab campaign` as:
+#   gnuplot -c campaign.gp RUNS.csv MEDIANS.csv OUT.png TITLE NCASES NFIG TITLE1 [TITLE2 [TITLE3]]
+# RUNS.csv columns: case,label,x,f1[,f2[,f3]] (one row per run; empty: the run lacks it)
+# MEDIANS.csv columns: case,label,m1[,m2[,m3]] (one row per case; empty: no run has it)
+runs = ARG1
+medians = ARG2
+out = ARG3
+title = ARG4
+ncases = ARG5 + 0
+nfig = ARG6 + 0
+set terminal pngcairo size 1400,800 background rgb "white" font "sans,10" noenhanced
+set output out
+set datafile separator ","
+set datafile missing ""
+set xrange [0.4:ncases + 0.6]
+set grid ytics
+set xtics rotate by -35 scale 0 nomirror
+set bmargin 12
+set key top left box opaque
+set multiplot layout 1,nfig title title
+do for [f = 1:nfig] {
+  set title (f == 1 ? ARG7 : f == 2 ? ARG8 : ARG9)
+  plot runs using 3:(column(3 + f)) with points pt 7 ps 1.3 lc rgb "#0077bb" title "run", \
+       medians using ($1 - 0.3):(column(2 + f)):(0.6):(0) with vectors nohead lw 3 lc rgb "#cc3311" title "median", \
+       medians using 1:(column(2 + f)):xtic(2) with points pt -1 notitle
+}
+unset multiplot
