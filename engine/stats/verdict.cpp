@@ -13,19 +13,21 @@ namespace {
 
 constexpr double kSmallestPShown = 0.001;
 
-// The runs-needed clause of an unresolved verdict, after "; ".
-std::string runs_clause(const RunsNeeded& needed, size_t n_a, size_t n_b) {
+// The runs-needed clause of an unresolved verdict, after "; ": for a difference as large as
+// the medians' when they differ (what the reader wants to know resolved), else for 20 %.
+std::string runs_clause(const RunsNeeded& needed, bool seen, size_t n_a, size_t n_b) {
   if (!needed.runs_per_case) return "no estimate of the runs needed: " + needed.why_absent;
-  const auto percent = kVerdictRelativeDifference * 100;
+  const std::string what =
+      seen ? std::string("a difference as large as the one seen")
+           : fmt::format("a {:.0f} % difference", kVerdictRelativeDifference * 100);
   if (*needed.runs_per_case <= std::min(n_a, n_b)) {
     // Saying "N would be needed" with N in hand would mislead; what the runs could not see is
     // left to the reader (a miss at 80 % power happens one campaign in five).
-    return fmt::format("about {} runs each are enough to see a {:.0f} % difference at this noise",
-                       *needed.runs_per_case, percent);
+    return fmt::format("about {} runs each are enough to see {} at this noise",
+                       *needed.runs_per_case, what);
   }
-  return fmt::format(
-      "about {} runs each would be needed to see a {:.0f} % difference at this noise",
-      *needed.runs_per_case, percent);
+  return fmt::format("about {} runs each would be needed to see {} at this noise",
+                     *needed.runs_per_case, what);
 }
 
 }  // namespace
@@ -64,6 +66,10 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
   v.test = mann_whitney(a, b);
   v.smallest_p = smallest_exact_p(v.n_a, v.n_b);
   v.runs_needed = runs_needed(a, b, kVerdictRelativeDifference);
+  const double scale = std::max(std::fabs(*v.median_a), std::fabs(*v.median_b));
+  if (*v.median_difference != 0 && scale > 0) {
+    v.runs_needed_seen = runs_needed(a, b, std::fabs(*v.median_difference) / scale);
+  }
 
   const std::optional<Interval>& ci = v.shift->ci95;
   const bool reachable = *v.smallest_p < kVerdictAlpha;
@@ -105,10 +111,13 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
   } else {
     why = fmt::format("{}, but {}", format_p(v.test->p), v.shift->why_no_ci);
   }
+  const bool seen = v.runs_needed_seen.has_value();
   v.sentence = fmt::format(
       "{}: no difference in {} this machine can resolve with {} vs {} runs "
-      "({}); {}",
-      pair, metric.name, v.n_a, v.n_b, why, runs_clause(v.runs_needed, v.n_a, v.n_b));
+      "(median {} vs {}{}; {}); {}",
+      pair, metric.name, v.n_a, v.n_b, format_number(*v.median_a), format_number(*v.median_b),
+      metric.unit.empty() ? "" : " " + metric.unit, why,
+      runs_clause(seen ? *v.runs_needed_seen : v.runs_needed, seen, v.n_a, v.n_b));
   return v;
 }
 

@@ -37,6 +37,9 @@ struct Verdict {
   std::optional<RankSumTest> test;          // p and the kind of test
   std::optional<double> smallest_p;         // the exact test's, at n_a vs n_b
   RunsNeeded runs_needed;                   // for kVerdictRelativeDifference
+  // For a difference as large as the medians' (absent when they are equal): what the
+  // unresolved sentence gives, since that is the difference the reader wants settled.
+  std::optional<RunsNeeded> runs_needed_seen;
   // p < 0.05, the 95 % interval of the shift excludes 0, and smallest_p < 0.05 (below that
   // floor a p-value under 0.05 can only come from the normal approximation's error)
   bool resolved = false;

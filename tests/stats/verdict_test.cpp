@@ -68,9 +68,12 @@ TEST(Verdict, UnresolvedSaysHowManyRunsWouldBeNeeded) {
   EXPECT_FALSE(v.resolved);
   EXPECT_EQ(v.sentence,
             "fifo vs iso-emu:70: no difference in xruns per minute this machine can resolve with "
-            "5 vs 5 runs (p = 0.69); about 17 runs each would be needed to see a 20 % difference "
-            "at this noise");
+            "5 vs 5 runs (median 14 vs 15 /min; p = 0.69); about 145 runs each would be needed "
+            "to see a difference as large as the one seen at this noise");
   EXPECT_EQ(*v.runs_needed.runs_per_case, 17u);
+  // The difference seen, 1 of 15: 16.438655 * (2.965 / 1)^2 = 144.5 -> 145.
+  ASSERT_TRUE(v.runs_needed_seen);
+  EXPECT_EQ(*v.runs_needed_seen->runs_per_case, 145u);
 }
 
 TEST(Verdict, TooFewRunsCanNeverResolve) {
@@ -83,8 +86,9 @@ TEST(Verdict, TooFewRunsCanNeverResolve) {
   EXPECT_FALSE(v.shift->ci95);
   EXPECT_EQ(v.sentence,
             "fifo vs iso-emu:70: no difference in xruns per minute this machine can resolve with "
-            "2 vs 2 runs (the test cannot reach p < 0.05 with so few); about 4 runs each would be "
-            "needed to see a 20 % difference at this noise");
+            "2 vs 2 runs (median 1.5 vs 10.5 /min; the test cannot reach p < 0.05 with so few); "
+            "about 4 runs each would be needed to see a difference as large as the one seen at "
+            "this noise");
 }
 
 TEST(Verdict, TheFloorOfTheExactTestOverridesANormalApproximation) {
@@ -96,8 +100,8 @@ TEST(Verdict, TheFloorOfTheExactTestOverridesANormalApproximation) {
   EXPECT_FALSE(v.resolved);
   EXPECT_EQ(v.sentence,
             "fifo vs iso-emu:70: no difference in xruns per minute this machine can resolve with "
-            "3 vs 3 runs (the test cannot reach p < 0.05 with so few); no estimate of the runs "
-            "needed: every run of each case gave the same value");
+            "3 vs 3 runs (median 3 vs 7 /min; the test cannot reach p < 0.05 with so few); no "
+            "estimate of the runs needed: every run of each case gave the same value");
 }
 
 TEST(Verdict, SignificantButTheIntervalIncludesZero) {
@@ -108,8 +112,9 @@ TEST(Verdict, SignificantButTheIntervalIncludesZero) {
   EXPECT_LT(v.test->p, 0.05);
   EXPECT_EQ(v.sentence,
             "fifo vs iso-emu:70: no difference in xruns per minute this machine can resolve with "
-            "4 vs 4 runs (p = 0.04, but the 95 % CI of the difference, -4..0, includes 0); about "
-            "4 runs each are enough to see a 20 % difference at this noise");
+            "4 vs 4 runs (median 2 vs 4 /min; p = 0.04, but the 95 % CI of the difference, -4..0, "
+            "includes 0); about 4 runs each are enough to see a difference as large as the one "
+            "seen at this noise");
 }
 
 TEST(Verdict, WithoutANoiseEstimateSaysWhy) {
@@ -117,8 +122,9 @@ TEST(Verdict, WithoutANoiseEstimateSaysWhy) {
   EXPECT_FALSE(v.resolved);
   EXPECT_EQ(v.sentence,
             "fifo vs iso-emu:70: no difference in xruns per minute this machine can resolve with "
-            "5 vs 5 runs (p = 1); no estimate of the runs needed: every run of each case gave "
-            "the same value");
+            "5 vs 5 runs (median 3 vs 3 /min; p = 1); no estimate of the runs needed: every run "
+            "of each case gave the same value");
+  EXPECT_FALSE(v.runs_needed_seen) << "equal medians: the 20 % estimate is what is left";
 }
 
 TEST(Verdict, ACaseWithoutRunsIsNamed) {
