@@ -46,6 +46,14 @@ nlohmann::json opt(const std::optional<double>& v) {
 
 }  // namespace
 
+bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
+  size_t differ = 0;
+  for (size_t i = 0; i < a.axes.size() && i < b.axes.size(); ++i) {
+    differ += a.axes[i].second != b.axes[i].second ? 1 : 0;
+  }
+  return differ == 1;
+}
+
 const std::vector<std::string>& campaign_described_metrics() {
   static const std::vector<std::string> m = {"xrun_rate", "xrun_count", "delay_max", "cycle_max",
                                              "slack_p1",  "slack_min",  "wakeup_p99", "glitches",
@@ -89,6 +97,7 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
     const RunMetric* rm = find_run_metric(m);
     for (size_t a = 0; a < r.cases.size(); ++a) {
       for (size_t b = a + 1; b < r.cases.size(); ++b) {
+        if (!one_axis_apart(*r.cases[a].c, *r.cases[b].c)) continue;
         const std::vector<double>& va = r.cases[a].of(m);
         const std::vector<double>& vb = r.cases[b].of(m);
         if (va.empty() && vb.empty()) continue;  // a figure neither case has (no cycle table)
@@ -123,9 +132,9 @@ std::string format_campaign_report(const CampaignReport& r) {
     }
   }
   if (!r.verdicts.empty()) {
-    out += "\n Verdicts (two-sided Mann-Whitney test; 95 % interval of the Hodges-Lehmann "
-           "difference; a difference is claimed only when p < 0.05 and the interval excludes "
-           "0):\n";
+    out += "\n Verdicts between cases that differ in one axis only (two-sided Mann-Whitney test; "
+           "95 % interval of the Hodges-Lehmann difference; a difference is claimed only when "
+           "p < 0.05 and the interval excludes 0):\n";
     std::string last;
     for (size_t i = 0; i < r.verdicts.size(); ++i) {
       if (r.verdict_metric[i] != last) {

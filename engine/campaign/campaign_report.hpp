@@ -1,6 +1,8 @@
 #pragma once
 // What a campaign's runs say together: per case, the distribution of each figure over its
-// finished runs (median, IQR, min..max), and per pair of cases a verdict on each main figure
+// finished runs (median, IQR, min..max), and per pair of cases that differ in one axis only
+// (fifo vs iso-emu:70 under the same load; fifo idle vs fifo under a compile; not fifo idle vs
+// iso-emu:70 under a compile, where two things changed at once) a verdict on each main figure
 // that never claims more than the repetitions support (engine/stats/verdict.hpp). Written as
 // campaign-summary.txt and campaign-summary.json in the campaign's folder and printed at the
 // end of the campaign; --fail-if checks each case's median. Non-realtime.
@@ -35,6 +37,9 @@ struct CampaignReport {
   std::vector<stats::Verdict> verdicts;  // per compared figure, per pair (a before b in order)
   std::vector<std::string> verdict_metric;  // the figure of each verdict
 };
+
+// Whether two cases differ in exactly one axis value (the pairs the report compares).
+bool one_axis_apart(const CampaignCase& a, const CampaignCase& b);
 
 // Reads each finished counted run's run.json (relative to `dir`) into the report.
 CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignState& state,

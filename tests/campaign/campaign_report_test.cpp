@@ -86,6 +86,20 @@ TEST(CampaignReport, OneVerdictPerPairAndComparedFigureThatEitherCaseHas) {
   EXPECT_EQ(j["verdicts"].size(), 2u);
 }
 
+TEST(CampaignReport, OnlyCasesOneAxisApartAreCompared) {
+  const CampaignPlan p = plan_campaign(
+      parse_campaign("name = \"a\"\n[axes]\npolicy = [\"fifo\", \"other\"]\n"
+                     "load = [\"none\", \"compile\"]\n",
+                     "c.toml"),
+      1, std::nullopt, accept);
+  ASSERT_EQ(p.cases.size(), 4u);  // fifo/none, fifo/compile, other/none, other/compile
+  EXPECT_TRUE(one_axis_apart(p.cases[0], p.cases[1])) << "the load only";
+  EXPECT_TRUE(one_axis_apart(p.cases[0], p.cases[2])) << "the policy only";
+  EXPECT_FALSE(one_axis_apart(p.cases[0], p.cases[3])) << "both changed at once";
+  EXPECT_FALSE(one_axis_apart(p.cases[1], p.cases[2]));
+  EXPECT_FALSE(one_axis_apart(p.cases[0], p.cases[0]));
+}
+
 TEST(CampaignReport, ThresholdsAreCheckedOnEachCasesMedian) {
   Fixture f;
   const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
