@@ -1,7 +1,9 @@
-# xrunlab compare: per label, every run's Delay Maximum and p99 delay (a strip plot: one column
-# per label, its runs spread side by side) and every run's XRUN Count (bars).
+# xrunlab compare: per group, the distribution of its runs (a strip plot: one column per group,
+# its runs spread side by side, the group's median as a bar): Delay Maximum and p99 delay on the
+# left, XRUN Count on the right. Imported jack_test runs are open symbols.
 # Called by `xrunlab compare` as: gnuplot -d -c compare.gp DATA.csv OUT.png [BY]
-# DATA.csv columns: label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick
+# DATA.csv columns: label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick,group,
+#                   median_xrun_count,median_delay_max_us
 # BY: what the runs are grouped by (compare --by: label, host, kernel, backend, policy).
 # The x tick is the group's name (column 1) on its first run (run_index 1): the empty `tick`
 # column of the other runs made gnuplot draw stray labels ("0", a group's name many times).
@@ -25,15 +27,17 @@ stats data using 3 nooutput
 lo = STATS_min > 0 ? STATS_min : 1
 if (STATS_max > 10 * lo) { set logscale y; set format y "%.0s%c" }
 set ylabel "usecs"
-set title "Delay Maximum and p99 delay per run"
-plot data using 7:3:xtic(column(2) == 1 ? strcol(1) : "") every ::1 with points pt 7 ps 1.3 lc rgb "#cc3311" title "Delay Maximum", \
-     data using 7:4 every ::1 with points pt 5 ps 1.1 lc rgb "#0077bb" title "p99 delay (xrunlab runs)"
+set title "Delay Maximum and p99 delay per run; the group's median Delay Maximum"
+plot data using 7:(column(6) == 0 ? $3 : NaN):xtic(column(2) == 1 ? strcol(1) : "") every ::1 with points pt 7 ps 1.3 lc rgb "#cc3311" title "Delay Maximum", \
+     data using 7:(column(6) == 1 ? $3 : NaN) every ::1 with points pt 6 ps 1.5 lc rgb "#cc3311" title "Delay Maximum (imported)", \
+     data using 7:4 every ::1 with points pt 5 ps 1.1 lc rgb "#0077bb" title "p99 delay (xrunlab runs)", \
+     data using (column(2) == 1 ? $9 - 0.35 : NaN):(column(2) == 1 ? $11 : NaN):(0.7):(0) every ::1 with vectors nohead lw 3 lc rgb "#882255" title "median Delay Maximum"
 unset logscale y
 set format y "%g"
 set ylabel "xruns"
-set title "XRUN Count per run"
-set style fill solid 0.7
-set boxwidth 0.12
+set title "XRUN Count per run; the group's median"
 set yrange [0:*]
-plot data using 7:5:xtic(column(2) == 1 ? strcol(1) : "") every ::1 with boxes lc rgb "#ee7733" title "XRUN Count"
+plot data using 7:(column(6) == 0 ? $5 : NaN):xtic(column(2) == 1 ? strcol(1) : "") every ::1 with points pt 7 ps 1.3 lc rgb "#ee7733" title "XRUN Count", \
+     data using 7:(column(6) == 1 ? $5 : NaN) every ::1 with points pt 6 ps 1.5 lc rgb "#ee7733" title "XRUN Count (imported)", \
+     data using (column(2) == 1 ? $9 - 0.35 : NaN):(column(2) == 1 ? $10 : NaN):(0.7):(0) every ::1 with vectors nohead lw 3 lc rgb "#882255" title "median"
 unset multiplot

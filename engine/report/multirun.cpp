@@ -1,5 +1,7 @@
 #include "engine/report/multirun.hpp"
 
+#include "engine/stats/describe.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -722,20 +724,34 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
 
 std::string write_compare_data(const std::vector<RunRecord>& runs, const std::string& dir,
                                GroupBy by) {
-  // x: the label's position, runs spread within +-0.3 of it; tick: the label on its first run.
-  std::string out = "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n";
+  // x: the group's position, runs spread within +-0.3 of it; tick: the group on its first run;
+  // group: its position; the group's medians (of the runs that have the figure) on every row,
+  // so the plot draws them as bars beside the runs (a distribution, not a bar per run).
+  std::string out =
+      "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick,group,"
+      "median_xrun_count,median_delay_max_us\n";
   size_t group = 0;
+  auto median_of = [](const std::vector<const RunRecord*>& rs, auto field) {
+    std::vector<double> v;
+    for (const RunRecord* r : rs) {
+      if (const auto x = field(*r)) v.push_back(static_cast<double>(*x));
+    }
+    return stats::describe(v).median;
+  };
   for (const Group& g : group_runs(runs, by == GroupBy::kRun ? GroupBy::kLabel : by)) {
     size_t index = 0;
     const double n = static_cast<double>(g.runs.size());
+    const auto xruns = median_of(g.runs, [](const RunRecord& r) { return r.xrun_count; });
+    const auto delay = median_of(g.runs, [](const RunRecord& r) { return r.delay_max_us; });
     for (const RunRecord* r : g.runs) {
       const double x = static_cast<double>(group) +
                        (n > 1 ? -0.3 + 0.6 * static_cast<double>(index) / (n - 1) : 0.0);
       const std::string name = csv_field(one_line(g.name));
-      out +=
-          fmt::format("{},{},{},{},{},{},{:.3f},{}\n", name, index + 1, raw_number(r->delay_max_us),
-                      raw_number(r->delay_p99_us), raw_number(r->xrun_count), r->imported ? 1 : 0,
-                      x, index == 0 ? name : std::string());
+      out += fmt::format("{},{},{},{},{},{},{:.3f},{},{},{},{}\n", name, index + 1,
+                         raw_number(r->delay_max_us), raw_number(r->delay_p99_us),
+                         raw_number(r->xrun_count), r->imported ? 1 : 0, x,
+                         index == 0 ? name : std::string(), group, raw_number(xruns),
+                         raw_number(delay));
       ++index;
     }
     ++group;

@@ -393,17 +393,20 @@ TEST(CompareData, WritesOneRowPerRun) {
   TempDir tmp;
   const std::string path = write_compare_data(golden_runs(false), tmp.str());
   EXPECT_EQ(path, tmp.str() + "/compare_runs.csv");
+  // The group's medians on every row: fifo's runs had 0 and 3 xruns (median 1.5) and Delay
+  // Maxima 2395 and 3395 (2895).
   EXPECT_EQ(read_text(path),
-            "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick\n"
-            "fifo [jack1-rules],1,2395,1208,0,0,-0.300,fifo [jack1-rules]\n"
-            "fifo [jack1-rules],2,3395,1209,3,0,0.300,\n"
-            "iso-emu [jack1-rules],1,4395,,6,0,1.000,iso-emu [jack1-rules]\n"
+            "label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick,group,"
+            "median_xrun_count,median_delay_max_us\n"
+            "fifo [jack1-rules],1,2395,1208,0,0,-0.300,fifo [jack1-rules],0,1.5,2895\n"
+            "fifo [jack1-rules],2,3395,1209,3,0,0.300,,0,1.5,2895\n"
+            "iso-emu [jack1-rules],1,4395,,6,0,1.000,iso-emu [jack1-rules],1,6,4395\n"
             "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported) [jack_test],1,18,,0,1,2.000,"
-            "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported) [jack_test]\n"
+            "rt-2.6.12-V0.7.51-jack_test4.1-14clients (imported) [jack_test],2,0,18\n"
             "sched-iso-2.6.11-rc2-mm1-3runs (imported) [jack_test],1,150,,0,1,3.000,"
-            "sched-iso-2.6.11-rc2-mm1-3runs (imported) [jack_test]\n"
+            "sched-iso-2.6.11-rc2-mm1-3runs (imported) [jack_test],3,0,150\n"
             "jack_test4-2.6.11-rc1-mm2-fifo (imported) [jack_test],1,0,,41,1,4.000,"
-            "jack_test4-2.6.11-rc1-mm2-fifo (imported) [jack_test]\n");
+            "jack_test4-2.6.11-rc1-mm2-fifo (imported) [jack_test],4,41,0\n");
 }
 
 TEST(CompareData, UnwritableFolderThrows) {
