@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
-
 #include <fstream>
 #include <sstream>
 
@@ -44,6 +44,38 @@ nlohmann::json opt(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
+// The pair as a row heading: the differing axis and its two values, then what the cases share.
+std::string pair_heading(const CampaignCase& a, const CampaignCase& b) {
+  std::string differ, shared;
+  for (size_t i = 0; i < a.axes.size() && i < b.axes.size(); ++i) {
+    if (a.axes[i].second != b.axes[i].second) {
+      differ = fmt::format("{}: {} vs {}", a.axes[i].first, a.axes[i].second, b.axes[i].second);
+    } else {
+      shared +=
+          fmt::format("{}{} {}", shared.empty() ? "" : ", ", a.axes[i].first, a.axes[i].second);
+    }
+  }
+  return shared.empty() ? differ : differ + " (" + shared + ")";
+}
+
+// The differing axis's value of case `c` against `other` (its name when none differs).
+std::string differing_value(const CampaignCase& c, const CampaignCase& other) {
+  for (size_t i = 0; i < c.axes.size() && i < other.axes.size(); ++i) {
+    if (c.axes[i].second != other.axes[i].second) return c.axes[i].second;
+  }
+  return c.name;
+}
+
+std::string table_cell(const stats::Verdict& v, const CampaignCase& a, const CampaignCase& b) {
+  if (!v.test) return "-";
+  if (v.resolved && v.a_better) {
+    return fmt::format("{} ({})", *v.a_better ? differing_value(a, b) : differing_value(b, a),
+                       stats::format_p(v.test->p));
+  }
+  if (v.smallest_p && *v.smallest_p >= stats::kVerdictAlpha) return "~ (too few runs)";
+  return fmt::format("~ ({})", stats::format_p(v.test->p));
+}
+
 }  // namespace
 
 bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
@@ -55,9 +87,9 @@ bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
 }
 
 const std::vector<std::string>& campaign_described_metrics() {
-  static const std::vector<std::string> m = {"xrun_rate", "xrun_count", "delay_max", "cycle_max",
-                                             "slack_p1",  "slack_min",  "wakeup_p99", "glitches",
-                                             "dsp_load"};
+  static const std::vector<std::string> m = {"xrun_rate",  "xrun_count", "delay_max",
+                                             "cycle_max",  "slack_p1",   "slack_min",
+                                             "wakeup_p99", "glitches",   "dsp_load"};
   return m;
 }
 
@@ -104,6 +136,7 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
         r.verdicts.push_back(stats::compare_cases(r.cases[a].c->name, va, r.cases[b].c->name, vb,
                                                   stats_metric(*rm)));
         r.verdict_metric.push_back(m);
+        r.verdict_pair.emplace_back(a, b);
       }
     }
   }
@@ -111,8 +144,8 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
 }
 
 std::string format_campaign_report(const CampaignReport& r) {
-  std::string out = fmt::format(
-      "Campaign {}: per case, median [IQR] min..max over its finished runs\n", r.name);
+  std::string out =
+      fmt::format("Campaign {}: per case, median [IQR] min..max over its finished runs\n", r.name);
   for (const CaseFigures& f : r.cases) {
     out += fmt::format("  {} = xrunlab run", f.c->label);
     for (const std::string& a : f.c->run_args) out += " " + a;
@@ -131,10 +164,12 @@ std::string format_campaign_report(const CampaignReport& r) {
                          cell(stats::describe(v)));
     }
   }
+  out += format_verdict_table(r);
   if (!r.verdicts.empty()) {
-    out += "\n Verdicts between cases that differ in one axis only (two-sided Mann-Whitney test; "
-           "95 % interval of the Hodges-Lehmann difference; a difference is claimed only when "
-           "p < 0.05 and the interval excludes 0):\n";
+    out +=
+        "\n Verdicts between cases that differ in one axis only (two-sided Mann-Whitney test; "
+        "95 % interval of the Hodges-Lehmann difference; a difference is claimed only when "
+        "p < 0.05 and the interval excludes 0):\n";
     std::string last;
     for (size_t i = 0; i < r.verdicts.size(); ++i) {
       if (r.verdict_metric[i] != last) {
@@ -143,6 +178,56 @@ std::string format_campaign_report(const CampaignReport& r) {
       }
       out += "     " + r.verdicts[i].sentence + "\n";
     }
+  }
+  return out;
+}
+
+std::string format_verdict_table(const CampaignReport& r) {
+  if (r.verdicts.empty()) return "";
+  // Rows in the order the pairs first appear; columns in the compared figures' order.
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<std::string> metrics;
+  for (size_t i = 0; i < r.verdicts.size(); ++i) {
+    if (std::find(pairs.begin(), pairs.end(), r.verdict_pair[i]) == pairs.end()) {
+      pairs.push_back(r.verdict_pair[i]);
+    }
+    if (std::find(metrics.begin(), metrics.end(), r.verdict_metric[i]) == metrics.end()) {
+      metrics.push_back(r.verdict_metric[i]);
+    }
+  }
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"pair"});
+  for (const std::string& m : metrics) rows[0].push_back(m);
+  for (const auto& [a, b] : pairs) {
+    const CampaignCase& ca = *r.cases[a].c;
+    const CampaignCase& cb = *r.cases[b].c;
+    std::vector<std::string> row = {pair_heading(ca, cb)};
+    for (const std::string& m : metrics) {
+      std::string text = "-";
+      for (size_t i = 0; i < r.verdicts.size(); ++i) {
+        if (r.verdict_pair[i] == std::make_pair(a, b) && r.verdict_metric[i] == m) {
+          text = table_cell(r.verdicts[i], ca, cb);
+        }
+      }
+      row.push_back(text);
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  }
+  std::string out =
+      "\n Verdicts at a glance: one row per pair of cases that differ in one axis; per figure\n"
+      " the better value of that axis where the runs resolve a difference, \"~\" where they do\n"
+      " not, \"-\" where a case has no value (the sentences below give the medians, intervals\n"
+      " and runs needed)\n";
+  for (const auto& row : rows) {
+    std::string line = "   ";
+    for (size_t k = 0; k < row.size(); ++k) {
+      line += fmt::format("{:<{}}", row[k], k + 1 < row.size() ? width[k] + 3 : 0);
+    }
+    out += line + "\n";
   }
   return out;
 }
@@ -168,23 +253,28 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
     const stats::Verdict& v = r.verdicts[i];
     nlohmann::json ci = nullptr;
     if (v.shift && v.shift->ci95) ci = {v.shift->ci95->low, v.shift->ci95->high};
-    verdicts.push_back({{"figure", r.verdict_metric[i]},
-                        {"a", v.name_a},
-                        {"b", v.name_b},
-                        {"n_a", v.n_a},
-                        {"n_b", v.n_b},
-                        {"median_a", opt(v.median_a)},
-                        {"median_b", opt(v.median_b)},
-                        {"shift", v.shift ? nlohmann::json(v.shift->estimate) : nlohmann::json()},
-                        {"ci95", ci},
-                        {"p", v.test ? nlohmann::json(v.test->p) : nlohmann::json()},
-                        {"test", v.test ? nlohmann::json(std::string(stats::test_kind_name(v.test->kind)))
-                                        : nlohmann::json()},
-                        {"runs_needed_for_20pct",
-                         v.runs_needed.runs_per_case ? nlohmann::json(*v.runs_needed.runs_per_case)
-                                                     : nlohmann::json()},
-                        {"resolved", v.resolved},
-                        {"sentence", v.sentence}});
+    verdicts.push_back(
+        {{"figure", r.verdict_metric[i]},
+         {"pair",
+          pair_heading(*r.cases[r.verdict_pair[i].first].c, *r.cases[r.verdict_pair[i].second].c)},
+         {"a", v.name_a},
+         {"b", v.name_b},
+         {"n_a", v.n_a},
+         {"n_b", v.n_b},
+         {"median_a", opt(v.median_a)},
+         {"median_b", opt(v.median_b)},
+         {"shift", v.shift ? nlohmann::json(v.shift->estimate) : nlohmann::json()},
+         {"ci95", ci},
+         {"p", v.test ? nlohmann::json(v.test->p) : nlohmann::json()},
+         {"test", v.test ? nlohmann::json(std::string(stats::test_kind_name(v.test->kind)))
+                         : nlohmann::json()},
+         {"runs_needed_for_20pct", v.runs_needed.runs_per_case
+                                       ? nlohmann::json(*v.runs_needed.runs_per_case)
+                                       : nlohmann::json()},
+         {"resolved", v.resolved},
+         {"better",
+          v.a_better ? nlohmann::json(*v.a_better ? v.name_a : v.name_b) : nlohmann::json()},
+         {"sentence", v.sentence}});
   }
   return {{"name", r.name}, {"cases", std::move(cases)}, {"verdicts", std::move(verdicts)}};
 }
@@ -204,7 +294,8 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
   std::string medians = "case,label";
   for (const std::string& m : figures) {
     runs += "," + m;
-    medians += ",median_" + m;
+    for (const char* k : {"median", "q1", "q3", "min", "max"})
+      medians += fmt::format(",{}_{}", k, m);
   }
   runs += "\n";
   medians += "\n";
@@ -214,9 +305,9 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
     for (const std::string& m : figures) rows = std::max(rows, f.of(m).size());
     for (size_t i = 0; i < rows; ++i) {
       // Spread a case's runs across +-0.2 of its column.
-      const double x = static_cast<double>(c + 1) +
-                       (rows > 1 ? -0.2 + 0.4 * static_cast<double>(i) / static_cast<double>(rows - 1)
-                                 : 0.0);
+      const double x =
+          static_cast<double>(c + 1) +
+          (rows > 1 ? -0.2 + 0.4 * static_cast<double>(i) / static_cast<double>(rows - 1) : 0.0);
       runs += fmt::format("{},{},{}", c + 1, f.c->label, x);
       for (const std::string& m : figures) {
         const std::vector<double>& v = f.of(m);
@@ -225,7 +316,12 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
       runs += "\n";
     }
     medians += fmt::format("{},{}", c + 1, f.c->label);
-    for (const std::string& m : figures) medians += "," + num(stats::describe(f.of(m)).median);
+    for (const std::string& m : figures) {
+      const stats::Description d = stats::describe(f.of(m));
+      for (const std::optional<double>& v : {d.median, d.q1, d.q3, d.min, d.max}) {
+        medians += "," + num(v);
+      }
+    }
     medians += "\n";
   }
   try {
@@ -235,16 +331,17 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
     return e.what();
   }
   std::vector<std::string> argv = {"gnuplot",
-                                    "-c",
-                                    script_dir + "/campaign.gp",
-                                    dir + "/campaign-plot.csv",
-                                    dir + "/campaign-medians.csv",
-                                    dir + "/campaign.png",
-                                    fmt::format("xrunlab campaign {}: every finished run (point) "
-                                                "and each case's median (bar)",
-                                                r.name),
-                                    std::to_string(r.cases.size()),
-                                    std::to_string(figures.size())};
+                                   "-c",
+                                   script_dir + "/campaign.gp",
+                                   dir + "/campaign-plot.csv",
+                                   dir + "/campaign-medians.csv",
+                                   dir + "/campaign.png",
+                                   fmt::format("xrunlab campaign {}: every finished run (point); "
+                                               "per case the median (bar), the interquartile "
+                                               "range (box) and min..max (whiskers)",
+                                               r.name),
+                                   std::to_string(r.cases.size()),
+                                   std::to_string(figures.size())};
   for (const std::string& m : figures) {
     const RunMetric* rm = find_run_metric(m);
     argv.push_back(rm->unit.empty() ? rm->label : rm->label + " (" + rm->unit + ")");

@@ -34,8 +34,9 @@ struct CaseFigures {
 struct CampaignReport {
   std::string name;
   std::vector<CaseFigures> cases;
-  std::vector<stats::Verdict> verdicts;  // per compared figure, per pair (a before b in order)
+  std::vector<stats::Verdict> verdicts;     // per compared figure, per pair (a before b in order)
   std::vector<std::string> verdict_metric;  // the figure of each verdict
+  std::vector<std::pair<size_t, size_t>> verdict_pair;  // the cases of each verdict (a, b)
 };
 
 // Whether two cases differ in exactly one axis value (the pairs the report compares).
@@ -45,11 +46,19 @@ bool one_axis_apart(const CampaignCase& a, const CampaignCase& b);
 CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignState& state,
                                      const std::string& dir);
 
+// The verdicts at a glance: one row per compared pair ("policy: fifo vs iso-emu:70 (load
+// compile)"), one column per compared figure, each cell the better value of the differing axis
+// and p where the runs resolve a difference, "~" and p (or "too few runs") where they do not,
+// "-" where a case has no value. "" without verdicts.
+std::string format_verdict_table(const CampaignReport& r);
+
+// The per-case blocks, the verdict table, then every verdict's sentence.
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
 
 // campaign.png in `dir`: one panel per figure (xrun rate, Delay Maximum, slack p1; those some
-// case has), every finished run a point, each case's median a bar (scripts/campaign.gp), from
+// case has), every finished run a point, per case a box plot (median, IQR, min..max;
+// scripts/campaign.gp), from
 // campaign-plot.csv and campaign-medians.csv, which stay beside it. Returns "" or what went
 // wrong (a warning: the text report is complete without the picture). Never throws.
 std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,

@@ -79,6 +79,7 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
   if (v.resolved) {
     const bool a_larger = ci->low > 0;
     const bool a_better = metric.lower_is_better ? !a_larger : a_larger;
+    v.a_better = a_better;
     const std::string& word = metric.lower_is_better ? metric.smaller_word : metric.larger_word;
     const std::string& better = a_better ? name_a : name_b;
     const std::string& worse = a_better ? name_b : name_a;

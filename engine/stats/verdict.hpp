@@ -43,6 +43,7 @@ struct Verdict {
   // p < 0.05, the 95 % interval of the shift excludes 0, and smallest_p < 0.05 (below that
   // floor a p-value under 0.05 can only come from the normal approximation's error)
   bool resolved = false;
+  std::optional<bool> a_better;  // when resolved: whether a is the better case by the metric
   std::string sentence;
 };
 

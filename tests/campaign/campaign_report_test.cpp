@@ -26,11 +26,11 @@ json run_json(double xruns, double delay_max) {
 
 struct Fixture {
   TempDir dir{"campaign-report"};
-  CampaignPlan plan = plan_campaign(
-      parse_campaign("name = \"r\"\nrepetitions = 5\nseed = 1\nwarmup_s = 1\n[axes]\n"
-                     "policy = [\"fifo\", \"other\"]\n",
-                     "c.toml"),
-      1, std::nullopt, accept);
+  CampaignPlan plan =
+      plan_campaign(parse_campaign("name = \"r\"\nrepetitions = 5\nseed = 1\nwarmup_s = 1\n[axes]\n"
+                                   "policy = [\"fifo\", \"other\"]\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
   CampaignState state = resume_campaign(std::nullopt, plan, dir.str(), false).state;
 
   // fifo: 1..5 xruns; other: 11..15; every run of `index` finished but the last of other.
@@ -86,12 +86,54 @@ TEST(CampaignReport, OneVerdictPerPairAndComparedFigureThatEitherCaseHas) {
   EXPECT_EQ(j["verdicts"].size(), 2u);
 }
 
+TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  ASSERT_EQ(r.verdict_pair.size(), 2u);
+  EXPECT_EQ(r.verdict_pair[0], (std::pair<size_t, size_t>{0, 1}));
+  const std::string table = format_verdict_table(r);
+  // Header and one row: xrun_rate resolved for fifo (5 vs 4 runs, apart); delay_max not
+  // (101..105 vs 101..104).
+  EXPECT_NE(table.find("   pair                    xrun_rate          delay_max\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("   policy: fifo vs other   fifo (p = 0.016)   ~ (p = 0.71)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(format_campaign_report(r).find(table), std::string::npos);
+  const json j = campaign_report_json(r);
+  EXPECT_EQ(j["verdicts"][0]["pair"], "policy: fifo vs other");
+  EXPECT_EQ(j["verdicts"][0]["better"], "fifo");
+  EXPECT_TRUE(j["verdicts"][1]["better"].is_null());
+}
+
+TEST(CampaignReport, TheTableSaysWhenTooFewRunsCanNeverResolveADifference) {
+  TempDir dir{"campaign-report-few"};
+  const CampaignPlan plan =
+      plan_campaign(parse_campaign("name = \"f\"\nrepetitions = 2\nseed = 1\n[axes]\n"
+                                   "load = [\"none\", \"compile\"]\npolicy = [\"fifo\"]\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
+  CampaignState state = resume_campaign(std::nullopt, plan, dir.str(), false).state;
+  for (CampaignRunRecord& run : state.runs) {
+    run.status = "completed";
+    run.run_dir = "runs/" + run.folder + "/x";
+    dir.write(run.run_dir + "/run.json",
+              run_json(run.case_index == 1 ? 1 : 100, 100.0 * run.case_index).dump());
+  }
+  const std::string table = format_verdict_table(build_campaign_report(plan, state, dir.str()));
+  EXPECT_NE(table.find("load: none vs compile (policy fifo)   ~ (too few runs)   ~ (too few runs)"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(format_verdict_table(CampaignReport{}), "");
+}
+
 TEST(CampaignReport, OnlyCasesOneAxisApartAreCompared) {
-  const CampaignPlan p = plan_campaign(
-      parse_campaign("name = \"a\"\n[axes]\npolicy = [\"fifo\", \"other\"]\n"
-                     "load = [\"none\", \"compile\"]\n",
-                     "c.toml"),
-      1, std::nullopt, accept);
+  const CampaignPlan p =
+      plan_campaign(parse_campaign("name = \"a\"\n[axes]\npolicy = [\"fifo\", \"other\"]\n"
+                                   "load = [\"none\", \"compile\"]\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
   ASSERT_EQ(p.cases.size(), 4u);  // fifo/none, fifo/compile, other/none, other/compile
   EXPECT_TRUE(one_axis_apart(p.cases[0], p.cases[1])) << "the load only";
   EXPECT_TRUE(one_axis_apart(p.cases[0], p.cases[2])) << "the policy only";
