@@ -1,9 +1,11 @@
 # xrunlab campaign: one panel per figure (up to three), one column per case: every finished
-# run as a point (spread sideways so runs with equal values stay visible), the case's median as
-# a bar. Called by `xrunlab campaign` as:
+# run as a point (spread sideways so runs with equal values stay visible), and the case's box
+# plot: the interquartile range as a box, min..max as whiskers, the median as a bar. Called by
+# `xrunlab campaign` as:
 #   gnuplot -c campaign.gp RUNS.csv MEDIANS.csv OUT.png TITLE NCASES NFIG TITLE1 [TITLE2 [TITLE3]]
 # RUNS.csv columns: case,label,x,f1[,f2[,f3]] (one row per run; empty: the run lacks it)
-# MEDIANS.csv columns: case,label,m1[,m2[,m3]] (one row per case; empty: no run has it)
+# MEDIANS.csv columns: case,label, then per figure median,q1,q3,min,max (one row per case;
+# empty: no run has the figure)
 runs = ARG1
 medians = ARG2
 out = ARG3
@@ -15,6 +17,7 @@ set output out
 set datafile separator ","
 set datafile missing ""
 set xrange [0.4:ncases + 0.6]
+set boxwidth 0.5
 set grid ytics
 set xtics rotate by -35 scale 0 nomirror
 set bmargin 12
@@ -22,8 +25,11 @@ set key top left box opaque
 set multiplot layout 1,nfig title title
 do for [f = 1:nfig] {
   set title (f == 1 ? ARG7 : f == 2 ? ARG8 : ARG9)
-  plot runs using 3:(column(3 + f)) with points pt 7 ps 1.3 lc rgb "#0077bb" title "run", \
-       medians using ($1 - 0.3):(column(2 + f)):(0.6):(0) with vectors nohead lw 3 lc rgb "#cc3311" title "median", \
-       medians using 1:(column(2 + f)):xtic(2) with points pt -1 notitle
+  b = 2 + 5 * (f - 1)
+  plot medians using 1:(column(b + 2)):(column(b + 4)):(column(b + 5)):(column(b + 3)) \
+         with candlesticks whiskerbars 0.5 lw 1.5 lc rgb "#999999" fs empty title "IQR, min..max", \
+       runs using 3:(column(3 + f)) with points pt 7 ps 1.3 lc rgb "#0077bb" title "run", \
+       medians using ($1 - 0.3):(column(b + 1)):(0.6):(0) with vectors nohead lw 3 lc rgb "#cc3311" title "median", \
+       medians using 1:(column(b + 1)):xtic(2) with points pt -1 notitle
 }
 unset multiplot
