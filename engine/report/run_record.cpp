@@ -359,12 +359,42 @@ std::optional<RunRecord> read_run_folder(const std::string& dir, std::string* wh
   return rec;
 }
 
+namespace {
+
+// A campaign's folder (campaign.json beside runs/): its finished counted runs, as campaign.json
+// records them (not the warm-up, not a run set aside as .incomplete-N or still to redo).
+// nullopt when `dir` is not a campaign folder or its campaign.json cannot be read.
+std::optional<std::vector<std::string>> campaign_run_folders(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "campaign.json", ec)) return std::nullopt;
+  const std::optional<std::string> text = read_file((dir / "campaign.json").string());
+  if (!text) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("runs") || !j["runs"].is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const nlohmann::json& r : j["runs"]) {
+    if (!r.is_object() || r.value("warmup", false)) continue;
+    if (r.value("status", "") != "completed") continue;
+    const std::string run_dir = r.value("run_dir", "");
+    if (!run_dir.empty() && fs::is_regular_file(dir / run_dir / "run.json", ec)) {
+      out.push_back((dir / run_dir).lexically_normal().string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> find_run_folders(const std::vector<std::string>& roots) {
   std::set<std::string> found;
   for (const std::string& root : roots) {
     std::error_code ec;
     if (fs::is_regular_file(fs::path(root) / "run.json", ec)) {
       found.insert(fs::path(root).lexically_normal().string());
+      continue;
+    }
+    if (const auto runs = campaign_run_folders(root)) {
+      found.insert(runs->begin(), runs->end());
       continue;
     }
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
@@ -374,6 +404,9 @@ std::vector<std::string> find_run_folders(const std::vector<std::string>& roots)
       if (!it->is_directory(ec)) continue;
       if (fs::is_regular_file(it->path() / "run.json", ec)) {
         found.insert(it->path().lexically_normal().string());
+        it.disable_recursion_pending();
+      } else if (const auto runs = campaign_run_folders(it->path())) {
+        found.insert(runs->begin(), runs->end());
         it.disable_recursion_pending();
       }
     }

@@ -131,8 +131,10 @@ RunRecord record_of(const RunResult& r);
 std::optional<RunRecord> read_run_folder(const std::string& dir, std::string* why);
 
 // Every folder at or below the roots (recursive) containing run.json, sorted, no duplicates.
-// A run folder's own subfolders are not searched (run folders do not nest). Roots that do not
-// exist or cannot be read contribute nothing.
+// A run folder's own subfolders are not searched (run folders do not nest). A campaign's folder
+// (campaign.json) gives the runs campaign.json records as finished and counted only: not the
+// warm-up, not runs set aside as .incomplete-N. Roots that do not exist or cannot be read
+// contribute nothing.
 std::vector<std::string> find_run_folders(const std::vector<std::string>& roots);
 
 // Old jack_test results: single blocks, multi-run blocks ("Number of runs (3)"), files with

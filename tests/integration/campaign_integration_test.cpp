@@ -71,9 +71,9 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
   EXPECT_EQ(after["plan"], before["plan"]) << "the same plan, order and seed";
   for (const json& r : after["runs"]) {
     const int index = r["index"].get<int>();
-    const json run = json::parse(read_text_or_empty(cdir + "/" + r["run_dir"].get<std::string>() +
-                                                    "/run.json"),
-                                 nullptr, false);
+    const json run =
+        json::parse(read_text_or_empty(cdir + "/" + r["run_dir"].get<std::string>() + "/run.json"),
+                    nullptr, false);
     ASSERT_TRUE(run.is_object()) << r.dump();
     EXPECT_EQ(run["status"], "completed") << r.dump();
     if (finished.count(index) != 0) {
@@ -98,7 +98,8 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
       "fifo vs other: no difference in xrun events per minute this machine can resolve with 3 "
       "vs 3 runs (median ");
   ASSERT_NE(verdict, std::string::npos) << report;
-  EXPECT_NE(report.find("; the test cannot reach p < 0.05 with so few)", verdict), std::string::npos)
+  EXPECT_NE(report.find("; the test cannot reach p < 0.05 with so few)", verdict),
+            std::string::npos)
       << report;
   const json summary = json::parse(read_text_or_empty(cdir + "/campaign-summary.json"));
   EXPECT_EQ(summary["cases"][0]["runs"], 3);
@@ -106,17 +107,36 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
   EXPECT_NE(second.log().find(std::to_string(done_before) + " finished run(s) kept"),
             std::string::npos)
       << second.log();
+  EXPECT_NE(report.find("   policy: fifo vs other   ~ (too few runs)   ~ (too few runs)"),
+            std::string::npos)
+      << "the verdict table\n"
+      << report;
+  // `summary` reads the campaign's folder as its six finished runs, labelled by case: not what
+  // the interrupted run left (set aside as .incomplete-1, with a run.json of its own).
+  XrunlabRun s;
+  const std::string written = dir.file("summary.json");
+  ASSERT_EQ(run_to_end({"summary", cdir, "--format", "json", "--write", written}, &s), 0)
+      << s.log();
+  const json runs = json::parse(read_text_or_empty(written), nullptr, false);
+  ASSERT_TRUE(runs.is_object()) << s.log();
+  EXPECT_EQ(runs["runs"].size(), 6u) << s.log();
+  ASSERT_EQ(runs["labels"].size(), 2u) << runs["labels"].dump();
+  EXPECT_EQ(runs["labels"][0]["label"], "01-fifo");
+  EXPECT_EQ(runs["labels"][0]["runs"], 3);
+  EXPECT_EQ(runs["labels"][1]["label"], "02-other");
+  EXPECT_EQ(runs["labels"][1]["runs"], 3);
 }
 
 TEST(Campaign, ABadValueIsRefusedBeforeAnythingRuns) {
   TempDir dir("campaign");
-  const std::string file =
-      dir.write("bad.toml", "name = \"bad\"\n[run]\nduration = 1\n[axes]\npolicy = [\"fifo\", \"bogus\"]\n");
+  const std::string file = dir.write(
+      "bad.toml", "name = \"bad\"\n[run]\nduration = 1\n[axes]\npolicy = [\"fifo\", \"bogus\"]\n");
   XrunlabRun r;
   EXPECT_EQ(run_to_end({"campaign", file, "--dir", dir.file("c")}, &r), 2) << r.log();
   EXPECT_NE(r.log().find(file + ":5: [axes] policy 'bogus': --policy 'bogus'"), std::string::npos)
       << r.log();
-  EXPECT_FALSE(std::ifstream(dir.file("c/campaign.json")).good()) << "nothing may run or be written";
+  EXPECT_FALSE(std::ifstream(dir.file("c/campaign.json")).good())
+      << "nothing may run or be written";
 }
 
 TEST(Campaign, ADryRunPrintsThePlanAndRunsNothing) {

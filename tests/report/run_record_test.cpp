@@ -643,6 +643,31 @@ TEST(FindRunFolders, FindsEveryRunFolderSorted) {
   EXPECT_EQ(find_run_folders({tmp.str() + "/c"}), std::vector<std::string>{tmp.str() + "/c"});
 }
 
+TEST(FindRunFolders, ACampaignGivesItsFinishedCountedRunsOnly) {
+  TempDir tmp;
+  const std::string c = tmp.str() + "/camp";
+  // The warm-up, a finished run, a run set aside after an interrupt, the redone run, and a run
+  // recorded as finished whose folder is gone.
+  for (const char* d :
+       {"runs/warmup/warmup/t", "runs/01-fifo-r01/01-fifo/t",
+        "runs/02-other-r01.incomplete-1/02-other/t", "runs/02-other-r01/02-other/t"}) {
+    fs::create_directories(c + "/" + d);
+    std::ofstream(c + "/" + d + "/run.json") << "{}";
+  }
+  std::ofstream(c + "/campaign.json") << R"({"plan": {}, "runs": [
+    {"warmup": true, "status": "completed", "run_dir": "runs/warmup/warmup/t"},
+    {"warmup": false, "status": "completed", "run_dir": "runs/01-fifo-r01/01-fifo/t"},
+    {"warmup": false, "status": "completed", "run_dir": "runs/02-other-r01/02-other/t"},
+    {"warmup": false, "status": "completed", "run_dir": "runs/gone/x/t"},
+    {"warmup": false, "status": "pending", "run_dir": ""}]})";
+  const std::vector<std::string> want = {c + "/runs/01-fifo-r01/01-fifo/t",
+                                         c + "/runs/02-other-r01/02-other/t"};
+  EXPECT_EQ(find_run_folders({c}), want) << "the campaign folder given";
+  EXPECT_EQ(find_run_folders({tmp.str()}), want) << "found below a root";
+  std::ofstream(c + "/campaign.json") << "{not json";
+  EXPECT_EQ(find_run_folders({c}).size(), 4u) << "an unreadable campaign.json: every run folder";
+}
+
 // ---- from the result model --------------------------------------------------------------
 
 TEST(RecordOf, JackTestsFieldsFromTheModel) {
