@@ -11,7 +11,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "engine/base/errors.hpp"
 #include "engine/campaign/campaign_report.hpp"
@@ -147,7 +146,8 @@ class Runner {
     for (CampaignRunRecord& r : s_.runs) {
       if (r.status == "completed") continue;
       if (stop_.load()) {  // between two runs: none is half done
-        say(fmt::format("interrupted; {} of {} runs are finished, kept in {}; the same command "
+        say(
+            fmt::format("interrupted; {} of {} runs are finished, kept in {}; the same command "
                         "continues",
                         finished(), s_.runs.size(), dir_));
         return static_cast<int>(ExitCode::kInterrupted);
@@ -228,10 +228,10 @@ class Runner {
     for (const char* a : {"--label", label.c_str(), "--output", out.c_str(), "-q"}) {
       argv.emplace_back(a);
     }
-    const std::string what =
-        r.warmup ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
-                 : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name, r.rep,
-                               plan_.repetitions);
+    const std::string what = r.warmup
+                                 ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
+                                 : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name,
+                                               r.rep, plan_.repetitions);
     say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
     r.status = "running";
     r.started_utc = utc_now_iso();
@@ -262,12 +262,14 @@ class Runner {
             "xrunlab: campaign {}: run {}/{} ({}), {} in this run, {} in all, about {} left, "
             "{} xrun events in the finished runs",
             plan_.name, counted_position(r), s_.runs.size(), label, duration_text(elapsed),
-            duration_text(total), duration_text(seconds_left(r, elapsed)),
-            xrun_events_so_far()));
+            duration_text(total), duration_text(seconds_left(r, elapsed)), xrun_events_so_far()));
         next_line = now + std::chrono::seconds(1);
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (stopping && Clock::now() - start > std::chrono::hours(1)) child.stop(std::chrono::seconds(5));
+      // Returns as the run ends (within 5 ms), so the run's wall time is its own, not the
+      // rest of a polling interval.
+      child.wait_for(std::chrono::milliseconds(100));
+      if (stopping && Clock::now() - start > std::chrono::hours(1))
+        child.stop(std::chrono::seconds(5));
     }
     live_.clear();
     r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -285,7 +287,8 @@ class Runner {
     if (stopping || stop_.load()) {
       r.status = "interrupted";
       save_campaign_state(dir_, s_);
-      say(fmt::format("interrupted during run {} ({}); {} of {} runs are finished, kept in "
+      say(
+          fmt::format("interrupted during run {} ({}); {} of {} runs are finished, kept in "
                       "{}; the same command continues",
                       counted_position(r), label, finished(), s_.runs.size(), dir_));
       return static_cast<int>(ExitCode::kInterrupted);
@@ -330,11 +333,11 @@ class Runner {
     std::fputs(text.c_str(), stdout);
     if (session_runs_ > 0) {
       // The campaign measuring itself: its own time beyond the `xrunlab run` processes.
-      std::printf("\nThis session ran %zu run(s) in %s; the campaign's own time beyond them: "
-                  "%.3f s per run\n",
-                  session_runs_, duration_text(session_s).c_str(),
-                  std::max(0.0, session_s - session_run_wall_s_) /
-                      static_cast<double>(session_runs_));
+      std::printf(
+          "\nThis session ran %zu run(s) in %s; the campaign's own time beyond them: "
+          "%.3f s per run\n",
+          session_runs_, duration_text(session_s).c_str(),
+          std::max(0.0, session_s - session_run_wall_s_) / static_cast<double>(session_runs_));
     }
     std::fflush(stdout);
     if (o_.fail_if.empty() && o_.junit.empty()) return 0;
@@ -348,7 +351,8 @@ class Runner {
                      k.message.c_str());
       }
     }
-    if (!o_.junit.empty()) write_file_atomic(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
+    if (!o_.junit.empty())
+      write_file_atomic(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
     return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
   }
 
@@ -358,8 +362,8 @@ class Runner {
   std::string dir_;
   const std::atomic<bool>& stop_;
   LiveLine live_;
-  size_t session_runs_ = 0;          // runs started by this invocation
-  double session_run_wall_s_ = 0;    // their `xrunlab run` processes' wall time
+  size_t session_runs_ = 0;        // runs started by this invocation
+  double session_run_wall_s_ = 0;  // their `xrunlab run` processes' wall time
 };
 
 void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::string& dir,
@@ -370,8 +374,7 @@ void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::str
               plan.warmup_s > 0 ? fmt::format(" + a {} s warm-up", plan.warmup_s).c_str() : "",
               plan.order.c_str(), static_cast<unsigned long long>(plan.seed));
   std::printf("Folder: %s (%s)\n", dir.c_str(),
-              resumes ? fmt::format("continues: {} finished run(s) kept", kept).c_str()
-                      : "new");
+              resumes ? fmt::format("continues: {} finished run(s) kept", kept).c_str() : "new");
   for (const CampaignCase& c : plan.cases) {
     std::string args;
     for (const std::string& a : c.run_args) args += " " + a;
@@ -395,10 +398,10 @@ void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::str
     }
   }
   std::printf("Order (case#repetition): %s\n", order.c_str());
-  std::printf("To run: %zu run(s), about %s (%s measured each + about %.0f s to start and stop "
-              "jackd and the clients; an estimate)\n",
-              todo, duration_text(left).c_str(), duration_text(plan.duration_s).c_str(),
-              kDefaultOverheadS);
+  std::printf(
+      "To run: %zu run(s), about %s (%s measured each + about %.0f s to start and stop "
+      "jackd and the clients; an estimate)\n",
+      todo, duration_text(left).c_str(), duration_text(plan.duration_s).c_str(), kDefaultOverheadS);
   std::fflush(stdout);
 }
 
