@@ -21,10 +21,15 @@ set boxwidth 0.5
 set grid ytics
 set xtics rotate by -35 scale 0 nomirror
 set bmargin 12
-set key top left box opaque
 set multiplot layout 1,nfig title title
 do for [f = 1:nfig] {
-  set title (f == 1 ? ARG7 : f == 2 ? ARG8 : ARG9)
+  t = (f == 1 ? ARG7 : f == 2 ? ARG8 : ARG9)
+  set title t
+  # One key for the figure, at its foot, so that it hides no run.
+  if (f == 1) { set key at screen 0.5, 0.02 center bottom horizontal nobox } else { unset key }
+  # "..., log scale" in a title (xrunlab puts it there when the runs span over 20x and are all
+  # above 0) asks for a logarithmic axis.
+  if (strstrt(t, "log scale") > 0) { set logscale y } else { unset logscale y }
   b = 2 + 5 * (f - 1)
   plot medians using 1:(column(b + 2)):(column(b + 4)):(column(b + 5)):(column(b + 3)) \
          with candlesticks whiskerbars 0.5 lw 1.5 lc rgb "#999999" fs empty title "IQR, min..max", \

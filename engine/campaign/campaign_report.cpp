@@ -344,7 +344,20 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
                                    std::to_string(figures.size())};
   for (const std::string& m : figures) {
     const RunMetric* rm = find_run_metric(m);
-    argv.push_back(rm->unit.empty() ? rm->label : rm->label + " (" + rm->unit + ")");
+    std::string title = rm->unit.empty() ? rm->label : rm->label + " (" + rm->unit + ")";
+    // A logarithmic axis where the runs span over 20x and none is 0 or below (a log axis
+    // would drop those): one stalled run must not flatten every other case to the floor.
+    double low = 0, high = 0;
+    bool first = true;
+    for (const CaseFigures& f : r.cases) {
+      for (double v : f.of(m)) {
+        low = first ? v : std::min(low, v);
+        high = first ? v : std::max(high, v);
+        first = false;
+      }
+    }
+    if (!first && low > 0 && high > 20 * low) title += ", log scale";  // campaign.gp reads this
+    argv.push_back(title);
   }
   return run_gnuplot(argv, std::chrono::seconds(60));
 }
