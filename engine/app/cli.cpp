@@ -145,8 +145,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "per metric) and a table per label.");
   summary
       ->add_option("DIR", ro.paths,
-                   "Result folders, label folders, run folders or imported "
-                   "*.records.json files.")
+                   "Result folders, label folders, run folders, campaign folders (their "
+                   "finished counted runs) or imported *.records.json files.")
       ->required()
       ->type_name("DIR");
   summary
@@ -162,7 +162,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->type_name("FILE");
   CLI::App* compare = app.add_subcommand(
       "compare", "Side-by-side columns in jack_test's field names, and compare.png.");
-  compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders or imported files.")
+  compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders, campaign folders (their finished counted runs) or "
+                      "imported files.")
       ->required()
       ->type_name("PATH");
   compare
@@ -217,7 +218,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   campaign->add_option("--dir", co.dir, "The campaign's folder (default results/campaigns/NAME).")
       ->type_name("DIR");
   campaign->add_flag("--dry-run", co.dry_run,
-                     "Print the plan, its order and estimated time; run nothing.");
+                     "Print the plan, its order and estimated time; run nothing. With a seed "
+                     "drawn for it, it names the --seed that runs that order.");
   campaign->add_option("--order", order_text,
                        "shuffled (each round of repetitions in a seeded random order; the "
                        "default) or sequential (every repetition of a case, then the next).")

@@ -409,15 +409,23 @@ void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::str
 
 namespace {
 
+// `seed_drawn`: nothing fixed the seed (no seed in the file, no --seed, no folder to resume),
+// so this process drew it: a dry run says how to get the order it printed.
 int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& text,
                 const std::string& dir, const std::optional<CampaignState>& old,
-                const std::atomic<bool>& stop) {
+                const std::atomic<bool>& stop, bool seed_drawn = false) {
   ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
   resumed.state.file = o.file;
   resumed.state.file_text = text;
   resumed.state.host = old ? old->host : collect_host_context();
   if (o.dry_run) {
     print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+    if (seed_drawn && plan.order == "shuffled") {
+      std::printf(
+          "The seed was drawn for this dry run; a start draws another. To run this "
+          "order: --seed %llu\n",
+          static_cast<unsigned long long>(plan.seed));
+    }
     return 0;
   }
   if (!o.quiet) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
@@ -434,6 +442,7 @@ int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
   const std::string dir = o.dir.empty() ? "results/campaigns/" + spec.name : o.dir;
   const std::optional<CampaignState> old = load_campaign_state(dir);
   uint64_t seed = 0;
+  bool seed_drawn = false;
   if (o.seed) {
     seed = *o.seed;
   } else if (old && old->plan.contains("seed") && old->plan["seed"].is_number_unsigned()) {
@@ -441,9 +450,10 @@ int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
   } else {
     std::random_device rd;
     seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    seed_drawn = !spec.seed.has_value();
   }
   CampaignPlan plan = plan_campaign(spec, seed, o.order, check);
-  return run_resumed(o, std::move(plan), spec.text, dir, old, stop);
+  return run_resumed(o, std::move(plan), spec.text, dir, old, stop, seed_drawn);
 }
 
 int run_campaign_plan(const CampaignOptions& o, CampaignPlan plan, const std::string& text,

@@ -148,7 +148,35 @@ TEST(Campaign, ADryRunPrintsThePlanAndRunsNothing) {
             std::string::npos)
       << r.log();
   EXPECT_NE(r.log().find("01-fifo"), std::string::npos);
+  EXPECT_EQ(r.log().find("drawn for this dry run"), std::string::npos) << "the file fixed it";
   EXPECT_FALSE(std::ifstream(dir.file("c/campaign.json")).good());
+}
+
+TEST(Campaign, ADryRunWithoutASeedSaysHowToRunTheOrderItPrinted) {
+  TempDir dir("campaign");
+  std::string text = kCampaign;
+  text.erase(text.find("seed = 11\n"), 10);
+  const std::string file = dir.write("it.toml", text);
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"campaign", file, "--dir", dir.file("c"), "--dry-run"}, &r), 0) << r.log();
+  const std::string log = r.log();
+  const size_t at = log.find("order shuffled (seed ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string seed = log.substr(at + 21, log.find(')', at) - at - 21);
+  EXPECT_NE(log.find("The seed was drawn for this dry run; a start draws another. To run this "
+                     "order: --seed " +
+                     seed + "\n"),
+            std::string::npos)
+      << log;
+  // And that seed gives the order printed.
+  XrunlabRun again;
+  ASSERT_EQ(
+      run_to_end({"campaign", file, "--dir", dir.file("c"), "--dry-run", "--seed", seed}, &again),
+      0)
+      << again.log();
+  const auto order = [](const std::string& l) { return l.substr(l.find("Order (case#")); };
+  EXPECT_EQ(order(again.log()).substr(0, 60), order(log).substr(0, 60));
+  EXPECT_EQ(again.log().find("drawn for this dry run"), std::string::npos);
 }
 
 }  // namespace
