@@ -85,6 +85,13 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   std::vector<std::string> load_texts;
   run->add_option("--policy", policy_text, policy_help())->type_name("SPEC")->capture_default_str();
   run->add_option("--load", load_texts, load_help())->type_name("SPEC");
+  run->add_option("--baseline", o.baseline,
+                  "A timer baseline beside the measurement: cyclictest (rt-tests) runs through "
+                  "the window at the clients' priority, waking every period; its p50/p99/max "
+                  "and the run's p99s divided by its p99 go into run.json and the summary.")
+      ->check(CLI::IsMember({"none", "cyclictest"}))
+      ->capture_default_str()
+      ->type_name("TOOL");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");
@@ -125,7 +132,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   const std::string fail_if_help =
       "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
       "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, xrun_count, "
-      "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, glitches, dsp_load (README: "
+      "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, baseline_p99, glitches, dsp_load "
+      "(README: "
       "Thresholds). A figure the run does not have fails.";
   const std::string junit_help = "Write a JUnit XML report to FILE (one testcase per run).";
   run->add_option("--fail-if", fail_if_texts, fail_if_help)->type_name("COND");
@@ -162,8 +170,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->type_name("FILE");
   CLI::App* compare = app.add_subcommand(
       "compare", "Side-by-side columns in jack_test's field names, and compare.png.");
-  compare->add_option("RUN_OR_LABEL", ro.paths, "Run folders, label folders, campaign folders (their finished counted runs) or "
-                      "imported files.")
+  compare
+      ->add_option("RUN_OR_LABEL", ro.paths,
+                   "Run folders, label folders, campaign folders (their finished counted runs) or "
+                   "imported files.")
       ->required()
       ->type_name("PATH");
   compare
@@ -207,9 +217,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->type_name("NAME");
   double scale = 0, duration = 0;
   int repetitions = 0;
-  campaign->add_option("--scale", scale,
-                       "Multiply every run's duration (and the warm-up) by F, e.g. 0.1 for a "
-                       "quick look; at least 1 s each.")
+  campaign
+      ->add_option("--scale", scale,
+                   "Multiply every run's duration (and the warm-up) by F, e.g. 0.1 for a "
+                   "quick look; at least 1 s each.")
       ->type_name("F");
   campaign->add_option("--duration", duration, "Every run's measured SECONDS.")
       ->type_name("SECONDS");
@@ -220,9 +231,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   campaign->add_flag("--dry-run", co.dry_run,
                      "Print the plan, its order and estimated time; run nothing. With a seed "
                      "drawn for it, it names the --seed that runs that order.");
-  campaign->add_option("--order", order_text,
-                       "shuffled (each round of repetitions in a seeded random order; the "
-                       "default) or sequential (every repetition of a case, then the next).")
+  campaign
+      ->add_option("--order", order_text,
+                   "shuffled (each round of repetitions in a seeded random order; the "
+                   "default) or sequential (every repetition of a case, then the next).")
       ->check(CLI::IsMember({"shuffled", "sequential"}))
       ->type_name("ORDER");
   campaign->add_option("--seed", seed, "The shuffle's seed when the file gives none.")
@@ -231,10 +243,13 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                      "Continue a folder that holds this campaign with another plan: keep its "
                      "finished runs whose case and repetition are unchanged.");
   campaign->add_flag("--quiet,-q", co.quiet, "Print only the closing table.");
-  campaign->add_option("--fail-if", fail_if_texts,
-                       fail_if_help + " In a campaign each case is checked on its median.")
+  campaign
+      ->add_option("--fail-if", fail_if_texts,
+                   fail_if_help + " In a campaign each case is checked on its median.")
       ->type_name("COND");
-  campaign->add_option("--junit", cmd.junit, "Write a JUnit XML report to FILE (one testcase per case).")
+  campaign
+      ->add_option("--junit", cmd.junit,
+                   "Write a JUnit XML report to FILE (one testcase per case).")
       ->type_name("FILE");
   try {
     app.parse(argc, argv);

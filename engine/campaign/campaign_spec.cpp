@@ -21,7 +21,7 @@ const std::set<std::string>& run_keys() {
       "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
-      "record",  "plots"};
+      "record",  "plots",  "baseline"};
   return keys;
 }
 

@@ -156,8 +156,9 @@ void jack_test_block(std::string& out, const RunResult& r) {
         "  XRUN Count = driver xruns only; JACK2's client-late xruns below, labelled)\n",
         r.jack_test.wakes, resolution_text(r.jack_test.wake_resolution_us));
   } else if (!r.client_results.empty()) {
-    out += " (xrunlab before jack_test's definitions: Delay = the clients' callback delay against "
-           "the interrupt,\n  not jack_test's driver wake-up delay; not comparable with 2005)\n";
+    out +=
+        " (xrunlab before jack_test's definitions: Delay = the clients' callback delay against "
+        "the interrupt,\n  not jack_test's driver wake-up delay; not comparable with 2005)\n";
   }
 }
 
@@ -178,7 +179,8 @@ void own_block(std::string& out, const RunResult& r) {
                     r.jack_test.spare_last_us.value_or(0.0)));
   }
   if (r.jack_test.cycle_max_all_us) {
-    out += summary_field_line("JACK1 cycle max, all cycles", usecs_real(*r.jack_test.cycle_max_all_us));
+    out += summary_field_line("JACK1 cycle max, all cycles",
+                              usecs_real(*r.jack_test.cycle_max_all_us));
   }
   out += summary_field_line("Delay reference", delay_reference_text(r));
   out += summary_field_line("Callback delay p50", opt_percentile6(r.delay.p50));
@@ -242,6 +244,37 @@ void own_block(std::string& out, const RunResult& r) {
     out += summary_field_line("jackd wake-up (vcard)",
                               fmt::format(" p50 {} / p99 {} / max {} usecs after the interrupt",
                                           num("p50"), num("p99"), num("max")));
+  }
+  if (r.baseline.is_object()) {
+    const nlohmann::json& b = r.baseline;
+    if (b.contains("error")) {
+      out += summary_field_line("Timer baseline (cyclictest)",
+                                " none: " + one_line(b.value("error", std::string())));
+    } else {
+      auto pct = [&](const char* k) -> std::string {
+        const nlohmann::json& v = b.value(k, nlohmann::json());
+        if (!v.is_object() || !v.value("value_us", nlohmann::json()).is_number()) return "n/a";
+        return fmt::format("{}{}", v.value("exact", true) ? "" : ">", v["value_us"].get<int64_t>());
+      };
+      const nlohmann::json& max = b.value("max_us", nlohmann::json());
+      out += summary_field_line(
+          "Timer baseline (cyclictest)",
+          fmt::format(" p50 {} / p99 {} / p99.9 {} / max {} usecs late, {} wake-ups ({} {}, "
+                      "every {} usecs, beside the run)",
+                      pct("p50"), pct("p99"), pct("p99_9"),
+                      max.is_number() ? fmt::format("{}", max.get<int64_t>()) : "n/a",
+                      b.value("wakeups", uint64_t{0}), b.value("policy", std::string()),
+                      b.value("priority", 0), b.value("interval_us", 0)));
+      const nlohmann::json& ratios = b.value("ratios_to_p99", nlohmann::json::object());
+      auto ratio = [&](const char* k) -> std::string {
+        const nlohmann::json& v = ratios.value(k, nlohmann::json());
+        return v.is_number() ? fmt::format("{:.2f}x", v.get<double>()) : "n/a";
+      };
+      out += summary_field_line(
+          "Against its p99",
+          fmt::format(" jackd wake-up p99 {}, head client's callback delay p99 {}",
+                      ratio("jackd_wakeup_p99"), ratio("head_client_delay_p99")));
+    }
   }
   if (!x.late_clients.empty()) {
     std::string names;
@@ -349,8 +382,8 @@ void hop_table(std::string& out, const RunResult& r) {
   rows.push_back({"hop", "count", "min", "p50", "p99", "p99.9", "max"});
   for (const HopSeries& h : t.hops) {
     const MetricSummary m = summarize(h.us);
-    rows.push_back({one_line(h.label), std::to_string(m.count), opt_i64(m.min_us),
-                    opt_cell(m.p50), opt_cell(m.p99), opt_cell(m.p999), opt_i64(m.max_us)});
+    rows.push_back({one_line(h.label), std::to_string(m.count), opt_i64(m.min_us), opt_cell(m.p50),
+                    opt_cell(m.p99), opt_cell(m.p999), opt_i64(m.max_us)});
   }
   table_lines(out, rows);
   for (const auto& d : t.dsp_nominal) {
@@ -361,9 +394,10 @@ void hop_table(std::string& out, const RunResult& r) {
   }
   for (size_t k = 0; k < t.not_run.size(); ++k) {
     if (t.not_run[k] == 0) continue;
-    out += fmt::format("   c{:02d} did not run in {} cycle(s) (the first of the chain not to run "
-                       "in {})\n",
-                       k + 1, t.not_run[k], k < t.not_run_first.size() ? t.not_run_first[k] : 0);
+    out += fmt::format(
+        "   c{:02d} did not run in {} cycle(s) (the first of the chain not to run "
+        "in {})\n",
+        k + 1, t.not_run[k], k < t.not_run_first.size() ? t.not_run_first[k] : 0);
   }
 }
 

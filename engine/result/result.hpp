@@ -226,6 +226,7 @@ struct RunResult {
   nlohmann::json iso_emulation;                    // the iso-emu governor's report (null otherwise)
   nlohmann::json rt_throttle;                      // the rt-throttle group (null otherwise)
   nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
+  nlohmann::json baseline;  // --baseline cyclictest (baseline.hpp); null without
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

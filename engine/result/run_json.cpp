@@ -313,6 +313,7 @@ json to_json(const RunResult& r) {
         {"iso_emulation", json(r.iso_emulation)},
         {"rt_throttle", json(r.rt_throttle)}}},
       {"loads", json(r.loads)},
+      {"baseline", json(r.baseline)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -914,6 +915,7 @@ RunResult run_from(const Object& j) {
   // Runs from before --load have no "loads": null, "not known", rather than "none".
   r.loads = nullptr;
   j.get("loads", r.loads);
+  j.get("baseline", r.baseline);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

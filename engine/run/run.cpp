@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -17,11 +19,14 @@
 
 #include "engine/backend/alsa_cards.hpp"
 #include "engine/backend/backend.hpp"
+#include "engine/base/file.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
 #include "engine/loads/load_kinds.hpp"
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
+#include "engine/report/run_folder.hpp"
+#include "engine/result/baseline.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
@@ -32,7 +37,6 @@
 #include "engine/run/live_result.hpp"
 #include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
-#include "engine/report/run_folder.hpp"
 #include "engine/run/run_warnings.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"
@@ -70,6 +74,11 @@ class Runner {
   void start_clients();
   void wire();
   void start_loads();
+  // --baseline cyclictest: started right before the window, stopped (SIGINT: it writes its
+  // --json file) at the window's end or on any exit path; fill_baseline puts it in the result.
+  void start_baseline();
+  void stop_baseline() noexcept;
+  void fill_baseline(RunResult& r) const;
   void measure();
   // What the measurement loop watches: "" while the run may go on, else why it stops.
   std::string stop_reason();
@@ -130,6 +139,11 @@ class Runner {
   std::atomic<uint64_t> window_start_us_{0};
   uint64_t reports_until_us_ = UINT64_MAX;  // xrun reports after this (JACK time) are not counted
   LoadSet loads_;
+  Child baseline_;
+  std::vector<std::string> baseline_argv_;
+  std::string baseline_program_, baseline_json_path_, baseline_error_;
+  int baseline_priority_ = 0, baseline_interval_us_ = 0;
+  std::optional<CyclictestResult> baseline_result_;
   ServerSession session_;
   ClientFleet fleet_;
   LineHub hub_;
@@ -176,6 +190,19 @@ void Runner::preflight() {
                     "': build it (cmake --build build) or pass --client-binary PATH");
   }
   policy_.check_permitted(o_.clients);
+  if (o_.baseline == "cyclictest") {
+    const auto cyclictest = find_program("cyclictest");
+    if (!cyclictest) {
+      throw Error(ExitCode::kMissingProgram,
+                  "--baseline cyclictest: cyclictest not found: install rt-tests (apt-get "
+                  "install --no-install-recommends rt-tests) or leave --baseline out");
+    }
+    // The clients' priority (JACK2 runs them 5 below the server), or SCHED_OTHER without one.
+    baseline_priority_ = std::max(0, o_.server_priority() - 5);
+    baseline_interval_us_ = static_cast<int>(
+        std::lround(static_cast<double>(o_.period) * 1e6 / static_cast<double>(o_.rate)));
+    baseline_program_ = *cyclictest;
+  }
   if (!o_.loads.empty()) {
     load_tool_ = dirname_of(self_exe_) + "/xrunlab-load";
     if (!find_program(load_tool_)) {
@@ -407,6 +434,67 @@ void Runner::start_loads() {
   }
 }
 
+void Runner::start_baseline() {
+  if (baseline_program_.empty()) return;
+  baseline_json_path_ = run_dir_ + "/baseline-cyclictest.json";
+  // -D is a safety stop only: the window's end stops it.
+  baseline_argv_ =
+      cyclictest_argv(baseline_program_, baseline_priority_, baseline_interval_us_,
+                      static_cast<int>(std::ceil(o_.duration_s)) + 30, baseline_json_path_);
+  SpawnSpec spec;
+  spec.argv = baseline_argv_;
+  spec.output_path = run_dir_ + "/baseline-cyclictest.log";
+  baseline_ = Child::spawn(spec);
+  say(fmt::format("started the timer baseline: cyclictest at {} {}, every {} usecs",
+                  baseline_priority_ > 0 ? "SCHED_FIFO" : "SCHED_OTHER", baseline_priority_,
+                  baseline_interval_us_));
+}
+
+void Runner::stop_baseline() noexcept {
+  if (baseline_program_.empty() || baseline_result_ || !baseline_error_.empty()) return;
+  try {
+    if (baseline_.pid() <= 0) {
+      baseline_error_ = "cyclictest was not started (the run ended before its window)";
+      return;
+    }
+    // SIGINT ends cyclictest's loop; it then writes the --json file and exits.
+    if (baseline_.running()) {
+      baseline_.signal(SIGINT);
+      if (!baseline_.wait_for(milliseconds(3000))) baseline_.stop(milliseconds(1000));
+    }
+    std::string why;
+    const std::optional<std::string> text = read_file(baseline_json_path_, &why);
+    if (text) baseline_result_ = read_cyclictest_json(*text, &why);
+    if (!baseline_result_) {
+      baseline_error_ = fmt::format("cyclictest {}: {} (its log: {})", baseline_.describe_exit(),
+                                    why, run_dir_ + "/baseline-cyclictest.log");
+    }
+  } catch (const std::exception& e) {
+    baseline_error_ = e.what();
+  }
+}
+
+void Runner::fill_baseline(RunResult& r) const {
+  if (baseline_program_.empty()) return;
+  if (!baseline_result_) {
+    r.baseline = baseline_error_json(baseline_argv_, baseline_priority_, baseline_interval_us_,
+                                     baseline_error_);
+    r.warnings.push_back("--baseline cyclictest gave no figures: " + baseline_error_);
+    return;
+  }
+  std::optional<double> wake, head;
+  for (const HopSeries& h : r.cycle_table.hops) {
+    const auto p = h.us.percentile(99);
+    if (h.key == "jackd_wakeup" && p && p->exact) wake = static_cast<double>(p->value_us);
+  }
+  if (!r.client_results.empty()) {
+    const auto p = r.client_results.front().delay.percentile(99);
+    if (p && p->exact) head = static_cast<double>(p->value_us);
+  }
+  r.baseline = baseline_json(baseline_argv_, baseline_priority_, baseline_interval_us_,
+                             *baseline_result_, wake, head);
+}
+
 std::vector<ClientThread> Runner::client_threads() {
   std::vector<ClientThread> out;
   live_.with([&](const RunResult& r) {
@@ -587,6 +675,7 @@ void Runner::measure() {
   // Collect the clients' last seconds.
   backend_->set_window(t0, end);
   stop_loads_into_result(t0);
+  stop_baseline();
   tap_.close_window(end + 20000);  // late notifications of the last cycle still count
   reports_until_us_ = end + 20000;
   live_.with([&](RunResult& r) {
@@ -656,9 +745,8 @@ void Runner::note_reclaimed(const ReclaimResult& rr) {
   if (!rr.removed_files.empty()) {
     constexpr size_t kNamed = 4;
     const std::vector<std::string> named(
-        rr.removed_files.begin(),
-        rr.removed_files.begin() +
-            static_cast<std::ptrdiff_t>(std::min(kNamed, rr.removed_files.size())));
+        rr.removed_files.begin(), rr.removed_files.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                 kNamed, rr.removed_files.size())));
     warn(fmt::format(
         "removed {} /dev/shm file(s) (semaphores, sockets, card records, cycle tables) of dead "
         "xrunlab servers: {}{}",
@@ -675,6 +763,7 @@ void Runner::stop_all() noexcept {
   progress_.clear();
   Teardown t;
   t.add("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
+  t.add("baseline", [&] { stop_baseline(); });
   // Clients first (they leave the graph cleanly), then the monitor, then the server.
   t.add("clients", [&] { fleet_.stop(); });
   t.add("governor", [&] { policy_.stop_governor(); });
@@ -718,6 +807,7 @@ void Runner::finish_failed(const std::exception& e) {
   r.status_detail = e.what();
   r.ended_utc = utc_now_iso();
   finalize(r);
+  fill_baseline(r);
   try {
     write_run_files(run_dir_, render_run_files(r));
   } catch (const Error&) {
@@ -738,6 +828,7 @@ RunOutcome Runner::run() {
     say(fmt::format("{} clients active and wired in {:.2f} s", o_.clients,
                     static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6));
     start_loads();
+    start_baseline();
     measure();
   } catch (const std::exception& e) {
     finish_failed(e);
@@ -754,6 +845,7 @@ RunOutcome Runner::run() {
   r.engine_peak_rss_kib = ru.ru_maxrss;
   for (std::string& w : count_warnings(r)) r.warnings.push_back(std::move(w));
   finalize(r);
+  fill_baseline(r);
   for (std::string& w : audio_match_warnings(r)) r.warnings.push_back(std::move(w));
   // Plots first: a plot that fails is a warning in the files, which are written once.
   write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));

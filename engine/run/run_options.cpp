@@ -34,6 +34,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"priority", o.priority},
           {"policy", o.policy.text},
           {"loads", load_texts},
+          {"baseline", o.baseline},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},

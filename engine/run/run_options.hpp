@@ -34,6 +34,7 @@ struct RunOptions {
   bool priority_given = false;           // --priority was on the command line
   PolicySpec policy = default_policy();  // --policy SPEC
   std::vector<LoadSpec> loads;           // --load SPEC, repeatable
+  std::string baseline = "none";         // --baseline: none | cyclictest (baseline.hpp)
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";

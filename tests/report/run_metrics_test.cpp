@@ -52,6 +52,17 @@ TEST(RunMetrics, EachFigureHasOneDefinition) {
   EXPECT_FALSE(run_metric(run, "nonsense"));
 }
 
+TEST(RunMetrics, TheBaselinesP99OnlyWhereItIsExact) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  EXPECT_FALSE(run_metric(run, "baseline_p99")) << "no --baseline";
+  run["baseline"] = {{"tool", "cyclictest"}, {"p99", {{"value_us", 345}, {"exact", true}}}};
+  EXPECT_EQ(run_metric(run, "baseline_p99"), 345.0);
+  run["baseline"]["p99"]["exact"] = false;  // beyond cyclictest's histogram: a bound
+  EXPECT_FALSE(run_metric(run, "baseline_p99"));
+  run["baseline"] = {{"tool", "cyclictest"}, {"error", "cyclictest exited with status 1"}};
+  EXPECT_FALSE(run_metric(run, "baseline_p99"));
+}
+
 TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
   const json run = run_with_slack(2, json::parse("[[10, 98]]"));
   EXPECT_EQ(run_metric(run, "slack_min"), -700.0);

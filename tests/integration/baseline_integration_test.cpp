@@ -1,0 +1,82 @@
+// `xrunlab run --baseline cyclictest` with the real jackd, clients and rt-tests' cyclictest:
+// cyclictest runs through the window at the clients' priority and period, its figures and the
+// run's ratios to them land in run.json and summary.txt, an interrupted run keeps them, no
+// cyclictest outlives the run, and a missing cyclictest is named before anything starts.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab::testing_support {
+namespace {
+
+void expect_baseline(const json& b, const std::string& run_dir) {
+  ASSERT_TRUE(b.is_object()) << b.dump();
+  EXPECT_FALSE(b.contains("error")) << b.dump();
+  EXPECT_EQ(b["tool"], "cyclictest");
+  EXPECT_EQ(b["policy"], "SCHED_FIFO");
+  EXPECT_EQ(b["priority"], 65) << "the clients' priority: jackd's 70 - 5";
+  EXPECT_EQ(b["interval_us"], 5333) << "256 frames at 48 kHz";
+  const std::vector<std::string> argv = b["argv"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--laptop"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--json=" + run_dir + "/baseline-cyclictest.json"),
+            argv.end());
+  EXPECT_GT(b["wakeups"].get<uint64_t>(), 100u) << "it ran through the window";
+  EXPECT_TRUE(b["p99"]["value_us"].is_number()) << b.dump();
+  EXPECT_TRUE(b["max_us"].is_number()) << b.dump();
+}
+
+TEST(Baseline, CyclictestRunsBesideTheRunAndTheRunReadsAgainstIt) {
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "4", "--baseline", "cyclictest"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  expect_baseline(j["baseline"], r.run_dir());
+  if (j["baseline"]["p99"]["exact"] == true) {
+    // vcard has jackd's wake-up and the head client's delay: both ratios are figures.
+    EXPECT_TRUE(j["baseline"]["ratios_to_p99"]["jackd_wakeup_p99"].is_number()) << j["baseline"];
+    EXPECT_TRUE(j["baseline"]["ratios_to_p99"]["head_client_delay_p99"].is_number());
+  }
+  EXPECT_EQ(j["spec"]["baseline"], "cyclictest");
+  const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
+  EXPECT_NE(summary.find(" Timer baseline (cyclictest) . : p50 "), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" Against its p99 . . . . . . . : jackd wake-up p99 "), std::string::npos)
+      << summary;
+  EXPECT_EQ(processes_mentioning(r.run_dir()), std::vector<std::string>{})
+      << "cyclictest outlived the run";
+  expect_nothing_left(r);
+}
+
+TEST(Baseline, AnInterruptedRunKeepsItsBaseline) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--baseline", "cyclictest"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(2s);
+  r.child.signal(SIGINT);
+  finish(r);
+  EXPECT_EQ(r.exit_code, 130) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "interrupted");
+  expect_baseline(j["baseline"], r.run_dir());
+  EXPECT_EQ(processes_mentioning(r.run_dir()), std::vector<std::string>{});
+  expect_nothing_left(r);
+}
+
+TEST(Baseline, AMissingCyclictestIsNamedBeforeAnythingStarts) {
+  const TempDir empty("empty-path");
+  XrunlabRun r = start({"run", "--jackd", "/usr/bin/jackd", "--duration", "1", "--baseline",
+                        "cyclictest"},
+                       {{"PATH", empty.str()}});
+  finish(r);
+  EXPECT_EQ(r.exit_code, 3) << r.log();
+  EXPECT_NE(r.log().find("--baseline cyclictest: cyclictest not found: install rt-tests"),
+            std::string::npos)
+      << r.log();
+  EXPECT_EQ(r.log().find("started jackd"), std::string::npos) << r.log();
+}
+
+}  // namespace
+}  // namespace xrunlab::testing_support
