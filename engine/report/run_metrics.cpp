@@ -71,7 +71,7 @@ const std::vector<RunMetric>& run_metrics() {
       {"slack_min", "slack minimum", "us", false},
       {"slack_p1", "slack 1st percentile", "us", false},
       {"wakeup_p99", "interrupt -> jackd wake-up p99", "us", true},
-      {"baseline_p99", "cyclictest p99 (timer baseline)", "us", true},
+      {"baseline_p99", "cyclictest p99 beside the run", "us", true},
       {"glitches", "audible glitches", "", true},
       {"dsp_load", "Average DSP Load", "%", true},
   };
