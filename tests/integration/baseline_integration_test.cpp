@@ -67,9 +67,9 @@ TEST(Baseline, AnInterruptedRunKeepsItsBaseline) {
 
 TEST(Baseline, AMissingCyclictestIsNamedBeforeAnythingStarts) {
   const TempDir empty("empty-path");
-  XrunlabRun r = start({"run", "--jackd", "/usr/bin/jackd", "--duration", "1", "--baseline",
-                        "cyclictest"},
-                       {{"PATH", empty.str()}});
+  XrunlabRun r =
+      start({"run", "--jackd", "/usr/bin/jackd", "--duration", "1", "--baseline", "cyclictest"},
+            {{"PATH", empty.str()}});
   finish(r);
   EXPECT_EQ(r.exit_code, 3) << r.log();
   EXPECT_NE(r.log().find("--baseline cyclictest: cyclictest not found: install rt-tests"),

@@ -120,6 +120,20 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
   const json runs = json::parse(read_text_or_empty(written), nullptr, false);
   ASSERT_TRUE(runs.is_object()) << s.log();
   EXPECT_EQ(runs["runs"].size(), 6u) << s.log();
+  // The same command once more runs nothing and checks --fail-if on each case's median.
+  XrunlabRun third;
+  const std::string junit = dir.file("junit.xml");
+  EXPECT_EQ(
+      run_to_end({"campaign", file, "--dir", cdir, "--fail-if", "xrun_rate>=0", "--junit", junit},
+                 &third),
+      10)
+      << third.log();
+  EXPECT_EQ(third.log().find("This session ran"), std::string::npos) << "nothing may run again";
+  EXPECT_NE(third.log().find("xrunlab: --fail-if: 01-fifo: median xrun_rate = "), std::string::npos)
+      << third.log();
+  const std::string xml = read_text_or_empty(junit);
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase name=\"01-fifo\""), std::string::npos) << xml;
   ASSERT_EQ(runs["labels"].size(), 2u) << runs["labels"].dump();
   EXPECT_EQ(runs["labels"][0]["label"], "01-fifo");
   EXPECT_EQ(runs["labels"][0]["runs"], 3);

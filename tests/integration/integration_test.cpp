@@ -203,6 +203,33 @@ TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
   expect_nothing_left(r);
 }
 
+// --fail-if on a real run's own figures: injected overruns make xrun events certain, so
+// "xruns>0" must fail the run with exit code 10 and a JUnit failure; "glitches<0" never can.
+TEST(Integration, ACrossedThresholdIsExitCodeTenAndAJunitFailure) {
+  const TempDir dir("threshold");
+  const std::string junit = dir.file("junit.xml");
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run",        "--clients",  "2",
+                        "--ports",    "1",          "--period",
+                        "256",        "--duration", "3",
+                        "--inject",   "8000:100",   "--inject-client",
+                        "2",          "--label",    "it-threshold",
+                        "--no-plots", "--fail-if",  "xruns>0",
+                        "--fail-if",  "glitches<0", "--junit",
+                        junit},
+                       &r),
+            10)
+      << r.log();
+  EXPECT_NE(r.log().find("xrunlab: --fail-if: xruns = "), std::string::npos) << r.log();
+  EXPECT_EQ(r.log().find("--fail-if: glitches"), std::string::npos) << r.log();
+  const std::string xml = read_text_or_empty(junit);
+  EXPECT_NE(xml.find("tests=\"1\" failures=\"1\" errors=\"0\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase name=\"it-threshold\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"xruns = "), std::string::npos) << xml;
+  EXPECT_EQ(r.run_json()["status"], "completed") << "a crossed threshold is not a failed run";
+  expect_nothing_left(r);
+}
+
 // (c) Ctrl-C during a run: everything stops, the results so far are written, marked.
 TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
   XrunlabRun r = start({"run", "--clients", "3", "--ports", "1", "--period", "256", "--duration",

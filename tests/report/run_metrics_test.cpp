@@ -102,9 +102,13 @@ TEST(Thresholds, ParseNameOperatorValueAndUnit) {
   };
   EXPECT_EQ(message("xruns"), "--fail-if 'xruns': expected NAME OP VALUE, e.g. xruns>0");
   EXPECT_EQ(message("xruns>"), "--fail-if 'xruns>': no number after >");
-  EXPECT_EQ(message("xruns>1us"), "--fail-if 'xruns>1us': 'us' is not xruns's unit (a count has none)");
-  EXPECT_EQ(message("delay_max>1h"), "--fail-if 'delay_max>1h': 'h' is not a time unit (us, ms, s)");
-  EXPECT_EQ(message("frobs>1").rfind("--fail-if 'frobs>1': 'frobs' is not a figure xrunlab checks (xruns, ", 0), 0u);
+  EXPECT_EQ(message("xruns>1us"),
+            "--fail-if 'xruns>1us': 'us' is not xruns's unit (a count has none)");
+  EXPECT_EQ(message("delay_max>1h"),
+            "--fail-if 'delay_max>1h': 'h' is not a time unit (us, ms, s)");
+  EXPECT_EQ(message("frobs>1").rfind(
+                "--fail-if 'frobs>1': 'frobs' is not a figure xrunlab checks (xruns, ", 0),
+            0u);
 }
 
 TEST(Thresholds, ACheckSaysWhatItSawAndANotMeasuredFigureFails) {
@@ -120,18 +124,23 @@ TEST(Thresholds, ACheckSaysWhatItSawAndANotMeasuredFigureFails) {
 }
 
 TEST(Junit, OneTestcasePerNameWithItsFailureOrError) {
-  JunitCase ok{"fifo", "xrunlab.campaign", 2.5, {check_threshold(parse_threshold("xruns>0"), 0.0)}, ""};
-  JunitCase bad{"iso<&>", "xrunlab.campaign", 3.0,
-                {check_threshold(parse_threshold("xruns>0"), 4.0)}, ""};
+  JunitCase ok{
+      "fifo", "xrunlab.campaign", 2.5, {check_threshold(parse_threshold("xruns>0"), 0.0)}, ""};
+  JunitCase bad{
+      "iso<&>", "xrunlab.campaign", 3.0, {check_threshold(parse_threshold("xruns>0"), 4.0)}, ""};
   JunitCase err{"dead", "xrunlab.campaign", 0.5, {}, "failed: jackd killed by signal 9"};
   const std::string xml = junit_xml("suite \"x\"", {ok, bad, err});
-  EXPECT_NE(xml.find("<testsuite name=\"suite &quot;x&quot;\" tests=\"3\" failures=\"1\" errors=\"1\" time=\"6.000\">"),
+  EXPECT_NE(xml.find("<testsuite name=\"suite &quot;x&quot;\" tests=\"3\" failures=\"1\" "
+                     "errors=\"1\" time=\"6.000\">"),
             std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<testcase name=\"iso&lt;&amp;&gt;\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<failure message=\"xruns = 4 (xruns&gt;0: fails)\">"), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<error message=\"failed: jackd killed by signal 9\"/>"), std::string::npos) << xml;
-  EXPECT_EQ(xml.find("<failure", xml.find("name=\"fifo\"")), xml.find("<failure message=\"xruns = 4"))
+  EXPECT_NE(xml.find("<failure message=\"xruns = 4 (xruns&gt;0: fails)\">"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<error message=\"failed: jackd killed by signal 9\"/>"), std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("<failure", xml.find("name=\"fifo\"")),
+            xml.find("<failure message=\"xruns = 4"))
       << "the passing case has no failure";
 }
 
