@@ -160,8 +160,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   summary
       ->add_option("--by", ro.by,
                    "Group the runs by label, or by where they ran (host, kernel, backend) or "
-                   "their policy; runs that do not record it (imports) are '(not recorded)'.")
-      ->check(CLI::IsMember({"label", "host", "kernel", "backend", "policy"}))
+                   "their policy, or by label and kernel together (label-kernel: one campaign "
+                   "run on two kernels); runs that do not record it (imports) are '(not "
+                   "recorded)'.")
+      ->check(CLI::IsMember({"label", "host", "kernel", "backend", "policy", "label-kernel"}))
       ->capture_default_str();
   summary->add_option("--format", ro.format, "text, json or csv.")
       ->check(CLI::IsMember({"text", "json", "csv"}))
@@ -178,9 +180,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->type_name("PATH");
   compare
       ->add_option("--by", ro.by,
-                   "One column per label, per run, or per host, kernel, backend or policy; runs "
-                   "that do not record it (imports) are '(not recorded)'.")
-      ->check(CLI::IsMember({"label", "run", "host", "kernel", "backend", "policy"}))
+                   "One column per label, per run, or per host, kernel, backend or policy, or per "
+                   "label and kernel (label-kernel); runs that do not record it (imports) are "
+                   "'(not recorded)'.")
+      ->check(
+          CLI::IsMember({"label", "run", "host", "kernel", "backend", "policy", "label-kernel"}))
       ->capture_default_str();
   compare->add_option("--format", ro.format, "text, json or csv.")
       ->check(CLI::IsMember({"text", "json", "csv"}))

@@ -202,8 +202,10 @@ struct Group {
 constexpr const char* kNotRecorded = "(not recorded)";
 
 // What `by` groups the run by ("" when its record does not say).
-const std::string& group_value(const RunRecord& r, GroupBy by) {
+std::string group_value(const RunRecord& r, GroupBy by) {
   switch (by) {
+    case GroupBy::kLabelKernel:
+      return r.label + " @ " + (r.kernel.empty() ? std::string(kNotRecorded) : r.kernel);
     case GroupBy::kHost:
       return r.host;
     case GroupBy::kKernel:
@@ -256,7 +258,7 @@ std::string definitions_legend(const std::vector<RunRecord>& runs, const std::st
 // imports, "(consolidated)" for records whose maxima are means (unless the label says it
 // already, as imported consolidated blocks do), and " [definitions]" when `mixed`.
 std::string group_name(const RunRecord& r, GroupBy by, bool mixed) {
-  const std::string& value = group_value(r, by);
+  const std::string value = group_value(r, by);
   std::string name = value.empty() ? kNotRecorded : value;
   if (r.maxima_are_means && name.find("(consolidated)") == std::string::npos) {
     name += " (consolidated)";
@@ -457,13 +459,15 @@ const char* group_by_name(GroupBy by) {
       return "backend";
     case GroupBy::kPolicy:
       return "policy";
+    case GroupBy::kLabelKernel:
+      return "label-kernel";
   }
   return "label";
 }
 
 std::optional<GroupBy> parse_group_by(std::string_view word) {
   for (GroupBy by : {GroupBy::kRun, GroupBy::kLabel, GroupBy::kHost, GroupBy::kKernel,
-                     GroupBy::kBackend, GroupBy::kPolicy}) {
+                     GroupBy::kBackend, GroupBy::kPolicy, GroupBy::kLabelKernel}) {
     if (word == group_by_name(by)) return by;
   }
   return std::nullopt;

@@ -34,9 +34,11 @@ namespace xrunlab {
 
 // What summary and compare group runs by: label (the default), where they ran (host, kernel,
 // backend: RunRecord's), or the scheduling policy; kRun (compare): every run its own column.
-enum class GroupBy { kRun, kLabel, kHost, kKernel, kBackend, kPolicy };
-// "run", "label", "host", "kernel", "backend", "policy" (the --by words), and back (nullopt for
-// another word).
+// kLabelKernel: label and kernel together ("01-compile @ 6.18.44"), for the same campaign run
+// once per kernel.
+enum class GroupBy { kRun, kLabel, kHost, kKernel, kBackend, kPolicy, kLabelKernel };
+// "run", "label", "host", "kernel", "backend", "policy", "label-kernel" (the --by words), and
+// back (nullopt for another word).
 const char* group_by_name(GroupBy by);
 std::optional<GroupBy> parse_group_by(std::string_view word);
 

@@ -364,6 +364,14 @@ TEST(GroupBy, HostKernelBackendPolicy) {
   EXPECT_EQ(titles(GroupBy::kBackend), (V{"vcard [jack1-rules]", old}));
   EXPECT_EQ(titles(GroupBy::kPolicy), (V{"SCHED_FIFO 70 (server) / 65 (clients) [jack1-rules]",
                                          "SCHED_OTHER [jack1-rules]", old}));
+  // Label and kernel together: a campaign's case on each kernel, side by side.
+  const V both = titles(GroupBy::kLabelKernel);
+  ASSERT_EQ(both.size(), 4u);
+  EXPECT_EQ(V(both.begin(), both.begin() + 3),
+            (V{"fifo @ 6.1.0-rt7 [jack1-rules]", "fifo @ 6.6.0 [jack1-rules]",
+               "iso-emu @ 6.1.0-rt7 [jack1-rules]"}));
+  EXPECT_NE(both[3].find(" @ (not recorded) (imported) [jack_test]"), std::string::npos)
+      << both[3];
   const nlohmann::json kernel = compare_json(runs, GroupBy::kKernel);
   EXPECT_EQ(kernel["by"], "kernel");
   EXPECT_EQ(kernel["columns"][0]["fields"]["xrun_count"], 6.0);  // runs 0 and 2: 0 + 6
@@ -381,7 +389,7 @@ TEST(GroupBy, HostKernelBackendPolicy) {
   EXPECT_EQ(j["labels"][1]["host"], "laptop");
   EXPECT_EQ(j["labels"][1]["name"], "laptop [jack1-rules]");
 
-  for (const char* word : {"run", "label", "host", "kernel", "backend", "policy"}) {
+  for (const char* word : {"run", "label", "host", "kernel", "backend", "policy", "label-kernel"}) {
     const std::optional<GroupBy> by = parse_group_by(word);
     ASSERT_TRUE(by) << word;
     EXPECT_STREQ(group_by_name(*by), word);
