@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -405,6 +406,30 @@ void print_plan(const CampaignPlan& plan, const CampaignState& s, const std::str
   std::fflush(stdout);
 }
 
+// "host, kernel RELEASE" of a host record ("" for a record without either).
+std::string machine_of(const nlohmann::json& host) {
+  if (!host.is_object()) return "";
+  const std::string name = host.value("hostname", "");
+  const nlohmann::json k = host.value("kernel", nlohmann::json::object());
+  const std::string release = k.is_object() ? k.value("release", "") : "";
+  if (name.empty() && release.empty()) return "";
+  return fmt::format("{}, kernel {}", name, release);
+}
+
+// A campaign's runs come from one machine and kernel: a folder whose runs were made elsewhere
+// is not continued there (comparing kernels is two campaigns, in two folders).
+void check_same_machine(const nlohmann::json& then, const nlohmann::json& now,
+                        const std::string& dir, const std::string& name) {
+  const std::string a = machine_of(then), b = machine_of(now);
+  if (a.empty() || a == b) return;
+  const nlohmann::json k = now.value("kernel", nlohmann::json::object());
+  throw Error(ExitCode::kUsage,
+              fmt::format("{}/campaign.json's runs were made on {}; this is {}: a campaign's "
+                          "runs come from one machine and kernel, so give this one another "
+                          "folder (e.g. --dir results/campaigns/{}-{})",
+                          dir, a, b, name, k.is_object() ? k.value("release", "") : ""));
+}
+
 }  // namespace
 
 namespace {
@@ -417,7 +442,11 @@ int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& 
   ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
   resumed.state.file = o.file;
   resumed.state.file_text = text;
-  resumed.state.host = old ? old->host : collect_host_context();
+  const nlohmann::json here = collect_host_context();
+  resumed.state.host = old ? old->host : here;
+  const bool todo = std::any_of(resumed.state.runs.begin(), resumed.state.runs.end(),
+                                [](const CampaignRunRecord& r) { return r.status != "completed"; });
+  if (old && todo) check_same_machine(old->host, here, dir, plan.name);
   if (o.dry_run) {
     print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
     if (seed_drawn && plan.order == "shuffled") {

@@ -63,6 +63,18 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
     if (r["status"] == "completed") finished[r["index"].get<int>()] = r;
   }
 
+  // Runs made on another machine or kernel are not continued here.
+  const std::string saved = read_text_or_empty(cdir + "/campaign.json");
+  json elsewhere = before;
+  elsewhere["host"]["kernel"]["release"] = "2.6.11-rc2-mm1";
+  dir.write("c/campaign.json", elsewhere.dump(2));
+  XrunlabRun refused;
+  EXPECT_EQ(run_to_end({"campaign", file, "--dir", cdir}, &refused), 2) << refused.log();
+  EXPECT_NE(refused.log().find("kernel 2.6.11-rc2-mm1; this is "), std::string::npos)
+      << refused.log();
+  EXPECT_EQ(completed(state_of(cdir)), done_before) << "nothing may run";
+  dir.write("c/campaign.json", saved);
+
   XrunlabRun second;
   ASSERT_EQ(run_to_end({"campaign", file, "--dir", cdir}, &second), 0) << second.log();
   const json after = state_of(cdir);
