@@ -132,9 +132,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   const std::string fail_if_help =
       "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
       "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, xrun_count, "
-      "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, baseline_p99, glitches, dsp_load "
-      "(README: "
-      "Thresholds). A figure the run does not have fails.";
+      "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, client_wakeup_p99, baseline_p99, "
+      "glitches, dsp_load (README: Thresholds). A figure the run does not have fails.";
   const std::string junit_help = "Write a JUnit XML report to FILE (one testcase per run).";
   run->add_option("--fail-if", fail_if_texts, fail_if_help)->type_name("COND");
   run->add_option("--junit", cmd.junit, junit_help)->type_name("FILE");

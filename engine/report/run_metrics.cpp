@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "engine/base/errors.hpp"
 
@@ -54,6 +55,37 @@ std::optional<double> hop_percentile(const json& h, double pct) {
   return std::nullopt;
 }
 
+// Every hop of `kind` (e.g. all clients' "client_wakeup") pooled into one hop of the same shape
+// (counts and bins summed, the smallest value below zero kept): one value per client and cycle.
+// nullopt when the run has no hop of that kind.
+std::optional<json> pooled_hops(const json& run, const std::string& kind) {
+  if (!run.contains("cycles") || !run["cycles"].is_object()) return std::nullopt;
+  const json& cycles = run["cycles"];
+  if (!cycles.contains("hops") || !cycles["hops"].is_array()) return std::nullopt;
+  std::map<int64_t, uint64_t> bins;
+  uint64_t count = 0, below = 0;
+  std::optional<double> below_min;
+  bool any = false;
+  for (const json& h : cycles["hops"]) {
+    if (h.value("kind", "") != kind) continue;
+    any = true;
+    count += h.value("summary_us", json::object()).value("count", uint64_t{0});
+    below += h.value("below_zero", uint64_t{0});
+    const json& m = h.value("below_zero_min", json());
+    if (m.is_number() && (!below_min || m.get<double>() < *below_min)) below_min = m.get<double>();
+    if (!h.contains("bins") || !h["bins"].is_array()) continue;
+    for (const json& b : h["bins"]) bins[b.at(0).get<int64_t>()] += b.at(1).get<uint64_t>();
+  }
+  if (!any) return std::nullopt;
+  json pooled;
+  pooled["summary_us"]["count"] = count;
+  pooled["below_zero"] = below;
+  pooled["below_zero_min"] = below_min ? json(*below_min) : json();
+  pooled["bins"] = json::array();
+  for (const auto& [us, n] : bins) pooled["bins"].push_back({us, n});
+  return pooled;
+}
+
 std::optional<double> xrun_events(const json& run) {
   if (const auto e = number_at(run, {"xrun_cycles", "events"})) return e;
   return number_at(run, {"xruns", "events_total"});
@@ -71,6 +103,8 @@ const std::vector<RunMetric>& run_metrics() {
       {"slack_min", "slack minimum", "us", false},
       {"slack_p1", "slack 1st percentile", "us", false},
       {"wakeup_p99", "interrupt -> jackd wake-up p99", "us", true},
+      {"client_wakeup_p99", "client wake-up p99 (upstream done -> entry, all clients)", "us",
+       true},
       {"baseline_p99", "cyclictest p99 beside the run", "us", true},
       {"glitches", "audible glitches", "", true},
       {"dsp_load", "Average DSP Load", "%", true},
@@ -119,6 +153,10 @@ std::optional<double> run_metric(const json& run, const std::string& name) {
   if (name == "wakeup_p99") {
     const json* h = hop(run, "jackd_wakeup");
     return h == nullptr ? std::nullopt : hop_percentile(*h, 99.0);
+  }
+  if (name == "client_wakeup_p99") {
+    const std::optional<json> h = pooled_hops(run, "client_wakeup");
+    return h ? hop_percentile(*h, 99.0) : std::nullopt;
   }
   return std::nullopt;
 }

@@ -12,6 +12,11 @@
 //   slack_min    the smallest slack of a complete cycle, usecs (negative: a missed deadline)
 //   slack_p1     the slack 1 % of complete cycles were at or below, usecs
 //   wakeup_p99   interrupt -> jackd wake-up, 99th percentile, usecs (the card's record)
+//   client_wakeup_p99  a client's wake-up after its upstream finished (jackd's wake-up for the
+//                first client, the previous client's exit for the others) -> its callback's
+//                entry, 99th percentile over every client's cycles pooled, usecs: the
+//                scheduling latency the clients' policy gives
+//   baseline_p99 the timer baseline's (cyclictest beside the run) 99th percentile, usecs
 //   glitches     audible glitches at the chain's tail
 //   dsp_load     jack_test's Average DSP Load, %
 //

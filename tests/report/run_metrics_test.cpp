@@ -52,6 +52,33 @@ TEST(RunMetrics, EachFigureHasOneDefinition) {
   EXPECT_FALSE(run_metric(run, "nonsense"));
 }
 
+TEST(RunMetrics, TheClientsWakeUpP99PoolsEveryClientsCycles) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  EXPECT_FALSE(run_metric(run, "client_wakeup_p99")) << "no client hop";
+  auto client = [](const char* key, json bins) {
+    uint64_t count = 0;
+    for (const json& b : bins) count += b[1].get<uint64_t>();
+    json h;
+    h["key"] = key;
+    h["kind"] = "client_wakeup";
+    h["summary_us"]["count"] = count;
+    h["below_zero"] = 0;
+    h["bins"] = std::move(bins);
+    return h;
+  };
+  // c01: 99 cycles at 20 us, 1 at 900; c02: 97 at 20, 3 at 300. Pooled, the 200 values'
+  // rank ceil(0.99 * 200) = 198 is 300 (196 at 20, then 300 x 3).
+  run["cycles"]["hops"].push_back(client("wakeup.c01", json::parse("[[20, 99], [900, 1]]")));
+  run["cycles"]["hops"].push_back(client("wakeup.c02", json::parse("[[20, 97], [300, 3]]")));
+  EXPECT_EQ(run_metric(run, "client_wakeup_p99"), 300.0);
+  EXPECT_EQ(run_metric(run, "wakeup_p99"), 40.0) << "jackd's wake-up is its own hop";
+  // Pooled, not the worst client's: c01 all at 20, c02 98 at 20 and 2 at 500 (its own p99 is
+  // 500); rank 198 of the pooled 200 is 20.
+  run["cycles"]["hops"][2] = client("wakeup.c01", json::parse("[[20, 100]]"));
+  run["cycles"]["hops"][3] = client("wakeup.c02", json::parse("[[20, 98], [500, 2]]"));
+  EXPECT_EQ(run_metric(run, "client_wakeup_p99"), 20.0);
+}
+
 TEST(RunMetrics, TheBaselinesP99OnlyWhereItIsExact) {
   json run = run_with_slack(0, json::parse("[[10, 1]]"));
   EXPECT_FALSE(run_metric(run, "baseline_p99")) << "no --baseline";
