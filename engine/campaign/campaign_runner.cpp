@@ -14,10 +14,12 @@
 #include <sstream>
 
 #include "engine/base/errors.hpp"
+#include "engine/campaign/campaign_progress.hpp"
 #include "engine/campaign/campaign_report.hpp"
 #include "engine/campaign/campaign_spec.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/report/plots.hpp"
+#include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/host_context.hpp"
@@ -36,13 +38,6 @@ constexpr double kDefaultOverheadS = 3.0;
 bool path_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string duration_text(double s) {
-  const auto total = static_cast<long>(s + 0.5);
-  if (total < 60) return fmt::format("{} s", total);
-  if (total < 3600) return fmt::format("{} min {:02d} s", total / 60, total % 60);
-  return fmt::format("{} h {:02d} min", total / 3600, (total % 3600) / 60);
 }
 
 // The one folder `xrunlab run --output OUT --label LABEL` made: OUT/LABEL/<UTC timestamp>/.
@@ -107,26 +102,30 @@ void set_aside(const std::string& path) {
   }
 }
 
-class LiveLine {
+// The running run's xrun events as its last checkpoint gave them (`xrunlab run` rewrites its
+// run.json every 5 s, marked incomplete), read again only when the file changed.
+class RunCheckpoint {
  public:
-  explicit LiveLine(bool enabled) : enabled_(enabled) {}
-  ~LiveLine() { clear(); }
-  void show(const std::string& text) {
-    if (!enabled_) return;
-    std::fprintf(stderr, "\r%s\x1b[K", text.c_str());
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void clear() {
-    if (!enabled_ || !shown_) return;
-    std::fputs("\r\x1b[K", stderr);
-    std::fflush(stderr);
-    shown_ = false;
+  std::optional<uint64_t> xrun_events(const std::string& out, const std::string& label) {
+    if (path_.empty()) {
+      const std::string found = find_run_dir(out, label);
+      if (found.empty()) return events_;
+      path_ = out + "/" + found + "/run.json";
+    }
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return events_;
+    if (st.st_mtim.tv_sec == seen_.tv_sec && st.st_mtim.tv_nsec == seen_.tv_nsec) return events_;
+    seen_ = st.st_mtim;
+    const nlohmann::json run = read_json(path_);  // written atomically: whole or absent
+    const nlohmann::json f = figures_of(run);
+    if (f.contains("xrun_events")) events_ = f["xrun_events"].get<uint64_t>();
+    return events_;
   }
 
  private:
-  bool enabled_;
-  bool shown_ = false;
+  std::string path_;
+  timespec seen_{};
+  std::optional<uint64_t> events_;
 };
 
 class Runner {
@@ -138,7 +137,7 @@ class Runner {
         s_(std::move(state)),
         dir_(std::move(dir)),
         stop_(stop),
-        live_(!o.quiet && ::isatty(STDERR_FILENO) != 0) {}
+        live_(stderr, ProgressLine::wanted(o.quiet, STDERR_FILENO)) {}
 
   int run() {
     const auto t0 = Clock::now();
@@ -249,6 +248,7 @@ class Runner {
     const auto start = Clock::now();
     bool stopping = false;
     auto next_line = start;
+    RunCheckpoint live_run;
     while (child.running()) {
       if (stop_.load() && !stopping) {
         stopping = true;
@@ -259,11 +259,18 @@ class Runner {
       if (now >= next_line) {
         const double elapsed = std::chrono::duration<double>(now - start).count();
         const double total = std::chrono::duration<double>(now - t0).count();
-        live_.show(fmt::format(
-            "xrunlab: campaign {}: run {}/{} ({}), {} in this run, {} in all, about {} left, "
-            "{} xrun events in the finished runs",
-            plan_.name, counted_position(r), s_.runs.size(), label, duration_text(elapsed),
-            duration_text(total), duration_text(seconds_left(r, elapsed)), xrun_events_so_far()));
+        CampaignProgress p;
+        p.campaign = plan_.name;
+        p.position = static_cast<size_t>(counted_position(r));
+        p.runs = s_.runs.size();
+        p.label = label;
+        p.run_elapsed_s = elapsed;
+        p.all_elapsed_s = total;
+        p.left_s = seconds_left(r, elapsed);
+        p.finished_xrun_events = xrun_events_so_far();
+        p.running_xrun_events = live_run.xrun_events(out, label);
+        p.warmup = r.warmup;
+        live_.show(campaign_progress_text(p), terminal_columns(STDERR_FILENO));
         next_line = now + std::chrono::seconds(1);
       }
       // Returns as the run ends (within 5 ms), so the run's wall time is its own, not the
@@ -362,7 +369,7 @@ class Runner {
   CampaignState s_;
   std::string dir_;
   const std::atomic<bool>& stop_;
-  LiveLine live_;
+  ProgressLine live_;
   size_t session_runs_ = 0;        // runs started by this invocation
   double session_run_wall_s_ = 0;  // their `xrunlab run` processes' wall time
 };
