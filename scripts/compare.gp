@@ -10,7 +10,7 @@
 data = ARG1
 out = ARG2
 by = ARGC >= 3 ? ARG3 : "label"
-set terminal pngcairo size 1400,800 background rgb "white" font "sans,10" noenhanced
+set terminal pngcairo size 1400,900 background rgb "white" font "sans,10" noenhanced
 set output out
 set datafile separator ","
 set datafile missing ""
@@ -20,14 +20,16 @@ set xrange [-0.7:groups - 0.3]
 set key inside top left box opaque
 set grid ytics
 set xtics rotate by -35 scale 0 nomirror
-set bmargin 12
+set bmargin 17
 set multiplot layout 1,2 title sprintf("xrunlab compare: every run, grouped by %s (imported jack_test runs included)", by)
-# Left: delays per run; log scale when they span more than 10x.
+# Left: delays per run; log scale when they span more than 10x and none is 0 or below (a log
+# axis cannot show a 0, and a run must not vanish from the picture: jack_test runs that saw no
+# late wake-up report a Delay Maximum of 0).
 stats data using 3 nooutput
-lo = STATS_min > 0 ? STATS_min : 1
-if (STATS_max > 10 * lo) { set logscale y; set format y "%.0s%c" }
+logscale = STATS_min > 0 && STATS_max > 10 * STATS_min
+if (logscale) { set logscale y; set format y "%.0s%c" } else { set yrange [0:*] }
 set ylabel "usecs"
-set title "Delay Maximum and p99 delay per run; the group's median Delay Maximum"
+set title "Delay Maximum and p99 delay per run; the group's median Delay Maximum".(logscale ? " (log scale)" : "")
 plot data using 7:(column(6) == 0 ? $3 : NaN):xtic(column(2) == 1 ? strcol(1) : "") every ::1 with points pt 7 ps 1.3 lc rgb "#cc3311" title "Delay Maximum", \
      data using 7:(column(6) == 1 ? $3 : NaN) every ::1 with points pt 6 ps 1.5 lc rgb "#cc3311" title "Delay Maximum (imported)", \
      data using 7:4 every ::1 with points pt 5 ps 1.1 lc rgb "#0077bb" title "p99 delay (xrunlab runs)", \
