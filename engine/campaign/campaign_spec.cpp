@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 
 namespace xrunlab {
@@ -221,7 +223,12 @@ void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
 
 CampaignSpec load_campaign(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path + "'");
+  if (!in) {
+    const int err = errno;
+    throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path + "': " +
+                                      errno_text(err) +
+                                      " (give a campaign TOML file, or --preset NAME)");
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return parse_campaign(text.str(), path);

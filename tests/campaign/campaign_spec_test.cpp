@@ -125,7 +125,9 @@ TEST(CampaignSpec, AFileThatCannotBeReadIsNamed) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
-    EXPECT_EQ(std::string(e.what()), "cannot read the campaign file '/nonexistent/c.toml'");
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read the campaign file '/nonexistent/c.toml': No such file or directory "
+              "(give a campaign TOML file, or --preset NAME)");
   }
 }
 
