@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/report/plots.hpp"
+#include "engine/stats/multiple.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
@@ -66,14 +67,29 @@ std::string differing_value(const CampaignCase& c, const CampaignCase& other) {
   return c.name;
 }
 
+// The cell's evidence: q among several comparisons ("q = 0.031", "q < 0.001"), else p.
+std::string evidence(const stats::Verdict& v) {
+  if (!v.q) return stats::format_p(v.test->p);
+  const std::string q = stats::format_q(*v.q);
+  return q.front() == '<' ? "q " + q : "q = " + q;
+}
+
 std::string table_cell(const stats::Verdict& v, const CampaignCase& a, const CampaignCase& b) {
   if (!v.test) return "-";
   if (v.resolved && v.a_better) {
     return fmt::format("{} ({})", *v.a_better ? differing_value(a, b) : differing_value(b, a),
-                       stats::format_p(v.test->p));
+                       evidence(v));
   }
   if (v.smallest_p && *v.smallest_p >= stats::kVerdictAlpha) return "~ (too few runs)";
-  return fmt::format("~ ({})", stats::format_p(v.test->p));
+  return fmt::format("~ ({})", evidence(v));
+}
+
+// The number of tests the report's verdicts were adjusted for (1: none).
+size_t comparisons(const CampaignReport& r) {
+  for (const stats::Verdict& v : r.verdicts) {
+    if (v.comparisons > 1) return v.comparisons;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -126,20 +142,36 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
     }
     r.cases.push_back(std::move(f));
   }
+  // Every comparison first, so that each test's p can be adjusted for all the others.
   for (const std::string& m : campaign_compared_metrics()) {
-    const RunMetric* rm = find_run_metric(m);
     for (size_t a = 0; a < r.cases.size(); ++a) {
       for (size_t b = a + 1; b < r.cases.size(); ++b) {
         if (!one_axis_apart(*r.cases[a].c, *r.cases[b].c)) continue;
-        const std::vector<double>& va = r.cases[a].of(m);
-        const std::vector<double>& vb = r.cases[b].of(m);
-        if (va.empty() && vb.empty()) continue;  // a figure neither case has (no cycle table)
-        r.verdicts.push_back(stats::compare_cases(r.cases[a].c->name, va, r.cases[b].c->name, vb,
-                                                  stats_metric(*rm)));
+        // A figure neither case has (no cycle table) is no comparison.
+        if (r.cases[a].of(m).empty() && r.cases[b].of(m).empty()) continue;
         r.verdict_metric.push_back(m);
         r.verdict_pair.emplace_back(a, b);
       }
     }
+  }
+  std::vector<double> ps;
+  std::vector<std::optional<size_t>> tested;  // each comparison's index into ps
+  for (size_t i = 0; i < r.verdict_metric.size(); ++i) {
+    const auto [a, b] = r.verdict_pair[i];
+    const std::optional<double> p =
+        stats::comparison_p(r.cases[a].of(r.verdict_metric[i]), r.cases[b].of(r.verdict_metric[i]));
+    tested.push_back(p ? std::optional<size_t>(ps.size()) : std::nullopt);
+    if (p) ps.push_back(*p);
+  }
+  const std::vector<double> qs = stats::benjamini_hochberg(ps);
+  for (size_t i = 0; i < r.verdict_metric.size(); ++i) {
+    const auto [a, b] = r.verdict_pair[i];
+    const std::string& m = r.verdict_metric[i];
+    std::optional<stats::Adjusted> adjusted;
+    if (tested[i]) adjusted = stats::Adjusted{qs[*tested[i]], ps.size()};
+    r.verdicts.push_back(stats::compare_cases(r.cases[a].c->name, r.cases[a].of(m),
+                                              r.cases[b].c->name, r.cases[b].of(m),
+                                              stats_metric(*find_run_metric(m)), adjusted));
   }
   return r;
 }
@@ -167,10 +199,16 @@ std::string format_campaign_report(const CampaignReport& r) {
   }
   out += format_verdict_table(r);
   if (!r.verdicts.empty()) {
-    out +=
+    out += fmt::format(
         "\n Verdicts between cases that differ in one axis only (two-sided Mann-Whitney test; "
         "95 % interval of the Hodges-Lehmann difference; a difference is claimed only when "
-        "p < 0.05 and the interval excludes 0):\n";
+        "p < 0.05 and the interval excludes 0{}):\n",
+        comparisons(r) > 1
+            ? fmt::format(", and the p adjusted for the report's {} comparisons (Benjamini-"
+                          "Hochberg: of the differences claimed, at most 5 % are expected to "
+                          "be chance) is below 0.05 too",
+                          comparisons(r))
+            : "");
     std::string last;
     for (size_t i = 0; i < r.verdicts.size(); ++i) {
       if (r.verdict_metric[i] != last) {
@@ -223,6 +261,11 @@ std::string format_verdict_table(const CampaignReport& r) {
       " the better value of that axis where the runs resolve a difference, \"~\" where they do\n"
       " not, \"-\" where a case has no value (the sentences below give the medians, intervals\n"
       " and runs needed)\n";
+  if (comparisons(r) > 1) {
+    out += fmt::format(
+        " q: the p-value adjusted for all {} comparisons of this report (Benjamini-Hochberg)\n",
+        comparisons(r));
+  }
   for (const auto& row : rows) {
     std::string line = "   ";
     for (size_t k = 0; k < row.size(); ++k) {
@@ -267,6 +310,8 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
          {"shift", v.shift ? nlohmann::json(v.shift->estimate) : nlohmann::json()},
          {"ci95", ci},
          {"p", v.test ? nlohmann::json(v.test->p) : nlohmann::json()},
+         {"q", opt(v.q)},
+         {"comparisons", v.comparisons},
          {"test", v.test ? nlohmann::json(std::string(stats::test_kind_name(v.test->kind)))
                          : nlohmann::json()},
          {"runs_needed_for_20pct", v.runs_needed.runs_per_case

@@ -44,9 +44,19 @@ std::string format_p(double p) {
   return fmt::format("p = {:.2g}", p);
 }
 
+std::string format_q(double q) {
+  if (q < kSmallestPShown) return fmt::format("< {}", kSmallestPShown);
+  return fmt::format("{:.2g}", q);
+}
+
+std::optional<double> comparison_p(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::optional<RankSumTest> t = mann_whitney(a, b);
+  return t ? std::optional<double>(t->p) : std::nullopt;
+}
+
 Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
                       const std::string& name_b, const std::vector<double>& b,
-                      const Metric& metric) {
+                      const Metric& metric, std::optional<Adjusted> adjusted) {
   Verdict v;
   v.name_a = name_a;
   v.name_b = name_b;
@@ -74,7 +84,19 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
   const std::optional<Interval>& ci = v.shift->ci95;
   const bool reachable = *v.smallest_p < kVerdictAlpha;
   const bool significant = v.test->p < kVerdictAlpha;
-  v.resolved = reachable && significant && ci && (ci->low > 0 || ci->high < 0);
+  const bool family = adjusted && adjusted->comparisons > 1;
+  if (family) {
+    v.q = adjusted->q;
+    v.comparisons = adjusted->comparisons;
+  }
+  const bool survives = !family || adjusted->q < kVerdictAlpha;
+  v.resolved = reachable && significant && survives && ci && (ci->low > 0 || ci->high < 0);
+  // "p = 0.0079" or, among several comparisons, "p = 0.0079 (0.031 adjusted for 125
+  // comparisons)".
+  const std::string p_text =
+      family ? fmt::format("{} ({} adjusted for {} comparisons)", format_p(v.test->p),
+                           format_q(adjusted->q), adjusted->comparisons)
+             : format_p(v.test->p);
 
   if (v.resolved) {
     const bool a_larger = ci->low > 0;
@@ -95,7 +117,7 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
         "runs)",
         better, word, metric.name, worse, format_number(better_median), format_number(worse_median),
         metric.unit.empty() ? "" : " " + metric.unit, format_number(low), format_number(high),
-        format_p(v.test->p), better_n, worse_n);
+        p_text, better_n, worse_n);
     return v;
   }
 
@@ -106,11 +128,14 @@ Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
     why = fmt::format("the test cannot reach p < {} with so few", kVerdictAlpha);
   } else if (!significant) {
     why = format_p(v.test->p);
+  } else if (!survives) {
+    why = fmt::format("{}, but {} adjusted for {} comparisons", format_p(v.test->p),
+                      format_q(adjusted->q), adjusted->comparisons);
   } else if (ci) {  // significant, but the interval says the shift may be 0
-    why = fmt::format("{}, but the 95 % CI of the difference, {}..{}, includes 0",
-                      format_p(v.test->p), format_number(ci->low), format_number(ci->high));
+    why = fmt::format("{}, but the 95 % CI of the difference, {}..{}, includes 0", p_text,
+                      format_number(ci->low), format_number(ci->high));
   } else {
-    why = fmt::format("{}, but {}", format_p(v.test->p), v.shift->why_no_ci);
+    why = fmt::format("{}, but {}", p_text, v.shift->why_no_ci);
   }
   const bool seen = v.runs_needed_seen.has_value();
   v.sentence = fmt::format(

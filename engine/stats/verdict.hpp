@@ -40,8 +40,13 @@ struct Verdict {
   // For a difference as large as the medians' (absent when they are equal): what the
   // unresolved sentence gives, since that is the difference the reader wants settled.
   std::optional<RunsNeeded> runs_needed_seen;
+  // Where the verdict is one of several tests of a report: p adjusted for all of them
+  // (Benjamini-Hochberg, engine/stats/multiple.hpp) and how many there were.
+  std::optional<double> q;
+  size_t comparisons = 1;
   // p < 0.05, the 95 % interval of the shift excludes 0, and smallest_p < 0.05 (below that
-  // floor a p-value under 0.05 can only come from the normal approximation's error)
+  // floor a p-value under 0.05 can only come from the normal approximation's error); among
+  // several comparisons also q < 0.05
   bool resolved = false;
   std::optional<bool> a_better;  // when resolved: whether a is the better case by the metric
   std::string sentence;
@@ -55,9 +60,25 @@ struct Verdict {
 // cannot reach p < 0.05 with so few); ...", or "(p = 0.04, but the 95 % CI of the difference,
 // -4..0, includes 0)"; without a noise estimate "...; no estimate of the runs needed: <why>".
 // A case without runs: a sentence naming it, no numbers.
+//
+// Among several comparisons (a campaign's report), `adjusted` gives this test's q and their
+// number: a difference is then claimed only when q < 0.05 too, and the sentences say "p =
+// 0.0079 (0.031 adjusted for 125 comparisons)" or "p = 0.012, but 0.09 adjusted for 125
+// comparisons".
+struct Adjusted {
+  double q = 1;
+  size_t comparisons = 1;
+};
 Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
                       const std::string& name_b, const std::vector<double>& b,
-                      const Metric& metric);
+                      const Metric& metric, std::optional<Adjusted> adjusted = std::nullopt);
+
+// The p of the test compare_cases would run (nullopt when either sample is empty): what a
+// report adjusts before it asks for the verdicts.
+std::optional<double> comparison_p(const std::vector<double>& a, const std::vector<double>& b);
+
+// "0.031", "< 0.001": an adjusted p as the sentences and tables give it.
+std::string format_q(double q);
 
 // About 3 significant digits, without an exponent from 0.0001 up: "31", "0.00794", "-12.5",
 // "12346" (whole numbers from 1000 up keep their digits: an exponent reads badly in a sentence).

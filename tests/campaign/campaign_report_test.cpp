@@ -92,12 +92,17 @@ TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
   ASSERT_EQ(r.verdict_pair.size(), 2u);
   EXPECT_EQ(r.verdict_pair[0], (std::pair<size_t, size_t>{0, 1}));
   const std::string table = format_verdict_table(r);
-  // Header and one row: xrun_rate resolved for fifo (5 vs 4 runs, apart); delay_max not
-  // (101..105 vs 101..104).
+  // Header and one row: xrun_rate resolved for fifo (5 vs 4 runs, apart: p = 0.016); delay_max
+  // not (101..105 vs 101..104: p = 0.71). Two comparisons: q = min(0.016 * 2 / 1, 0.71) =
+  // 0.032 and 0.71 * 2 / 2.
+  EXPECT_NE(table.find(" q: the p-value adjusted for all 2 comparisons of this report "
+                       "(Benjamini-Hochberg)\n"),
+            std::string::npos)
+      << table;
   EXPECT_NE(table.find("   pair                    xrun_rate          delay_max\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("   policy: fifo vs other   fifo (p = 0.016)   ~ (p = 0.71)\n"),
+  EXPECT_NE(table.find("   policy: fifo vs other   fifo (q = 0.032)   ~ (q = 0.71)\n"),
             std::string::npos)
       << table;
   EXPECT_NE(format_campaign_report(r).find(table), std::string::npos);
@@ -105,6 +110,8 @@ TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
   EXPECT_EQ(j["verdicts"][0]["pair"], "policy: fifo vs other");
   EXPECT_EQ(j["verdicts"][0]["better"], "fifo");
   EXPECT_TRUE(j["verdicts"][1]["better"].is_null());
+  EXPECT_NEAR(j["verdicts"][0]["q"].get<double>(), 2 * j["verdicts"][0]["p"].get<double>(), 1e-12);
+  EXPECT_EQ(j["verdicts"][0]["comparisons"], 2);
 }
 
 TEST(CampaignReport, TheTableSaysWhenTooFewRunsCanNeverResolveADifference) {

@@ -142,6 +142,37 @@ TEST(Verdict, ACaseWithoutRunsIsNamed) {
             "fifo vs iso-emu:70: no runs of either case to compare");
 }
 
+TEST(Verdict, AmongManyComparisonsTheAdjustedPMustPassToo) {
+  // The same separated 5 vs 5 (p = 0.0079) as one of 125 comparisons: with q = 0.031 the
+  // difference is still claimed, and the sentence gives both.
+  const Verdict kept = compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns, Adjusted{0.031, 125});
+  EXPECT_TRUE(kept.resolved);
+  EXPECT_EQ(kept.q, 0.031);
+  EXPECT_EQ(kept.comparisons, 125u);
+  EXPECT_EQ(kept.sentence,
+            "fifo: fewer xruns per minute than iso-emu:70 (median 31 vs 58 /min; 95 % CI of the "
+            "difference -39..-17; p = 0.0079 (0.031 adjusted for 125 comparisons), 5 vs 5 runs)");
+  // With q = 0.09 it is not: p alone would have claimed it.
+  const Verdict dropped =
+      compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns, Adjusted{0.09, 125});
+  EXPECT_FALSE(dropped.resolved);
+  EXPECT_FALSE(dropped.a_better);
+  EXPECT_NE(dropped.sentence.find("fifo vs iso-emu:70: no difference in xruns per minute this "
+                                  "machine can resolve with 5 vs 5 runs (median 31 vs 58 /min; "
+                                  "p = 0.0079, but 0.09 adjusted for 125 comparisons); "),
+            std::string::npos)
+      << dropped.sentence;
+  // One comparison alone is not adjusted, whatever q says.
+  const Verdict alone = compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns, Adjusted{0.5, 1});
+  EXPECT_TRUE(alone.resolved);
+  EXPECT_FALSE(alone.q);
+  EXPECT_EQ(alone.sentence, compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns).sentence);
+  EXPECT_EQ(comparison_p(kFifo, kIso), alone.test->p);
+  EXPECT_FALSE(comparison_p(kFifo, {}));
+  EXPECT_EQ(format_q(0.0312), "0.031");
+  EXPECT_EQ(format_q(0.0004), "< 0.001");
+}
+
 TEST(FormatNumber, ThreeSignificantDigitsWithoutExponent) {
   EXPECT_EQ(format_number(31), "31");
   EXPECT_EQ(format_number(2.0 / 252), "0.00794");
