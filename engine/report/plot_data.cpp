@@ -285,7 +285,9 @@ LatencySeries latency_series(std::string style, const std::string& what, const c
                              const Histogram& h, bool slack = false) {
   LatencySeries s;
   s.style = std::move(style);
-  for (const auto& [value, count] : h.nonzero()) s.counts[value] += count;
+  for (const auto& [value, count] : h.nonzero()) {
+    if (value >= 0) s.counts[value] += count;  // below 0: counted in the key, not drawn
+  }
   s.count = h.count();
   s.max = h.max();
   s.below_zero = h.underflow_count();

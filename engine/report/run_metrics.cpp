@@ -35,19 +35,28 @@ const json* hop(const json& run, const std::string& key) {
 }
 
 // The value that `pct` % of the hop's cycles were at or below (R's type 1: the smallest value
-// with at least that share at or below it), from its exact 1 usec bins. Below zero the bins do
-// not keep the values, only their count and minimum: the figure is then the minimum (a bound).
+// with at least that share at or below it), from its exact 1 usec bins, negative ones included
+// (the slack's, down to its negative_bound_us). Values below the bins are kept only as a count
+// and a minimum: a rank among them gives the minimum at rank 1 (exact), and otherwise nothing
+// (a figure that is not known is absent, not a bound passed off as it).
 std::optional<double> hop_percentile(const json& h, double pct) {
   const auto count = h.value("summary_us", json::object()).value("count", uint64_t{0});
   if (count == 0) return std::nullopt;
-  const auto rank = static_cast<uint64_t>(std::ceil(pct / 100.0 * static_cast<double>(count)));
-  const uint64_t below = h.value("below_zero", uint64_t{0});
-  if (rank <= below) {
-    const json& m = h.value("below_zero_min", json());
-    return m.is_number() ? std::optional<double>(m.get<double>()) : std::nullopt;
-  }
-  uint64_t seen = below;
+  const auto rank = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::ceil(pct / 100.0 * static_cast<double>(count))));
   if (!h.contains("bins") || !h["bins"].is_array()) return std::nullopt;
+  uint64_t binned_below = 0;
+  for (const json& b : h["bins"]) {
+    if (b.at(0).get<int64_t>() < 0) binned_below += b.at(1).get<uint64_t>();
+  }
+  const uint64_t below = h.value("below_zero", uint64_t{0});
+  const uint64_t unbinned = below > binned_below ? below - binned_below : 0;
+  if (rank <= unbinned) {
+    const json& m = h.value("below_zero_min", json());
+    if (rank == 1 && m.is_number()) return m.get<double>();
+    return std::nullopt;
+  }
+  uint64_t seen = unbinned;
   for (const json& b : h["bins"]) {
     seen += b.at(1).get<uint64_t>();
     if (seen >= rank) return b.at(0).get<double>();
@@ -181,7 +190,13 @@ Threshold parse_threshold(const std::string& text) {
   if (m == nullptr) {
     std::string names;
     for (const RunMetric& r : run_metrics()) names += (names.empty() ? "" : ", ") + r.name;
-    return bad("'" + t.metric + "' is not a figure xrunlab checks (" + names + ")");
+    // Slack is better when larger: its bad tail is the low one, so "the slack p99" people ask
+    // for is the slack 99 % of cycles had at least, the 1st percentile.
+    const std::string hint =
+        t.metric == "slack_p99"
+            ? "; the slack 99 % of cycles had at least is slack_p1, the low tail's percentile"
+            : "";
+    return bad("'" + t.metric + "' is not a figure xrunlab checks (" + names + ")" + hint);
   }
   const std::string rest = text.substr(at + t.op.size());
   char* end = nullptr;

@@ -33,8 +33,13 @@ struct HopSeries {
   std::string kind;   // "jackd_wakeup" | "client_wakeup" | "dsp" | "cycle" | "slack"
   std::string label;  // for people: "interrupt -> jackd wake-up", "c02 wake-up", "c02 DSP", ...
   int client = 0;     // 1-based chain position for client hops, 0 otherwise
-  Histogram us;       // 1 usec bins; slack below 0 counts in the underflow
+  Histogram us;       // 1 usec bins; the slack's also below 0, to -kSlackNegativeBoundUs
 };
+
+// How far below 0 the slack hop keeps 1 usec bins (a deadline missed by up to 20 ms), so that
+// its low percentiles stay exact in a run that misses deadlines; beyond, only the count and
+// the least value.
+inline constexpr uint32_t kSlackNegativeBoundUs = Histogram::kDefaultBoundUs;
 
 // One client's part of one cycle.
 struct CycleClient {

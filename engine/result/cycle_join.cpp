@@ -51,6 +51,8 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
   hops_.push_back(hop("cycle", "cycle", "interrupt -> last client's exit (cycle time)", 0));
   slack_hop_ = hops_.size();
   hops_.push_back(hop("slack", "slack", "last client's exit -> next interrupt (slack)", 0));
+  hops_[slack_hop_].us =
+      Histogram(Histogram::kDefaultBoundUs, Histogram::kDefaultOverflowKeep, kSlackNegativeBoundUs);
   j1_.rolling.assign(kRollingCount, 0.0);
   j1_.interval = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(1024000.0 / period_us_)));
 }

@@ -6,8 +6,12 @@
 
 namespace xrunlab {
 
-Histogram::Histogram(uint32_t bound_us, size_t overflow_keep)
-    : bound_us_(bound_us), overflow_keep_(overflow_keep), bins_(size_t{bound_us} + 1, 0) {
+Histogram::Histogram(uint32_t bound_us, size_t overflow_keep, uint32_t negative_bound_us)
+    : bound_us_(bound_us),
+      overflow_keep_(overflow_keep),
+      negative_bound_us_(negative_bound_us),
+      bins_(size_t{bound_us} + 1, 0),
+      neg_bins_(negative_bound_us, 0) {
   overflow_kept_.reserve(overflow_keep_);
 }
 
@@ -39,6 +43,10 @@ void Histogram::add(int64_t value_us, uint64_t times) {
     underflow_count_ += times;
     underflow_min_ = std::min(underflow_min_, value_us);
     underflow_sum_ += value_us * static_cast<int64_t>(times);
+    if (-value_us <= static_cast<int64_t>(negative_bound_us_)) {
+      neg_bins_[static_cast<size_t>(-value_us - 1)] += static_cast<uint32_t>(times);
+      neg_binned_ += times;
+    }
   } else if (value_us <= static_cast<int64_t>(bound_us_)) {
     bins_[static_cast<size_t>(value_us)] += static_cast<uint32_t>(times);
   } else {
@@ -68,6 +76,13 @@ void Histogram::merge(const Histogram& other) {
   underflow_count_ += other.underflow_count_;
   underflow_min_ = std::min(underflow_min_, other.underflow_min_);
   underflow_sum_ += other.underflow_sum_;
+  // The other's negative bins this one has room for; the rest stay counted below the bins
+  // (underflow_count_ took them all).
+  const size_t nn = std::min(neg_bins_.size(), other.neg_bins_.size());
+  for (size_t k = 0; k < nn; ++k) {
+    neg_bins_[k] += other.neg_bins_[k];
+    neg_binned_ += other.neg_bins_[k];
+  }
   const size_t n = std::min(bins_.size(), other.bins_.size());
   for (size_t v = 0; v < n; ++v) bins_[v] += other.bins_[v];  // see the bound on bins_
   // Bins of a wider histogram that this one cannot hold become overflow values.
@@ -108,13 +123,19 @@ std::optional<Percentile> Histogram::percentile(double p) const {
   // (the epsilon keeps 99.9% of 1000 at rank 999 despite binary floating point)
   uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_) / 100.0 - 1e-9));
   rank = std::max<uint64_t>(rank, 1);
-  if (rank <= underflow_count_) {
-    // Negative values are not binned: only the minimum is known exactly (when every negative
-    // value is known: add_unknown).
-    if (unknown_below_ > 0) return Percentile{-1, false};
+  const uint64_t unbinned = underflow_count_ - neg_binned_;  // below the negative bins
+  if (rank <= unbinned) {
+    // Values below the bins: only the minimum is known exactly (when every one of them is
+    // known: add_unknown).
+    const int64_t below_bins = -static_cast<int64_t>(negative_bound_us_) - 1;
+    if (unknown_below_ > 0) return Percentile{below_bins, false};
     return Percentile{underflow_min_, rank == 1};
   }
-  uint64_t seen = underflow_count_;
+  uint64_t seen = unbinned;
+  for (size_t k = neg_bins_.size(); k-- > 0;) {
+    seen += neg_bins_[k];
+    if (seen >= rank) return Percentile{-static_cast<int64_t>(k) - 1, true};
+  }
   for (size_t v = 0; v < bins_.size(); ++v) {
     seen += bins_[v];
     if (seen >= rank) return Percentile{static_cast<int64_t>(v), true};
@@ -129,6 +150,9 @@ std::optional<Percentile> Histogram::percentile(double p) const {
 
 std::vector<std::pair<int64_t, uint64_t>> Histogram::nonzero() const {
   std::vector<std::pair<int64_t, uint64_t>> out;
+  for (size_t k = neg_bins_.size(); k-- > 0;) {
+    if (neg_bins_[k] != 0) out.emplace_back(-static_cast<int64_t>(k) - 1, neg_bins_[k]);
+  }
   for (size_t v = 0; v < bins_.size(); ++v) {
     if (bins_[v] != 0) out.emplace_back(static_cast<int64_t>(v), bins_[v]);
   }

@@ -1,7 +1,10 @@
 #pragma once
 // Exact histogram of integer microsecond values: 1 µs bins from 0 to a bound, an exact list of
 // the values above the bound (the largest ones are kept when the list is full, so the maximum
-// and the high percentiles stay exact), and an exact count/minimum of negative values.
+// and the high percentiles stay exact), optionally 1 µs bins below 0 down to a negative bound
+// (for figures that are negative when something went wrong, as the slack of a missed deadline,
+// whose low percentiles are the point), and an exact count/minimum of the negative values
+// beyond that.
 // Memory is fixed at construction. Not realtime code: used on the drain thread and in the engine.
 #include <cstdint>
 #include <optional>
@@ -21,8 +24,10 @@ class Histogram {
   static constexpr uint32_t kDefaultBoundUs = 20000;
   static constexpr size_t kDefaultOverflowKeep = 1024;
 
+  // Values from -negative_bound_us to bound_us go into 1 µs bins (negative_bound_us 0: none
+  // below 0).
   explicit Histogram(uint32_t bound_us = kDefaultBoundUs,
-                     size_t overflow_keep = kDefaultOverflowKeep);
+                     size_t overflow_keep = kDefaultOverflowKeep, uint32_t negative_bound_us = 0);
 
   void add(int64_t value_us, uint64_t times = 1);
   void merge(const Histogram& other);
@@ -40,14 +45,19 @@ class Histogram {
   std::optional<int64_t> min() const;
   std::optional<int64_t> max() const;
   std::optional<double> mean() const;
-  // Nearest-rank percentile, p in [0, 100]. nullopt when empty.
+  // Nearest-rank percentile, p in [0, 100]. nullopt when empty. A rank among the negative
+  // values below the negative bins gives the least of them, exact only at rank 1 (above it, a
+  // lower bound); -(negative_bound_us + 1), not exact, when some were counted by add_unknown.
   std::optional<Percentile> percentile(double p) const;
 
   uint32_t bound_us() const { return bound_us_; }
+  uint32_t negative_bound_us() const { return negative_bound_us_; }
+  // Every value < 0, in the negative bins or below them.
   uint64_t underflow_count() const { return underflow_count_; }
   uint64_t overflow_count() const { return overflow_count_; }
   uint64_t overflow_dropped() const { return overflow_count_ - overflow_kept_.size(); }
-  // (value, count) for every non-empty bin, ascending; overflow values as (value, 1).
+  // (value, count) for every non-empty bin, ascending (negative bins first); overflow values as
+  // (value, 1). Negative values below the negative bins are not listed (underflow_count()).
   std::vector<std::pair<int64_t, uint64_t>> nonzero() const;
 
  private:
@@ -57,10 +67,13 @@ class Histogram {
   size_t overflow_keep_;
   // 32-bit counts halve the memory (an engine holds 4 per client); one bin would need more than
   // 4.29e9 cycles, i.e. over two weeks at 3000 cycles/s - longer than --duration allows.
+  uint32_t negative_bound_us_;
   std::vector<uint32_t> bins_;          // bins_[v] = number of values equal to v, 0 <= v <= bound
+  std::vector<uint32_t> neg_bins_;      // neg_bins_[k] = values equal to -(k + 1), k < neg bound
+  uint64_t neg_binned_ = 0;             // values in neg_bins_
   std::vector<int64_t> overflow_kept_;  // min-heap of the largest values above the bound
   uint64_t overflow_count_ = 0;
-  uint64_t underflow_count_ = 0;  // values < 0 (possible for DLL-referenced delays)
+  uint64_t underflow_count_ = 0;  // values < 0 (possible for DLL-referenced delays), binned or not
   int64_t underflow_min_ = 0;
   int64_t underflow_sum_ = 0;
   uint64_t count_ = 0;

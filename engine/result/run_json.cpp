@@ -109,6 +109,9 @@ json hop_json(const HopSeries& h) {
   const std::optional<int64_t> min = h.us.min();
   out["below_zero_min"] = h.us.underflow_count() > 0 && min && *min < 0 ? json(*min) : json();
   out["above_bound_dropped"] = h.us.overflow_dropped();
+  // Values from -negative_bound_us up are in the bins (the slack's); below_zero counts every
+  // negative one, those below the bins only by their count and below_zero_min.
+  out["negative_bound_us"] = h.us.negative_bound_us();
   out["bins"] = std::move(bins);  // [value_us, count], exact (1 usec bins and kept overflow)
   return out;
 }
@@ -843,10 +846,13 @@ CycleTableResult cycles_from(const Object& o) {
     h.get("label", s.label);
     h.get("client", s.client);
     uint64_t below = 0, dropped = 0;
+    uint32_t negative_bound = 0;
     std::optional<int64_t> below_min;
     h.get("below_zero", below);
     h.get("below_zero_min", below_min);
     h.get("above_bound_dropped", dropped);
+    h.get("negative_bound_us", negative_bound);
+    s.us = Histogram(Histogram::kDefaultBoundUs, Histogram::kDefaultOverflowKeep, negative_bound);
     std::vector<std::vector<int64_t>> bins;
     h.get("bins", bins);
     for (size_t i = 0; i < bins.size(); ++i) {
@@ -855,9 +861,10 @@ CycleTableResult cycles_from(const Object& o) {
                                   index_path(h.path("bins"), i))};
       }
       s.us.add(bins[i][0], static_cast<uint64_t>(bins[i][1]));
+      if (bins[i][0] < 0) below -= std::min<uint64_t>(below, static_cast<uint64_t>(bins[i][1]));
     }
-    // Below zero, run.json keeps the count and the least value, not every value.
-    if (below > 0 && below_min && *below_min < 0) {
+    // Below the bins, run.json keeps the count and the least value, not every value.
+    if (below > 0 && below_min && *below_min < -static_cast<int64_t>(negative_bound)) {
       s.us.add(*below_min);
       --below;
     }

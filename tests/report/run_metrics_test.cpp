@@ -96,6 +96,32 @@ TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
   EXPECT_EQ(run_metric(run, "slack_p1"), -700.0) << "rank 1 of 100 lies below zero";
 }
 
+TEST(RunMetrics, TheSlacksNegativeBinsGiveExactLowPercentiles) {
+  // A slack hop as run.json writes it: `below_zero` counts every negative value, the binned
+  // ones (down to -negative_bound_us) and those beyond, which only their count and least value
+  // keep.
+  auto run = [](uint64_t beyond, uint64_t at_900, uint64_t at_300, uint64_t at_400) {
+    json r = run_with_slack(0, json::array());
+    json& h = r["cycles"]["hops"][1];
+    h["summary_us"]["count"] = beyond + at_900 + at_300 + at_400;
+    h["below_zero"] = beyond + at_900 + at_300;
+    h["below_zero_min"] = beyond > 0 ? -25000 : -900;
+    h["negative_bound_us"] = 20000;
+    h["bins"] = json::array({{-900, at_900}, {-300, at_300}, {400, at_400}});
+    return r;
+  };
+  // 100 cycles, 3 beyond the bins: rank 1 is the least value, exact.
+  EXPECT_EQ(run_metric(run(3, 5, 10, 82), "slack_min"), -25000.0);
+  EXPECT_EQ(run_metric(run(3, 5, 10, 82), "slack_p1"), -25000.0);
+  // 500 cycles, 6 beyond the bins: rank 5 lies among them, whose values are not kept: absent,
+  // not the minimum passed off as the percentile.
+  EXPECT_FALSE(run_metric(run(6, 20, 40, 434), "slack_p1"));
+  // 500 cycles, 2 beyond: rank 5 falls in the -900 bin, exact.
+  EXPECT_EQ(run_metric(run(2, 20, 40, 438), "slack_p1"), -900.0);
+  // No value beyond the bins: the same rank from the bins alone.
+  EXPECT_EQ(run_metric(run(0, 1, 40, 459), "slack_p1"), -300.0) << "rank 5: 1 at -900, then -300";
+}
+
 TEST(RunMetrics, AFigureTheRunDoesNotHaveIsAbsentNotZero) {
   json run = run_with_slack(0, json::parse("[[10, 1]]"));
   run.erase("xrun_cycles");
@@ -136,6 +162,11 @@ TEST(Thresholds, ParseNameOperatorValueAndUnit) {
   EXPECT_EQ(message("frobs>1").rfind(
                 "--fail-if 'frobs>1': 'frobs' is not a figure xrunlab checks (xruns, ", 0),
             0u);
+  const std::string p99 = message("slack_p99<500us");
+  EXPECT_NE(p99.find("; the slack 99 % of cycles had at least is slack_p1, the low tail's "
+                     "percentile"),
+            std::string::npos)
+      << p99;
 }
 
 TEST(Thresholds, ACheckSaysWhatItSawAndANotMeasuredFigureFails) {

@@ -79,6 +79,60 @@ TEST(Histogram, NegativeValuesAreCountedAndMinIsExact) {
   EXPECT_EQ(h.percentile(100)->value_us, 5);
 }
 
+TEST(Histogram, NegativeBinsKeepNegativeValuesExact) {
+  // Bins from -100 up: -30 and -10 are binned, -500 lies beyond and is only counted.
+  Histogram h(1000, 16, 100);
+  EXPECT_EQ(h.negative_bound_us(), 100u);
+  h.add(-500);
+  h.add(-30, 2);
+  h.add(-10);
+  h.add(5, 6);
+  EXPECT_EQ(h.count(), 10u);
+  EXPECT_EQ(h.underflow_count(), 4u) << "every negative value, binned or not";
+  EXPECT_EQ(*h.min(), -500);
+  EXPECT_EQ(h.percentile(10)->value_us, -500);  // rank 1: the least value, exact
+  EXPECT_TRUE(h.percentile(10)->exact);
+  EXPECT_EQ(h.percentile(20)->value_us, -30);   // rank 2, from the bins
+  EXPECT_TRUE(h.percentile(20)->exact);
+  EXPECT_EQ(h.percentile(30)->value_us, -30);
+  EXPECT_EQ(h.percentile(40)->value_us, -10);
+  EXPECT_TRUE(h.percentile(40)->exact);
+  EXPECT_EQ(h.percentile(50)->value_us, 5);
+  using V = std::vector<std::pair<int64_t, uint64_t>>;
+  EXPECT_EQ(h.nonzero(), (V{{-30, 2}, {-10, 1}, {5, 6}})) << "beyond the bins: not listed";
+  // A second value beyond the bins: rank 2 lies among values not kept.
+  h.add(-400);
+  EXPECT_FALSE(h.percentile(2 * 100.0 / 11)->exact);
+  // Counted by add_unknown below 0: all that is known is "below the bins".
+  Histogram u(1000, 16, 100);
+  u.add_unknown(2, 0);
+  u.add(-20);
+  EXPECT_EQ(u.percentile(1)->value_us, -101);
+  EXPECT_FALSE(u.percentile(1)->exact);
+  EXPECT_EQ(u.percentile(100)->value_us, -20);
+  EXPECT_TRUE(u.percentile(100)->exact);
+}
+
+TEST(Histogram, MergeKeepsNegativeBinsWhereBothHaveThem) {
+  Histogram a(1000, 16, 100), b(1000, 16, 100), narrow(1000, 16, 20);
+  a.add(-50);
+  b.add(-50);
+  b.add(-60);
+  a.merge(b);
+  EXPECT_EQ(a.underflow_count(), 3u);
+  using V = std::vector<std::pair<int64_t, uint64_t>>;
+  EXPECT_EQ(a.nonzero(), (V{{-60, 1}, {-50, 2}}));
+  // Into narrower bins: -50 and -60 go below them, counted with the least value kept.
+  narrow.add(-5);
+  narrow.merge(a);
+  EXPECT_EQ(narrow.underflow_count(), 4u);
+  EXPECT_EQ(narrow.nonzero(), (V{{-5, 1}}));
+  EXPECT_EQ(*narrow.min(), -60);
+  EXPECT_EQ(narrow.percentile(25)->value_us, -60);
+  EXPECT_TRUE(narrow.percentile(25)->exact);
+  EXPECT_EQ(narrow.percentile(100)->value_us, -5);
+}
+
 TEST(Histogram, MergeEqualsAddingEverythingToOne) {
   Histogram a(100, 8), b(100, 8), all(100, 8);
   for (int v : {1, 5, 5, 99, 150}) {

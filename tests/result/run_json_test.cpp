@@ -143,6 +143,36 @@ TEST(RunJsonRead, EveryPartRoundTripsByteForByte) {
   EXPECT_TRUE(back.client_results[1].delay.empty());
 }
 
+// A slack hop with missed deadlines: the negative values in its bins come back exactly (run.json
+// read and written again is the same text, the low percentiles exact); the ones beyond the bins
+// come back as run.json keeps them, a count and the least value.
+TEST(RunJsonRead, TheSlacksNegativeValuesRoundTrip) {
+  RunResult r = testing_support::sample_result();
+  ASSERT_TRUE(r.cycle_table.present);
+  HopSeries& slack = r.cycle_table.hops.back();
+  ASSERT_EQ(slack.kind, "slack");
+  ASSERT_EQ(slack.us.negative_bound_us(), kSlackNegativeBoundUs);
+  slack.us.add(-300, 2);
+  slack.us.add(-19999);
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  const Histogram& h = back.cycle_table.hops.back().us;
+  EXPECT_EQ(h.underflow_count(), 3u);
+  EXPECT_EQ(h.percentile(0)->value_us, -19999);
+  EXPECT_EQ(h.percentile(100.0 * 3 / 6)->value_us, -300);
+  EXPECT_TRUE(h.percentile(100.0 * 3 / 6)->exact);
+
+  slack.us.add(-25000);
+  slack.us.add(-30000);
+  const Histogram beyond = read_back(dumped(r)).cycle_table.hops.back().us;
+  EXPECT_EQ(beyond.underflow_count(), 5u);
+  EXPECT_EQ(*beyond.min(), -30000);
+  EXPECT_FALSE(beyond.percentile(0)->exact) << "one of the two beyond the bins is only counted";
+  EXPECT_EQ(beyond.percentile(100.0 * 3 / 8)->value_us, -19999) << "rank 3: the bins again";
+  EXPECT_TRUE(beyond.percentile(100.0 * 3 / 8)->exact);
+}
+
 // The golden file read and written again is the golden file.
 TEST(RunJsonRead, GoldenFileRoundTripsByteForByte) {
   const std::string golden =
