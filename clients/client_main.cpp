@@ -357,16 +357,23 @@ bool parse_time_command(const std::string& line, const char* keyword, uint64_t* 
 
 // The main thread while the drain thread works: the window from --duration or from the
 // engine's start/stop commands (--wait-start); a signal, the end of stdin or the server going
-// away stop the measurement now. Returns once the drain thread has sent Final.
+// away stop the measurement now. Returns once the drain thread has sent Final and, under the
+// engine (--wait-start), once the engine has said stop: a client whose planned window ended
+// keeps its JACK client and process thread until then, so the engine's last read of the audio
+// threads finds them however late it runs on a loaded machine (a campaign run under a compile
+// failed with "no thread ... in process" for a client that had closed on its own first). The
+// end of stdin (the engine gone) releases it too.
 void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
                     const std::atomic<bool>& drained) {
+  bool released = !a.wait_start;
   auto stop_now = [&] {
     if (window->start_at.load() == 0) window->start_at = jack_get_time();
     uint64_t expected = 0;
     window->stop_at.compare_exchange_strong(expected, jack_get_time());
+    released = true;
   };
   std::string buffer;
-  while (!drained.load()) {
+  while (!drained.load() || !released) {
     if (g_signalled.load() || shared.server_gone.load()) stop_now();
     if (!a.wait_start) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -383,6 +390,7 @@ void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
     } else if (parse_time_command(cmd, "stop ", &usecs)) {
       if (window->start_at.load() == 0) window->start_at = jack_get_time();
       window->stop_at = usecs;
+      released = true;
     } else if (!cmd.empty()) {
       std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", a.name.c_str(), cmd.c_str());
     }

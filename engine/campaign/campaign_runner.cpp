@@ -138,6 +138,10 @@ class Runner {
         dir_(std::move(dir)),
         stop_(stop),
         live_(stderr, ProgressLine::wanted(o.quiet, STDERR_FILENO)) {}
+  // An error that ends the campaign is printed on a clean line.
+  ~Runner() { live_.clear(); }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
 
   int run() {
     const auto t0 = Clock::now();

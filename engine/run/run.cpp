@@ -651,8 +651,9 @@ void Runner::measure() {
   progress_.clear();
   // The audio threads once more, while everything still runs: before the clients hear the stop,
   // after which each closes its JACK client (and its process thread) once its last cycles are
-  // counted, sooner than this read on a loaded machine (a campaign run under a compile failed
-  // with "no thread ... in process" for a client that had simply finished).
+  // counted. A client whose planned window ended waits for the stop before it closes, so this
+  // read finds its thread however late a loaded machine lets it run (xrunlab-client's
+  // control_window).
   std::vector<AudioThread> threads_end = policy_.read(session_.jackd_pid(), client_threads());
   const std::string bad_end = first_mismatch(threads_end);
   // The window's end to every client at once (an early stop moves it before the planned end).

@@ -255,6 +255,34 @@ TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
   expect_nothing_left(r);
 }
 
+// An engine that runs late at the end of the window, as one starved by a compile on a loaded
+// machine does: stopped from before the planned end until well past the clients' own finish
+// (0.5 s after it). Each client has counted its window and sent its figures, but keeps its JACK
+// client and process thread until the engine says stop, so the engine's last read of the audio
+// threads finds every one of them, and the run completes (it failed with "no thread ... in
+// process" when clients closed on their own first).
+TEST(Integration, AnEngineLateAtTheEndStillFindsEveryAudioThread) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "512", "--duration",
+                        "3", "--label", "it-late-engine", "--no-plots"});
+  wait_until_measuring(r);
+  // "measuring" comes 0.3 s before the window: stop the engine 2.5 s into it, resume at 5 s.
+  std::this_thread::sleep_for(2800ms);
+  ASSERT_EQ(kill(r.child.pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(2500ms);
+  ASSERT_EQ(kill(r.child.pid(), SIGCONT), 0);
+  finish(r, 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "completed") << j["status_detail"];
+  ASSERT_EQ(j["scheduling"]["threads_end"].size(), 3u) << "jackd and both clients";
+  for (const json& t : j["scheduling"]["threads_end"]) {
+    EXPECT_EQ(t["mismatch"], "") << t.dump();
+    EXPECT_GT(t["tid"].get<int>(), 0) << t.dump();
+  }
+  for (const auto& c : j["clients"]) expect_consistent_client(c);
+  expect_nothing_left(r);
+}
+
 TEST(Integration, SigtermAlsoStopsCleanly) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "512", "--duration",
                         "60", "--label", "it-sigterm", "--no-plots"});
