@@ -114,6 +114,44 @@ TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
   EXPECT_EQ(j["verdicts"][0]["comparisons"], 2);
 }
 
+// Xrun events, driver xruns and glitches can rank two cases in opposite orders (a policy whose
+// misses come as long stalls has fewer, longer events and more driver xruns and glitches, as
+// other:-20 against fifo under a compile on the VM): each is compared in its own column.
+TEST(CampaignReport, XrunEventsDriverXrunsAndGlitchesAreComparedApart) {
+  TempDir dir{"campaign-report-apart"};
+  const CampaignPlan plan =
+      plan_campaign(parse_campaign("name = \"a\"\nrepetitions = 5\nseed = 1\n[axes]\n"
+                                   "policy = [\"fifo\", \"other:-20\"]\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
+  CampaignState state = resume_campaign(std::nullopt, plan, dir.str(), false).state;
+  int k = 0;
+  for (CampaignRunRecord& run : state.runs) {
+    const bool fifo = run.case_index == 1;
+    json j = run_json(fifo ? 200 + k : 100 + k, 500);  // other: fewer events
+    j["totals"]["xrun_count"] = fifo ? 10 + k : 200 + k;  // ... but more driver xruns
+    j["audio"]["glitches"] = fifo ? 5 + k : 500 + k;      // ... and more glitches
+    ++k;
+    run.status = "completed";
+    run.run_dir = "runs/" + run.folder + "/x";
+    dir.write(run.run_dir + "/run.json", j.dump());
+  }
+  const std::string table = format_verdict_table(build_campaign_report(plan, state, dir.str()));
+  const size_t header = table.find("   pair ");
+  ASSERT_NE(header, std::string::npos) << table;
+  const std::string head = table.substr(header, table.find('\n', header) - header);
+  EXPECT_LT(head.find("xrun_rate"), head.find("xrun_count")) << head;
+  EXPECT_LT(head.find("xrun_count"), head.find("glitches")) << head;
+  const size_t row = table.find("policy: fifo vs other:-20");
+  ASSERT_NE(row, std::string::npos) << table;
+  const std::string line = table.substr(row, table.find('\n', row) - row);
+  const size_t events = line.find("other:-20 (q"), driver = line.find("fifo (q");
+  ASSERT_NE(events, std::string::npos) << line;
+  ASSERT_NE(driver, std::string::npos) << line;
+  EXPECT_LT(events, driver) << "other:-20 wins on events, fifo on driver xruns and glitches: " << line;
+  EXPECT_NE(line.find("fifo (q", driver + 1), std::string::npos) << line;
+}
+
 TEST(CampaignReport, TheTableSaysWhenTooFewRunsCanNeverResolveADifference) {
   TempDir dir{"campaign-report-few"};
   const CampaignPlan plan =

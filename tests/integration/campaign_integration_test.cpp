@@ -115,8 +115,9 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
       << report;
   const json summary = json::parse(read_text_or_empty(cdir + "/campaign-summary.json"));
   EXPECT_EQ(summary["cases"][0]["runs"], 3);
-  EXPECT_EQ(summary["verdicts"].size(), 5u)
-      << "xrun rate, Delay Maximum, slack p1, jackd's and the clients' wake-up p99";
+  EXPECT_EQ(summary["verdicts"].size(), 7u)
+      << "xrun rate, XRUN Count, glitches, Delay Maximum, slack p1, jackd's and the clients' "
+         "wake-up p99";
   EXPECT_NE(second.log().find(std::to_string(done_before) + " finished run(s) kept"),
             std::string::npos)
       << second.log();
