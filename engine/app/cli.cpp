@@ -139,7 +139,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_option("--junit", cmd.junit, junit_help)->type_name("FILE");
   run->add_option("--repeat", o.repeat,
                   "Run N times as a one-case campaign into OUTPUT/campaigns/LABEL/ (campaign.json; "
-                  "the same command continues an interrupted one; README: Campaigns).")
+                  "the same command continues an interrupted one; README: `xrunlab campaign`).")
       ->capture_default_str()
       ->type_name("N");
   ReportOptions& ro = cmd.report;
