@@ -140,6 +140,7 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
       const nlohmann::json j = read_run_json(dir + "/" + run.run_dir + "/run.json");
       if (!j.is_object()) continue;
       ++f.runs;
+      f.wall_s += run.wall_s;
       for (auto& [name, v] : f.values) {
         if (const auto x = run_metric(j, name)) v.push_back(*x);
       }
@@ -419,6 +420,7 @@ std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
     JunitCase j;
     j.name = f.c->label;
     j.classname = "xrunlab.campaign." + r.name;
+    j.seconds = f.wall_s;
     if (f.runs == 0) j.error = "no finished run of this case";
     for (const Threshold& t : thresholds) {
       j.checks.push_back(check_threshold(t, stats::describe(f.of(t.metric)).median));

@@ -26,6 +26,7 @@ const std::vector<std::string>& campaign_compared_metrics();
 struct CaseFigures {
   const CampaignCase* c = nullptr;
   size_t runs = 0;  // finished counted runs
+  double wall_s = 0;  // their `xrunlab run` processes' wall time, summed (JUnit's time)
   // Per figure of run_metrics(): the runs' values (a run without the figure adds none).
   std::vector<std::pair<std::string, std::vector<double>>> values;
   const std::vector<double>& of(const std::string& metric) const;

@@ -47,6 +47,7 @@ struct Fixture {
       const int k = is_fifo ? ++fifo : ++other;
       if (!is_fifo && k == 5) continue;  // not finished: pending
       r.status = "completed";
+      r.wall_s = 61.5;
       r.run_dir = "runs/" + r.folder + "/x";
       dir.write(r.run_dir + "/run.json",
                 run_json(is_fifo ? k : 10 + k, is_fifo ? 100.0 + k : 100.0 + k).dump());
@@ -197,6 +198,8 @@ TEST(CampaignReport, ThresholdsAreCheckedOnEachCasesMedian) {
   EXPECT_TRUE(cases[1].checks[0].crossed) << "other's median is 12.5";
   EXPECT_TRUE(cases[0].checks[1].crossed) << "not measured fails";
   EXPECT_EQ(cases[1].name, "02-other");
+  EXPECT_DOUBLE_EQ(cases[0].seconds, 5 * 61.5) << "the case's finished runs' wall time";
+  EXPECT_DOUBLE_EQ(cases[1].seconds, 4 * 61.5);
 }
 
 }  // namespace
