@@ -1,7 +1,7 @@
 #pragma once
 // Many comparisons at once: a campaign's report tests every pair of cases one axis apart on
-// several figures (iso-vs-fifo-2005: 25 pairs x 5 figures = 125 tests). At p < 0.05 each, about
-// 6 of 125 would show a "difference" by chance alone where there is none. The Benjamini-Hochberg
+// several figures (iso-vs-fifo-2005: 25 pairs x 7 figures = 175 tests). At p < 0.05 each, about
+// 9 of 175 would show a "difference" by chance alone where there is none. The Benjamini-Hochberg
 // adjustment turns each p into q, the smallest false discovery rate at which that test would
 // count as a discovery: claiming every difference with q < 0.05 keeps the expected share of
 // false claims among them at 5 % or below (for independent or positively dependent tests, as
