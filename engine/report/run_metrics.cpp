@@ -106,7 +106,7 @@ const std::vector<RunMetric>& run_metrics() {
   static const std::vector<RunMetric> metrics = {
       {"xruns", "xrun events", "", true},
       {"xrun_rate", "xrun events per minute", "/min", true},
-      {"xrun_count", "XRUN Count (driver xruns)", "", true},
+      {"xrun_count", "driver xruns (XRUN Count)", "", true},
       {"delay_max", "Delay Maximum", "us", true},
       {"cycle_max", "Cycle Maximum", "us", true},
       {"slack_min", "slack minimum", "us", false},
