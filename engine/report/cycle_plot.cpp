@@ -13,7 +13,8 @@ double us(int64_t ns) {
 
 void add_row(const CycleRow& row, size_t index, std::string& out) {
   const std::string label =
-      row.slack_ns ? fmt::format("{} @{:.3f}s slack {:.0f}", row.id, row.t_s, us(*row.slack_ns))
+      row.slack_ns ? fmt::format("{} @{:.3f}s slack {:.0f}{}", row.id, row.t_s, us(*row.slack_ns),
+                                 row.out_of_order ? " out of order" : "")
                    : fmt::format("{} @{:.3f}s incomplete", row.id, row.t_s);
   auto segment = [&](int64_t from, int64_t to, int kind) {
     out += fmt::format("{} {:.3f} {:.3f} {} \"{}\"\n", index, us(from), us(to), kind, label);
@@ -32,7 +33,8 @@ void add_row(const CycleRow& row, size_t index, std::string& out) {
       chain = false;
       continue;
     }
-    if (chain) segment(prev, c.entry_ns, 2);
+    // Out of chain order (entered before its upstream's exit): no wake-up segment to draw.
+    if (chain && c.entry_ns >= prev) segment(prev, c.entry_ns, 2);
     segment(c.entry_ns, c.exit_ns, 3);
     prev = c.exit_ns;
     chain = true;

@@ -374,8 +374,10 @@ void hop_table(std::string& out, const RunResult& r) {
   if (!t.present) return;
   out += fmt::format(
       "\n Cycles hop by hop (usecs): {} cycles, {} complete, {} missed ({} past the deadline, "
-      "{} with a client that did not run){}\n",
-      t.cycles, t.complete, t.missed, t.deadline_missed, t.missed - t.deadline_missed,
+      "{}{} with a client that did not run){}\n",
+      t.cycles, t.complete, t.missed, t.deadline_missed,
+      t.out_of_order > 0 ? fmt::format("{} out of chain order, ", t.out_of_order) : "",
+      t.missed - t.deadline_missed - t.out_of_order,
       t.rows_lost > 0 ? fmt::format(", {} rows lost", t.rows_lost) : "");
   out += "   times: " + one_line(t.time_source) + "\n";
   std::vector<std::vector<std::string>> rows;
@@ -399,6 +401,13 @@ void hop_table(std::string& out, const RunResult& r) {
         "in {})\n",
         k + 1, t.not_run[k], k < t.not_run_first.size() ? t.not_run_first[k] : 0);
   }
+  if (t.out_of_order > 0) {
+    out += fmt::format(
+        "   {} cycle(s) ran out of chain order within the deadline: a client entered before its "
+        "upstream exited (JACK2 started it from the upstream's late signal for the previous "
+        "cycle), so it read stale buffers; its wake-up hop is not counted\n",
+        t.out_of_order);
+  }
 }
 
 // Every xrun source counted against the cycle table's xrun events (engine/result/
@@ -408,7 +417,8 @@ void xrun_cycle_table(std::string& out, const RunResult& r) {
   if (!x.present) return;
   out += fmt::format(
       "\n Xrun events by cycle: {} xrun cycle(s) in {} event(s) (an xrun cycle missed its "
-      "deadline or had a client that did not run; consecutive ones are one event)\n",
+      "deadline, ran out of chain order or had a client that did not run; consecutive ones are "
+      "one event)\n",
       x.cycles, x.events);
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"source", "reports", "events reported", "missed", "reports w/o xrun cycle",

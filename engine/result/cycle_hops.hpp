@@ -56,9 +56,14 @@ struct CycleRow {
   std::optional<int64_t> jackd_wake_ns;  // relative to the interrupt (vcard)
   std::vector<CycleClient> clients;      // chain order
   int64_t deadline_ns = 0;               // the next interrupt, relative to this one (the period)
-  std::optional<int64_t> end_ns;         // the last client's exit (absent: it did not run)
+  std::optional<int64_t> end_ns;         // the last exit of the cycle (absent: a client did
+                                         // not run); the chain's tail's, if in chain order
   std::optional<int64_t> slack_ns;       // deadline - end
-  bool missed = false;                   // slack < 0, or a client did not run
+  // A client entered before its upstream exited: after a stall JACK2 may start a client from
+  // its upstream's late signal for the previous cycle, so it read that cycle's buffers, not
+  // this one's. Its wake-up hop has no upstream exit to be measured from and is not counted.
+  bool out_of_order = false;
+  bool missed = false;                   // slack < 0, out of chain order, or a client did not run
 };
 
 // What the engine joined from the cycle table over the measurement window.
@@ -68,8 +73,11 @@ struct CycleTableResult {
   double resolution_us = 0;  // of the interrupt and jackd wake-up times (0.001 = 1 ns)
   uint64_t cycles = 0;       // rows in the window
   uint64_t complete = 0;     // rows in which every client ran
-  uint64_t missed = 0;       // rows with slack < 0 or a client that did not run
+  uint64_t missed = 0;       // rows with slack < 0, out of chain order, or a client that did
+                             // not run: deadline_missed + out_of_order + rows with a client
+                             // that did not run
   uint64_t deadline_missed = 0;  // complete rows with slack < 0
+  uint64_t out_of_order = 0;     // complete rows with slack >= 0 but out of chain order
   uint64_t rows_lost = 0;        // rows overwritten before the engine read them (never expected)
   uint64_t no_jackd_wake = 0;    // card rows without jackd's wake-up (it restarted the streams
                                  // after an xrun instead of waking for those boundaries)

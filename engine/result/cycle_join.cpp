@@ -177,6 +177,9 @@ void CycleJoiner::add(const JoinRow& row) {
   bool has_prev = wake.has_value();          // the previous hop's end (absolute), if any
   int64_t prev = wake.value_or(0);
   if (config_.card && wake) hops_[jackd_hop_].us.add(floor_us(*wake - *ref));
+  // A client that entered before its upstream's exit (out of chain order) breaks the chain
+  // like one that did not run: it has no upstream exit of this cycle to be measured from.
+  std::optional<int64_t> last_exit;
   for (size_t k = 0; k < n; ++k) {
     const bool ran = k < row.cells.size() && row.cells[k].ran;
     if (!ran) {
@@ -185,23 +188,30 @@ void CycleJoiner::add(const JoinRow& row) {
     }
     const JoinCell& c = row.cells[k];
     out.clients[k] = {true, c.entry_ns - *ref, c.exit_ns - *ref};
-    if (has_prev) hops_[base + 2 * k].us.add(floor_us(c.entry_ns - prev));
+    const bool in_order = !(k > 0 && row.cells[k - 1].ran && c.entry_ns < row.cells[k - 1].exit_ns);
+    if (!in_order) out.out_of_order = true;
+    if (has_prev && in_order) hops_[base + 2 * k].us.add(floor_us(c.entry_ns - prev));
     hops_[base + 2 * k + 1].us.add(floor_us(c.exit_ns - c.entry_ns));
     prev = c.exit_ns;
     has_prev = true;
+    if (!last_exit || c.exit_ns > *last_exit) last_exit = c.exit_ns;
   }
   std::optional<int64_t> end;
   if (all_ran && n > 0) {
-    end = row.cells[n - 1].exit_ns;
+    end = last_exit;
     ++complete_;
     out.end_ns = *end - *ref;
     out.slack_ns = out.deadline_ns - *out.end_ns;
     hops_[cycle_hop_].us.add(floor_us(*out.end_ns));
     hops_[slack_hop_].us.add(floor_us(*out.slack_ns));
-    if (*out.slack_ns < 0) ++deadline_missed_;
+    if (*out.slack_ns < 0) {
+      ++deadline_missed_;
+    } else if (out.out_of_order) {
+      ++out_of_order_;
+    }
     if (!slack_min_ns_ || *out.slack_ns < *slack_min_ns_) slack_min_ns_ = out.slack_ns;
   }
-  out.missed = !all_ran || (out.slack_ns && *out.slack_ns < 0);
+  out.missed = !all_ran || out.out_of_order || (out.slack_ns && *out.slack_ns < 0);
   keep_row(out);
   runs_.add(row.id, out.missed, out.t_s, static_cast<double>(out.deadline_ns) / 1e9);
   // JACK1's rules see each distinct poll return once.
@@ -218,6 +228,7 @@ CycleTableResult CycleJoiner::table() const {
   t.complete = complete_;
   t.missed = missed_;
   t.deadline_missed = deadline_missed_;
+  t.out_of_order = out_of_order_;
   t.rows_lost = lost_;
   t.no_jackd_wake = no_wake_;
   t.not_run = not_run_;

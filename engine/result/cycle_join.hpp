@@ -83,8 +83,8 @@ class CycleJoiner {
 
   // Figures kept up to date by add(), for a live display during the run: table() copies every
   // histogram, too much to call each second.
-  // The xrun cycles so far: rows that missed their deadline or in which a client did not run
-  // (table().missed).
+  // The xrun cycles so far: rows that missed their deadline, ran out of chain order or in
+  // which a client did not run (table().missed).
   uint64_t missed() const { return missed_; }
   // The smallest slack of a complete row so far (negative: a missed deadline); nullopt before
   // the first complete row.
@@ -115,7 +115,8 @@ class CycleJoiner {
   int64_t origin_ns_ = 0;
   size_t jackd_hop_ = 0, cycle_hop_ = 0, slack_hop_ = 0;  // indexes into hops_
   std::vector<HopSeries> hops_;
-  uint64_t cycles_ = 0, complete_ = 0, missed_ = 0, deadline_missed_ = 0, lost_ = 0;
+  uint64_t cycles_ = 0, complete_ = 0, missed_ = 0, deadline_missed_ = 0, out_of_order_ = 0;
+  uint64_t lost_ = 0;
   uint64_t no_wake_ = 0;
   std::optional<int64_t> slack_min_ns_;
   std::vector<uint64_t> not_run_, not_run_first_;

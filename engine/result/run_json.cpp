@@ -128,6 +128,7 @@ json cycle_row_json(const CycleRow& w) {
           {"end_ns", opt(w.end_ns)},
           {"deadline_ns", w.deadline_ns},
           {"slack_ns", opt(w.slack_ns)},
+          {"out_of_order", w.out_of_order},
           {"missed", w.missed}};
 }
 
@@ -158,6 +159,7 @@ json cycles_json(const CycleTableResult& t) {
           {"complete", t.complete},
           {"missed", t.missed},
           {"deadline_missed", t.deadline_missed},
+          {"out_of_order", t.out_of_order},
           {"rows_lost", t.rows_lost},
           {"no_jackd_wake", t.no_jackd_wake},
           {"clients_not_run", std::move(not_run)},
@@ -760,6 +762,7 @@ CycleRow cycle_row_from(const Object& o) {
   o.get("end_ns", w.end_ns);
   o.get("deadline_ns", w.deadline_ns);
   o.get("slack_ns", w.slack_ns);
+  o.get("out_of_order", w.out_of_order);
   o.get("missed", w.missed);
   if (const in_json* cs = o.find("clients")) {
     if (!cs->is_array()) refuse(o.path("clients"), "an array", *cs);
@@ -821,6 +824,7 @@ CycleTableResult cycles_from(const Object& o) {
   o.get("complete", t.complete);
   o.get("missed", t.missed);
   o.get("deadline_missed", t.deadline_missed);
+  o.get("out_of_order", t.out_of_order);
   o.get("rows_lost", t.rows_lost);
   o.get("no_jackd_wake", t.no_jackd_wake);
   o.each("clients_not_run", [&](const Object& c) {

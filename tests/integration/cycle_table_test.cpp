@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -56,6 +57,7 @@ void expect_table_consistent(const json& j) {
   EXPECT_EQ(hop(t, "jackd_wakeup")["summary_us"]["count"].get<uint64_t>() +
                 t["no_jackd_wake"].get<uint64_t>(),
             cycles);
+  uint64_t out_of_order = 0;
   // Every kept row: its hops add up exactly to its cycle time, in chain order (a client starts
   // only after its upstream finished), and cycle time plus slack is the period.
   for (const char* list : {"worst", "missed_rows"}) {
@@ -72,13 +74,25 @@ void expect_table_consistent(const json& j) {
       int64_t prev = row["jackd_wake_ns"].get<int64_t>();
       int64_t sum = prev;
       EXPECT_GE(prev, 0) << "jackd woke before the interrupt: " << row.dump();
+      // After a stall JACK2 may start a client from its upstream's late signal for the
+      // previous cycle: such a row is marked out of chain order, is an xrun cycle, and ends
+      // at its last exit. Every other row is in chain order.
+      bool in_order = true;
+      int64_t last_exit = 0;
       for (const json& c : clients) {
         ASSERT_FALSE(c.is_null()) << row.dump();
         const auto entry = c["entry_ns"].get<int64_t>(), exit = c["exit_ns"].get<int64_t>();
-        EXPECT_GE(entry, prev) << row.dump();
+        in_order = in_order && entry >= prev;
         EXPECT_GE(exit, entry) << row.dump();
         sum += (entry - prev) + (exit - entry);
         prev = exit;
+        last_exit = std::max(last_exit, exit);
+      }
+      EXPECT_EQ(row["out_of_order"].get<bool>(), !in_order) << row.dump();
+      if (!in_order) {
+        ++out_of_order;
+        EXPECT_TRUE(row["missed"].get<bool>()) << row.dump();
+        sum = last_exit;
       }
       EXPECT_EQ(sum, row["end_ns"].get<int64_t>()) << row.dump();
       EXPECT_EQ(row["end_ns"].get<int64_t>() + row["slack_ns"].get<int64_t>(),
@@ -89,6 +103,11 @@ void expect_table_consistent(const json& j) {
     }
   }
   EXPECT_EQ(t["missed_rows_total"].get<uint64_t>(), t["missed"].get<uint64_t>());
+  if (out_of_order > 0) {
+    std::printf("[   NOTE   ] %llu kept row(s) out of chain order (JACK2 after a stall)\n",
+                static_cast<unsigned long long>(out_of_order));
+  }
+  EXPECT_LE(t["out_of_order"].get<uint64_t>(), t["missed"].get<uint64_t>());
   // Xrun events keyed by their cycle: the table's xrun cycles, in runs; every source's events
   // add up to those it judged, and it names every one it missed (up to the bound).
   const json& x = j["xrun_cycles"];

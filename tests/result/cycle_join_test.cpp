@@ -119,6 +119,64 @@ TEST(CycleJoin, AClientThatDidNotRunIsShownWithTheClientsAfterIt) {
   EXPECT_EQ(hop(t, "slack").us.count(), 2u);
 }
 
+// The shape of a row seen on the real jackd after a client was stopped (CI, 2026-12-01): c04
+// entered at 4.39 ms, while c03 ran from 5.09 to 5.37 ms. JACK2 had started c04 from c03's late
+// signal for the previous cycle. The row is an xrun cycle, out of chain order; c04's wake-up
+// hop is not counted (no exit of c03 in this cycle came before it), its DSP hop is, and the
+// cycle ends at the last exit (c03's), not at the tail's.
+TEST(CycleJoin, AClientStartedBeforeItsUpstreamExitedIsOutOfChainOrder) {
+  CycleJoiner j(card_config(4));
+  j.add(row(10, 30, 4, 10, 100));
+  JoinRow r = row(11, 30, 4, 10, 100);
+  const int64_t irq = *r.interrupt_ns;
+  r.cells[0].entry_ns = irq + 4248797;
+  r.cells[0].exit_ns = irq + 4641741;
+  r.cells[1].entry_ns = irq + 4695383;
+  r.cells[1].exit_ns = irq + 4999118;
+  r.cells[2].entry_ns = irq + 5086453;
+  r.cells[2].exit_ns = irq + 5369739;
+  r.cells[3].entry_ns = irq + 4393211;
+  r.cells[3].exit_ns = irq + 4739707;
+  r.jackd_wake_ns = irq + 4180377;
+  j.add(r);
+  const CycleTableResult t = j.table();
+  EXPECT_EQ(t.cycles, 2u);
+  EXPECT_EQ(t.complete, 2u);
+  EXPECT_EQ(t.missed, 1u);
+  // 5.37 ms is past the 5.33 ms deadline: counted there (the counts partition the xrun cycles)
+  EXPECT_EQ(t.deadline_missed, 1u);
+  EXPECT_EQ(t.out_of_order, 0u);
+  ASSERT_EQ(t.missed_rows.size(), 1u);
+  const CycleRow& m = t.missed_rows[0];
+  EXPECT_TRUE(m.out_of_order);
+  EXPECT_TRUE(m.missed);
+  ASSERT_TRUE(m.end_ns.has_value());
+  EXPECT_EQ(*m.end_ns, 5369739);
+  EXPECT_EQ(hop(t, "wakeup.c04").us.count(), 1u);  // row 10's only
+  EXPECT_EQ(hop(t, "dsp.c04").us.count(), 2u);
+  EXPECT_EQ(hop(t, "wakeup.c03").us.count(), 2u);  // c03 came after c02's exit, in order
+  EXPECT_EQ(hop(t, "wakeup.c04").us.underflow_count(), 0u);
+  EXPECT_EQ(hop(t, "cycle").us.max(), 5369);
+}
+
+// Out of chain order within the deadline: an xrun cycle, counted as out_of_order, not as past
+// the deadline.
+TEST(CycleJoin, OutOfChainOrderWithinTheDeadlineIsCountedAsSuch) {
+  CycleJoiner j(card_config(3));
+  JoinRow r = row(5, 30, 3, 10, 100);
+  r.cells[2].entry_ns = r.cells[1].entry_ns + 1000;  // c03 started while c02 still ran
+  r.cells[2].exit_ns = r.cells[2].entry_ns + 50000;
+  j.add(r);
+  const CycleTableResult t = j.table();
+  EXPECT_EQ(t.missed, 1u);
+  EXPECT_EQ(t.out_of_order, 1u);
+  EXPECT_EQ(t.deadline_missed, 0u);
+  EXPECT_EQ(hop(t, "wakeup.c03").us.count(), 0u);
+  ASSERT_EQ(t.worst.size(), 1u);
+  EXPECT_GT(*t.worst[0].slack_ns, 0);
+  EXPECT_EQ(*t.worst[0].end_ns, r.cells[1].exit_ns - *r.interrupt_ns);  // c02's exit is the last
+}
+
 TEST(CycleJoin, AMissedDeadlineIsAMissedCycleWithNegativeSlack) {
   CycleJoiner j(card_config(2));
   j.add(row(1, 30, 2, 10, 100));
