@@ -254,6 +254,49 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->add_option("--junit", cmd.junit,
                    "Write a JUnit XML report to FILE (one testcase per case).")
       ->type_name("FILE");
+  SweepOptions& so = cmd.sweep;
+  std::string periods_text = "64,128,256,512,1024", clients_text = "14";
+  CLI::App* sweep = app.add_subcommand(
+      "sweep",
+      "Find the smallest period that runs without dropouts (xrun events or audible glitches): "
+      "real runs over a list of periods (and client counts), each step up to N runs; a table, "
+      "a heatmap (sweep.png) and a recommendation with its confidence. The same command "
+      "continues an interrupted sweep. Options after -- go to every run.");
+  sweep->add_option("--periods", periods_text, "The periods to search, in frames (16..8192).")
+      ->capture_default_str()
+      ->type_name("LIST");
+  sweep->add_option("--clients", clients_text, "The client counts, one search each (1..200).")
+      ->capture_default_str()
+      ->type_name("LIST");
+  sweep->add_option("--duration", so.spec.duration_s, "Each run's measured SECONDS.")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0))
+      ->type_name("SECONDS");
+  sweep
+      ->add_option("--repetitions", so.spec.repetitions,
+                   "Runs of a step that stays clean (a dropout ends a step after its run).")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100))
+      ->type_name("N");
+  sweep
+      ->add_option("--search", so.spec.search,
+                   "bisect (binary search per client count, assuming a larger period is never "
+                   "worse), descending (from the largest period down to the first dropout) or all "
+                   "(every cell).")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"bisect", "descending", "all"}));
+  sweep->add_option("--name", so.spec.name,
+                    "The sweep's name (default: sweep-<a hash of its settings>, so the same "
+                    "command finds its folder again).")
+      ->type_name("NAME");
+  sweep->add_option("--dir", so.dir, "The sweep's folder (default results/sweeps/NAME).")
+      ->type_name("DIR");
+  sweep->add_flag("--dry-run", so.dry_run, "Print the steps it may run and the longest time.");
+  sweep->add_flag("--quiet,-q", so.quiet, "Print only the table and the recommendation.");
+  sweep->add_option("RUN_OPTIONS", so.spec.run_args,
+                    "After --: `xrunlab run` options for every run (e.g. -- --policy fifo "
+                    "--dsp-load 30 --load compile); not --clients, --period or --duration.")
+      ->type_name("-- RUN_OPTIONS");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -280,6 +323,26 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "campaign: give either a campaign FILE or --preset NAME (see xrunlab campaign "
                   "--help)");
     }
+    return cmd;
+  }
+  if (sweep->parsed()) {
+    cmd.kind = Command::Kind::kSweep;
+    std::vector<int> clients;
+    for (uint32_t c : parse_positive_list("--clients", clients_text, 1, 200))
+      clients.push_back(static_cast<int>(c));
+    so.spec.clients = clients;
+    so.spec.periods = parse_positive_list("--periods", periods_text, 16, 8192);
+    // The runs' rate, for the periods in ms (a bad value is refused when the runs are checked).
+    for (size_t i = 0; i < so.spec.run_args.size(); ++i) {
+      const std::string& a = so.spec.run_args[i];
+      std::string v;
+      if (a == "--rate" && i + 1 < so.spec.run_args.size()) v = so.spec.run_args[i + 1];
+      if (a.rfind("--rate=", 0) == 0) v = a.substr(7);
+      if (!v.empty() && v.size() < 9 && std::all_of(v.begin(), v.end(), ::isdigit)) {
+        so.spec.rate = static_cast<uint32_t>(std::stoul(v));
+      }
+    }
+    if (sweep->count("--name") == 0) so.spec.name = default_sweep_name(so.spec);
     return cmd;
   }
   if (!run->parsed()) return cmd;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/campaign/campaign_runner.hpp"
+#include "engine/campaign/sweep_runner.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run_options.hpp"
 
@@ -19,10 +20,13 @@ struct ReportOptions {
 };
 
 struct Command {
-  enum class Kind { kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kNone } kind = Kind::kNone;
+  enum class Kind {
+    kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kSweep, kNone
+  } kind = Kind::kNone;
   RunOptions run;
   ReportOptions report;
   CampaignOptions campaign;  // self_exe is filled in by main()
+  SweepOptions sweep;        // self_exe is filled in by main()
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;

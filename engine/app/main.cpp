@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
       co.junit = cmd.junit;
       return run_campaign(co, check_run_args, g_stop);
     }
+    if (cmd.kind == Command::Kind::kSweep) {
+      SweepOptions so = cmd.sweep;
+      so.self_exe = self_exe(argv[0]);
+      return run_sweep(so, check_run_args, g_stop).exit_code;
+    }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
     if (cmd.run.repeat > 1) {
       // A one-case campaign: the run's own arguments, less those the campaign sets per run.

@@ -236,7 +236,7 @@ class Runner {
                                  ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
                                  : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name,
                                                r.rep, plan_.repetitions);
-    say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
+    if (!o_.as_step) say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
     r.status = "running";
     r.started_utc = utc_now_iso();
     r.ended_utc.clear();
@@ -335,6 +335,7 @@ class Runner {
     const std::string text = format_campaign_report(rep);
     write_file_atomic(dir_ + "/campaign-summary.txt", text);
     write_file_atomic(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
+    if (o_.as_step) return 0;  // the sweep draws and prints its own
     const std::string plot_error = draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_);
     if (!plot_error.empty()) {
       std::fprintf(stderr, "xrunlab: warning: no campaign.png: %s\n", plot_error.c_str());
@@ -468,7 +469,7 @@ int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& 
     }
     return 0;
   }
-  if (!o.quiet) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
+  if (!o.quiet && !o.as_step) print_plan(plan, resumed.state, dir, resumed.kept, old.has_value());
   Runner runner(o, std::move(plan), std::move(resumed.state), dir, stop);
   return runner.run();
 }

@@ -34,6 +34,10 @@ struct CampaignOptions {
   std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
   std::vector<Threshold> fail_if;    // checked on each case's median at the end (exit code 10)
   std::string junit;                 // JUnit XML, one testcase per case ("" = none)
+  // A step of a larger search (`xrunlab sweep`): no plan, no "run i of n" lines and no closing
+  // report on the terminal (campaign-summary.txt/.json are still written); the caller says
+  // what runs. The live line and the interrupted/failed messages stay.
+  bool as_step = false;
 };
 
 // Runs (or, with dry_run, prints) the campaign; returns the exit code. Throws Error for bad

@@ -1,0 +1,106 @@
+// `xrunlab sweep` with the real xrunlab, jackd, clients and vcard. Its steps are made dirty by
+// construction: every 20th callback of client 1 busy-waits 8 ms, longer than any swept period
+// (2.7 and 5.3 ms), so every run has xrun cycles whatever the machine's noise. What is asserted
+// is the search's structure (steps taken, each dirty step ended after its first run), the files
+// and the resume (the same command runs nothing again), never which period the machine holds.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/run_harness.hpp"
+
+namespace xrunlab::testing_support {
+namespace {
+
+std::vector<std::string> sweep_args(const std::string& dir, const std::string& search) {
+  return {"sweep",     "--periods", "128,256", "--clients",  "2",        "--duration",
+          "2",         "--repetitions", "2",   "--search",   search,     "--dir",
+          dir,         "--",        "--backend", "vcard",    "--ports",  "1",
+          "--inject",  "8000:20",   "--inject-client", "1",  "--no-plots"};
+}
+
+size_t runs_in(const json& step_state) {
+  size_t n = 0;
+  for (const json& r : step_state["runs"]) n += r["status"] == "completed" ? 1 : 0;
+  return n;
+}
+
+TEST(Sweep, EveryPeriodDirtyByConstructionIsFoundSoAndTheSameCommandRunsNothingAgain) {
+  TempDir dir("sweep");
+  const std::string sdir = dir.file("s");
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(sweep_args(sdir, "bisect"), &r), 0) << r.log();
+  const json j = json::parse(read_text_or_empty(sdir + "/sweep.json"), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.log();
+  // Bisection over two periods, both dirty: 128 first (the lower middle), then 256.
+  ASSERT_EQ(j["steps"].size(), 2u) << j.dump(2);
+  EXPECT_EQ(j["steps"][0]["period"], 128);
+  EXPECT_EQ(j["steps"][1]["period"], 256);
+  for (const json& s : j["steps"]) {
+    EXPECT_FALSE(s["clean"].get<bool>()) << s.dump();
+    EXPECT_EQ(s["runs"], 1) << "a dropout ends a step after its run: " << s.dump();
+    EXPECT_GT(s["xrun_events"].get<uint64_t>(), 0u) << s.dump();
+    EXPECT_GT(s["dropouts_per_min"].get<double>(), 0.0) << s.dump();
+    const json st = json::parse(
+        read_text_or_empty(sdir + "/steps/c02-p" + std::to_string(s["period"].get<int>()) +
+                           "/campaign.json"),
+        nullptr, false);
+    EXPECT_EQ(runs_in(st), 1u) << st.dump(2);
+  }
+  EXPECT_TRUE(j["answers"][0]["smallest_clean_period"].is_null());
+  EXPECT_EQ(j["answers"][0]["largest_dirty_period_below"], 256);
+  const std::string summary = read_text_or_empty(sdir + "/sweep-summary.txt");
+  EXPECT_NE(summary.find("2 clients: no listed period ran without dropouts; at 256 frames"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(r.log().find("drops out"), std::string::npos) << r.log();
+  EXPECT_FALSE(read_text_or_empty(sdir + "/sweep.png").empty()) << "no heatmap";
+
+  // The same command: every step is found finished, nothing runs again.
+  XrunlabRun again;
+  ASSERT_EQ(run_to_end(sweep_args(sdir, "bisect"), &again), 0) << again.log();
+  EXPECT_NE(again.log().find("(measured before, kept)"), std::string::npos) << again.log();
+  for (const char* p : {"128", "256"}) {
+    const json st = json::parse(
+        read_text_or_empty(sdir + "/steps/c02-p" + std::string(p) + "/campaign.json"), nullptr,
+        false);
+    EXPECT_EQ(runs_in(st), 1u) << p;
+    EXPECT_EQ(st["runs"].size(), 1u) << p;
+  }
+  // Other settings in the same folder are refused before anything runs.
+  XrunlabRun other;
+  EXPECT_EQ(run_to_end(sweep_args(sdir, "all"), &other), 2) << other.log();
+  EXPECT_NE(other.log().find("holds a sweep with other settings"), std::string::npos)
+      << other.log();
+  EXPECT_EQ(processes_mentioning(sdir), std::vector<std::string>{}) << "a run outlived it";
+}
+
+TEST(Sweep, DescendingStopsAtTheFirstDropout) {
+  TempDir dir("sweep-desc");
+  const std::string sdir = dir.file("s");
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(sweep_args(sdir, "descending"), &r), 0) << r.log();
+  const json j = json::parse(read_text_or_empty(sdir + "/sweep.json"), nullptr, false);
+  ASSERT_EQ(j["steps"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["steps"][0]["period"], 256);
+}
+
+TEST(Sweep, BadInputIsOneLineBeforeAnythingRuns) {
+  TempDir dir("sweep-bad");
+  XrunlabRun a;
+  EXPECT_EQ(run_to_end({"sweep", "--periods", "128,abc", "--dir", dir.file("a")}, &a), 2);
+  EXPECT_NE(a.log().find("--periods '128,abc'"), std::string::npos) << a.log();
+  XrunlabRun b;
+  EXPECT_EQ(run_to_end({"sweep", "--dir", dir.file("b"), "--", "--period", "64"}, &b), 2);
+  EXPECT_NE(b.log().find("'--period' is set by the sweep itself"), std::string::npos) << b.log();
+  XrunlabRun c;
+  EXPECT_EQ(run_to_end({"sweep", "--dir", dir.file("c"), "--", "--policy", "nonsense"}, &c), 2);
+  EXPECT_NE(c.log().find("--policy 'nonsense'"), std::string::npos) << c.log();
+  XrunlabRun d;
+  EXPECT_EQ(run_to_end({"sweep", "--dry-run", "--dir", dir.file("d")}, &d), 0) << d.log();
+  EXPECT_NE(d.log().find("at most 3 step(s)"), std::string::npos) << d.log();
+  EXPECT_EQ(read_text_or_empty(dir.file("d") + "/sweep.json"), "") << "a dry run runs nothing";
+}
+
+}  // namespace
+}  // namespace xrunlab::testing_support
