@@ -118,7 +118,24 @@ std::string sweep_recommendation(const SweepSpec& spec, const SweepGrid& grid) {
     const SweepAnswer a = sweep_answer(spec, grid, clients);
     bool any = false;
     for (const SweepStep& s : grid.steps) any = any || s.clients == clients;
-    if (!any) continue;
+    if (!any) {
+      // Bisection skips a client count when a smaller one had no clean period left to try.
+      int fewer = 0;
+      for (int c : spec.clients) {
+        if (c < clients && sweep_answer(spec, grid, c).clean == nullptr &&
+            sweep_answer(spec, grid, c).dirty != nullptr) {
+          fewer = c;
+        }
+      }
+      if (fewer > 0 && grid.exit_code == 0) {
+        out += fmt::format(
+            "{}: not measured: with {} no listed period ran without dropouts, and more "
+            "clients are taken as no better (bisection).\n",
+            plural(static_cast<uint64_t>(clients), "client", "clients"),
+            plural(static_cast<uint64_t>(fewer), "client", "clients"));
+      }
+      continue;
+    }
     std::string line = fmt::format("{}: ", plural(static_cast<uint64_t>(clients), "client",
                                                   "clients"));
     if (a.clean) {

@@ -81,6 +81,15 @@ TEST(SweepSearch, BisectionWhenEveryOrNoPeriodIsClean) {
   EXPECT_EQ(a2.dirty->period, 1024u);
   EXPECT_NE(sweep_recommendation(s, g2).find("no listed period ran without dropouts"),
             std::string::npos);
+  // A larger client count after one with no clean period is not measured, and says why.
+  const SweepSpec two = spec({64, 128, 256, 512, 1024}, {4, 14}, "bisect");
+  FakeMachine none2{[](int) { return 100000u; }};
+  const SweepGrid g3 = search_sweep(two, std::ref(none2));
+  EXPECT_EQ(none2.asked.size(), 3u);
+  EXPECT_NE(sweep_recommendation(two, g3).find("14 clients: not measured: with 4 clients no "
+                                               "listed period ran without dropouts"),
+            std::string::npos)
+      << sweep_recommendation(two, g3);
 }
 
 TEST(SweepSearch, MoreClientsStartWhereFewerEndedAndNothingIsMeasuredTwice) {
