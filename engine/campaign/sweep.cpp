@@ -172,6 +172,48 @@ std::string sweep_recommendation(const SweepSpec& spec, const SweepGrid& grid) {
   return out;
 }
 
+std::string check_verdict(const SweepSpec& spec, const SweepGrid& grid, double dsp_load_pct,
+                          const std::string& fix_first) {
+  const int clients = spec.clients.empty() ? 0 : spec.clients.front();
+  const SweepAnswer a = sweep_answer(spec, grid, clients);
+  const std::string who =
+      fmt::format("{} at {:g} % DSP load", plural(static_cast<uint64_t>(clients), "client",
+                                                  "clients"),
+                  dsp_load_pct);
+  const double khz = spec.rate / 1000.0;
+  auto ms = [&](uint32_t p) { return spec.rate > 0 ? p * 1000.0 / spec.rate : 0.0; };
+  std::string v;
+  if (a.clean) {
+    v = fmt::format(
+        "This machine can run {} with {}-frame periods ({:.1f} ms at {:g} kHz) without "
+        "dropouts: 0 in {}, fewer than {} at 95 % confidence",
+        who, a.clean->period, ms(a.clean->period), khz, runs_text(*a.clean, spec.duration_s),
+        rate_text(a.clean->bound_per_min()));
+    if (a.dirty) {
+      v += fmt::format("; at {} frames it dropped out {:.1f} times a minute", a.dirty->period,
+                       a.dirty->rate_per_min());
+    } else if (a.smallest_listed_clean) {
+      v += " (the smallest period tried)";
+    }
+    v += ".";
+    if (a.clean->bound_per_min() > 1.0 / 60.0) {
+      v += " For a longer claim, `xrunlab sweep` with a longer --duration.";
+    }
+  } else if (a.dirty) {
+    v = fmt::format(
+        "This machine dropped out with {} at every period tried, up to {} frames ({:.1f} ms): "
+        "{:.1f} times a minute there.",
+        who, a.dirty->period, ms(a.dirty->period), a.dirty->rate_per_min());
+  } else {
+    v = fmt::format("No period was measured for {}{}.", who,
+                    grid.exit_code != 0 ? fmt::format(" (the check stopped, exit code {})",
+                                                      grid.exit_code)
+                                        : "");
+  }
+  if (!fix_first.empty()) v += " Fix first: " + fix_first;
+  return v;
+}
+
 std::string sweep_table(const SweepSpec& spec, const SweepGrid& grid) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"clients", "period", "ms", "runs", "seconds", "xruns", "glitches", "dropouts/min",

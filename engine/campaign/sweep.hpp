@@ -98,6 +98,14 @@ std::string runs_text(const SweepStep& s, double duration_s);
 // (5.3 ms): 0 dropouts in 3 x 60 s, fewer than 1.0 per minute at 95 % confidence (for fewer
 // than 1 per hour, run 3 h without one). 128 frames: 4.1 dropouts per minute."
 std::string sweep_recommendation(const SweepSpec& spec, const SweepGrid& grid);
+// `xrunlab check`'s verdict, one paragraph a musician can act on, for the sweep's first client
+// count: "This machine can run 14 clients at 30 % DSP load with 256-frame periods (5.3 ms at
+// 48 kHz) without dropouts: 0 in 2 x 10 s, fewer than 9.0 per minute at 95 % confidence; at 128
+// frames it dropped out 4.1 times a minute. Fix first: ..." `fix_first` ("" = nothing to fix)
+// is appended as "Fix first: <fix_first>".
+std::string check_verdict(const SweepSpec& spec, const SweepGrid& grid, double dsp_load_pct,
+                          const std::string& fix_first);
+
 // The table: one row per measured step.
 std::string sweep_table(const SweepSpec& spec, const SweepGrid& grid);
 nlohmann::json sweep_json(const SweepSpec& spec, const SweepGrid& grid);

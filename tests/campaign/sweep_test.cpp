@@ -165,6 +165,31 @@ TEST(SweepReport, TheRecommendationStatesTheRuleOfThreeAndTheNextPeriodsRate) {
   EXPECT_DOUBLE_EQ(j["steps"][0]["bound_per_min_95"].get<double>(), 1.0);
 }
 
+TEST(SweepReport, TheCheckVerdictIsOneParagraphAMusicianCanActOn) {
+  SweepSpec s = spec({64, 128, 256, 512, 1024}, {14}, "bisect");
+  s.duration_s = 10;
+  s.repetitions = 2;
+  FakeMachine m{[](int) { return 256u; }};
+  SweepGrid g = search_sweep(s, std::ref(m));
+  for (SweepStep& st : g.steps) {  // the fake's clean steps are 3 x 60 s; make them 2 x 10 s
+    if (st.clean()) {
+      st.runs = 2;
+      st.seconds = 20;
+    }
+  }
+  EXPECT_EQ(check_verdict(s, g, 30, "CPU governor is powersave (see xrunlab doctor)."),
+            "This machine can run 14 clients at 30 % DSP load with 256-frame periods (5.3 ms at "
+            "48 kHz) without dropouts: 0 in 2 x 10 s, fewer than 9.0 per minute at 95 % "
+            "confidence; at 128 frames it dropped out 4.0 times a minute. For a longer claim, "
+            "`xrunlab sweep` with a longer --duration. Fix first: CPU governor is powersave (see "
+            "xrunlab doctor).");
+  FakeMachine none{[](int) { return 100000u; }};
+  const SweepGrid g2 = search_sweep(s, std::ref(none));
+  EXPECT_EQ(check_verdict(s, g2, 30, ""),
+            "This machine dropped out with 14 clients at 30 % DSP load at every period tried, up "
+            "to 1024 frames (21.3 ms): 4.0 times a minute there.");
+}
+
 TEST(SweepReport, HeatmapRowsAreTheMeasuredCellsOnly) {
   const SweepSpec s = spec({64, 128, 256, 512, 1024}, {14}, "bisect");
   FakeMachine m{[](int) { return 256u; }};
