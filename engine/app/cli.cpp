@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <thread>
+#include <tuple>
 
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
@@ -254,6 +255,38 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->add_option("--junit", cmd.junit,
                    "Write a JUnit XML report to FILE (one testcase per case).")
       ->type_name("FILE");
+  DoctorOptions& dop = cmd.doctor;
+  dop.priority = RunOptions{}.server_priority();
+  std::string doctor_root;
+  CLI::App* doctor = app.add_subcommand(
+      "doctor",
+      "Check whether this system is set up for realtime audio: limits, audio group, CPU "
+      "governor, SMT, preemption, timers, mitigations, swappiness, atime, cpu_dma_latency, RT "
+      "throttling, rtkit, sound cards, their IRQs and IRQ thread priorities, audio servers. "
+      "Each check says OK, WARN, FAIL, ROOT (needs root) or SKIP (not applicable), why it "
+      "matters and how to fix it. Exit code 0 (no WARN or FAIL), 20 (WARN) or 21 (FAIL).");
+  doctor->add_flag("--json", dop.json,
+                   "Print the checks as JSON (keys id, title, status, found, why, fix; and a "
+                   "summary) instead of the table.");
+  doctor
+      ->add_option("--priority", dop.priority,
+                   "The SCHED_FIFO priority N jackd would run at (xrunlab run --priority), "
+                   "which the policy and IRQ thread checks measure against.")
+      ->capture_default_str()
+      ->type_name("N");
+  doctor
+      ->add_option("--root", doctor_root,
+                   "Read a copy of the system under DIR (DIR/proc, DIR/sys, DIR/etc, DIR/dev, "
+                   "DIR/boot) instead of the real one, e.g. a test's fixture tree; facts that "
+                   "have no file (alsa-lib, a SCHED_FIFO trial) are then not read.")
+      ->type_name("DIR");
+  for (auto [flag, where, what] :
+       {std::tuple{"--root-proc", &dop.roots.proc, "/proc"}, {"--root-sys", &dop.roots.sys, "/sys"},
+        {"--root-etc", &dop.roots.etc, "/etc"}, {"--root-dev", &dop.roots.dev, "/dev"},
+        {"--root-boot", &dop.roots.boot, "/boot"}}) {
+    doctor->add_option(flag, *where, std::string("Read DIR instead of ") + what + " (after --root).")
+        ->type_name("DIR");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -268,6 +301,22 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
   if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
   if (import->parsed()) cmd.kind = Command::Kind::kImport;
+  if (doctor->parsed()) {
+    cmd.kind = Command::Kind::kDoctor;
+    if (!doctor_root.empty()) {
+      for (auto [flag, where, what] :
+           {std::tuple{"--root-proc", &dop.roots.proc, "/proc"},
+            {"--root-sys", &dop.roots.sys, "/sys"}, {"--root-etc", &dop.roots.etc, "/etc"},
+            {"--root-dev", &dop.roots.dev, "/dev"}, {"--root-boot", &dop.roots.boot, "/boot"}}) {
+        if (doctor->count(flag) == 0) *where = doctor_root + what;
+      }
+    }
+    if (dop.priority < 1 || dop.priority > 99) {
+      throw Error(ExitCode::kUsage, "doctor --priority " + std::to_string(dop.priority) +
+                                        ": give a SCHED_FIFO priority 1..99");
+    }
+    return cmd;
+  }
   if (campaign->parsed()) {
     cmd.kind = Command::Kind::kCampaign;
     if (!order_text.empty()) co.order = order_text;

@@ -10,6 +10,7 @@
 
 #include "engine/app/cli.hpp"
 #include "engine/app/commands.hpp"
+#include "engine/app/doctor_command.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/run/run.hpp"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     const Command cmd = parse_command_line(argc, argv, &exit_code);
     if (cmd.kind == Command::Kind::kNone) return exit_code;
+    if (cmd.kind == Command::Kind::kDoctor) return run_doctor_command(cmd.doctor);
     if (cmd.kind == Command::Kind::kCampaign) {
       CampaignOptions co = cmd.campaign;
       co.self_exe = self_exe(argv[0]);
