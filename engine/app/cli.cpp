@@ -284,7 +284,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
        {std::tuple{"--root-proc", &dop.roots.proc, "/proc"}, {"--root-sys", &dop.roots.sys, "/sys"},
         {"--root-etc", &dop.roots.etc, "/etc"}, {"--root-dev", &dop.roots.dev, "/dev"},
         {"--root-boot", &dop.roots.boot, "/boot"}}) {
-    doctor->add_option(flag, *where, std::string("Read DIR instead of ") + what + " (after --root).")
+    doctor->add_option(flag, *where, std::string("Read DIR instead of ") + what + "; wins over --root.")
         ->type_name("DIR");
   }
   try {
