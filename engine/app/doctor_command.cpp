@@ -13,7 +13,8 @@
 namespace xrunlab {
 namespace {
 
-// The terminal's width when stdout is one (TIOCGWINSZ, else $COLUMNS, else 80); 0 when piped.
+// The terminal's width when stdout is one (TIOCGWINSZ, else $COLUMNS, else 80); 0 when piped
+// (then no wrapping and no colour).
 int terminal_width() {
   if (::isatty(STDOUT_FILENO) == 0) return 0;
   winsize ws{};
@@ -40,7 +41,10 @@ int run_doctor_command(const DoctorOptions& o) {
   if (o.json) {
     std::fputs((doctor_json(results).dump(2) + "\n").c_str(), stdout);
   } else {
-    std::fputs(format_doctor_table(results, terminal_width()).c_str(), stdout);
+    const int width = terminal_width();
+    const char* no_color = std::getenv("NO_COLOR");  // https://no-color.org
+    const bool color = width > 0 && (no_color == nullptr || *no_color == '\0');
+    std::fputs(format_doctor_table(results, width, color).c_str(), stdout);
   }
   std::fflush(stdout);
   return static_cast<int>(doctor_exit_code(results));

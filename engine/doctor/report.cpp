@@ -44,10 +44,22 @@ void append_wrapped(std::string& out, const std::string& first, size_t indent,
   }
 }
 
+// The status word padded to its column, coloured when asked (the padding stays outside the
+// escape codes, so the columns line up).
+std::string status_cell(CheckStatus s, bool color) {
+  const std::string label = status_label(s);
+  const std::string pad(kStatusWidth + 2 - label.size(), ' ');
+  if (!color) return label + pad;
+  const char* code = s == CheckStatus::kOk     ? "32"
+                     : s == CheckStatus::kWarn ? "33"
+                     : s == CheckStatus::kFail ? "1;31"
+                                               : "2";
+  return fmt::format("\033[{}m{}\033[0m{}", code, label, pad);
+}
 
 }  // namespace
 
-std::string format_doctor_table(const std::vector<CheckResult>& results, int width) {
+std::string format_doctor_table(const std::vector<CheckResult>& results, int width, bool color) {
   size_t title_w = 5;  // "CHECK"
   for (const CheckResult& r : results) title_w = std::max(title_w, r.title.size());
   const size_t found_col = kStatusWidth + 2 + title_w + 2;
@@ -63,7 +75,7 @@ std::string format_doctor_table(const std::vector<CheckResult>& results, int wid
   std::map<CheckStatus, int> n;
   for (const CheckResult& r : results) {
     ++n[r.status];
-    const std::string status = fmt::format("{:<{}}  ", status_label(r.status), kStatusWidth);
+    const std::string status = status_cell(r.status, color);
     if (stacked) {
       append_wrapped(out, status, sub, r.title, width);
       append_wrapped(out, std::string(sub + 2, ' '), sub + 2, r.found, width);

@@ -13,8 +13,10 @@ namespace xrunlab {
 
 // The table: one row per check (STATUS, CHECK, FOUND); under every WARN, FAIL and ROOT row its
 // why and fix. width > 0: every line is wrapped to `width` columns (a terminal); width 0: no
-// wrapping (piped). The last line counts the statuses and names the exit code.
-std::string format_doctor_table(const std::vector<CheckResult>& results, int width);
+// wrapping (piped). `color`: the status words in ANSI colours (a terminal without NO_COLOR).
+// The last line counts the statuses and names the exit code.
+std::string format_doctor_table(const std::vector<CheckResult>& results, int width,
+                                bool color = false);
 
 // {"schema_version": 1, "checks": [{id, title, status, found, why, fix}] (keys in this order),
 //  "summary": {ok, warn, fail, needs_root, skipped, worst, exit_code}}.

@@ -67,6 +67,21 @@ TEST(DoctorTable, OnATerminalEveryLineFitsTheWidth) {
   EXPECT_NE(narrow.find("STATUS  CHECK / FOUND"), std::string::npos) << narrow;
 }
 
+TEST(DoctorTable, ColourWrapsOnlyTheStatusWordAndKeepsTheColumns) {
+  const std::string plain = format_doctor_table(sample(), 100, false);
+  const std::string color = format_doctor_table(sample(), 100, true);
+  EXPECT_EQ(plain.find('\033'), std::string::npos);
+  EXPECT_NE(color.find("\033[33mWARN\033[0m    Swappiness"), std::string::npos) << color;
+  EXPECT_NE(color.find("\033[32mOK\033[0m      Realtime priority limit"), std::string::npos)
+      << color;
+  // Without the escape codes it is the plain table.
+  std::string stripped = color;
+  for (size_t at; (at = stripped.find('\033')) != std::string::npos;) {
+    stripped.erase(at, stripped.find('m', at) - at + 1);
+  }
+  EXPECT_EQ(stripped, plain);
+}
+
 TEST(DoctorJson, HasTheStableKeysAndASummary) {
   const auto j = doctor_json(sample());
   EXPECT_EQ(j["schema_version"], 1);
