@@ -66,7 +66,7 @@ std::string kconfig(const SystemSnapshot& s, const std::string& key) {
   return it == s.kconfig->end() ? "" : it->second;
 }
 
-const char* kGrubFix =
+constexpr char kGrubFix[] =
     "add {} to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run update-grub and reboot";
 
 // ---- the user ------------------------------------------------------------------------------
@@ -215,8 +215,8 @@ CheckResult policies(const SystemSnapshot& s, const DoctorTargets& t) {
     refused.insert(refused.begin(), fifo);
     first_refusal = *s.rt_trial;
   }
-  std::string found = fmt::format("permitted: {}", ok.empty() ? "none" : fmt::format(
-                                                                             "{}", fmt::join(ok, ", ")));
+  std::string found =
+      "permitted: " + (ok.empty() ? std::string("none") : fmt::format("{}", fmt::join(ok, ", ")));
   if (!refused.empty()) found += fmt::format("; refused: {}", fmt::join(refused, ", "));
   if (!s.rt_trial) found += " (from the limits; no SCHED_FIFO trial)";
   const S status = fifo_refused ? S::kFail : rt_refused ? S::kWarn : S::kOk;
