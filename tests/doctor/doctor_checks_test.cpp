@@ -189,5 +189,111 @@ TEST(DoctorChecks, TheWorstStatusRanksFailOverWarnOverNeedsRootOverSkipped) {
   EXPECT_EQ(worst_status(one(S::kFail)), S::kFail);
 }
 
+// The checks are pure functions of a snapshot: the cases no fixture tree holds, made directly.
+SystemSnapshot base_snapshot() {
+  SystemSnapshot s;
+  s.euid = 4242;
+  s.user = "musician";
+  s.rtprio = ResourceLimit{false, 95};
+  s.memlock = ResourceLimit{true, 0};
+  s.rt_runtime_us = 950000;
+  s.rt_period_us = 1000000;
+  s.version = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1";
+  s.release = "6.1.0-28-amd64";
+  s.ncpus = 4;
+  return s;
+}
+
+S status_of(const SystemSnapshot& s, const std::string& id) {
+  return find(run_checks(s, DoctorTargets{}), id).status;
+}
+
+TEST(DoctorChecksOnSnapshots, CardHoldersNeedRootWhenOtherUsersFdsCannotBeRead) {
+  SystemSnapshot s = base_snapshot();
+  s.cards = std::vector<AlsaCard>{{0, "PCH", "HDA-Intel", "HDA Intel PCH", "HDA Intel PCH"}};
+  s.holders_complete = false;
+  EXPECT_EQ(status_of(s, "card-holders"), S::kNeedsRoot);
+  s.holders_complete = true;
+  EXPECT_EQ(status_of(s, "card-holders"), S::kOk);
+  s.pcm_holders = {{777, "audacity", "/dev/snd/pcmC0D0c"}};  // not an audio server
+  EXPECT_EQ(status_of(s, "card-holders"), S::kWarn);
+}
+
+TEST(DoctorChecksOnSnapshots, ACgroupWithoutRtRuntimeFailsUnlessRtBandwidthIsOff) {
+  SystemSnapshot s = base_snapshot();
+  s.cgroup_cpu_dir = "/sys/fs/cgroup/cpu,cpuacct/user.slice";
+  s.cgroup_rt_runtime_us = 0;
+  EXPECT_EQ(status_of(s, "cgroup-rt"), S::kFail);
+  EXPECT_EQ(status_of(s, "policies"), S::kFail);  // the preflight refuses fifo there too
+  s.rt_runtime_us = -1;  // no RT bandwidth control: the kernel does not refuse
+  EXPECT_EQ(status_of(s, "cgroup-rt"), S::kOk);
+}
+
+TEST(DoctorChecksOnSnapshots, TheLiveSchedFifoTrialOutranksTheLimits) {
+  SystemSnapshot s = base_snapshot();
+  s.rt_trial = "";
+  EXPECT_EQ(status_of(s, "policies"), S::kOk);
+  s.rt_trial = "SCHED_FIFO 70 refused: Operation not permitted";
+  const CheckResult r = find(run_checks(s, DoctorTargets{}), "policies");
+  EXPECT_EQ(r.status, S::kFail);
+  EXPECT_EQ(r.fix, "SCHED_FIFO 70 refused: Operation not permitted");
+  EXPECT_EQ(r.found.rfind("permitted: rr", 0), 0u) << r.found;
+}
+
+TEST(DoctorChecksOnSnapshots, ThePreemptionModeOfADynamicKernelComesFromDebugfsFirst) {
+  SystemSnapshot s = base_snapshot();
+  s.cmdline = "preempt=full";
+  s.debugfs_preempt = "none (voluntary) full lazy";
+  EXPECT_EQ(find(run_checks(s, DoctorTargets{}), "preempt").found,
+            "PREEMPT_DYNAMIC, preempt=voluntary (debugfs sched/preempt)");
+  EXPECT_EQ(status_of(s, "preempt"), S::kWarn);
+  s.debugfs_preempt = "none voluntary full (lazy)";  // RT tasks still preempt at once
+  EXPECT_EQ(status_of(s, "preempt"), S::kOk);
+  s.debugfs_preempt.reset();
+  s.cmdline.clear();
+  EXPECT_EQ(status_of(s, "preempt"), S::kNeedsRoot);  // no source at all, not root
+  s.euid = 0;
+  EXPECT_EQ(status_of(s, "preempt"), S::kWarn);
+}
+
+TEST(DoctorChecksOnSnapshots, ThreadirqsIsImpossibleWithoutForcedIrqThreading) {
+  SystemSnapshot s = base_snapshot();
+  s.kconfig = std::map<std::string, std::string>{{"CONFIG_HIGH_RES_TIMERS", "y"}};
+  EXPECT_EQ(status_of(s, "threadirqs"), S::kFail);
+  (*s.kconfig)["CONFIG_IRQ_FORCED_THREADING"] = "y";
+  EXPECT_EQ(status_of(s, "threadirqs"), S::kWarn);
+  s.cmdline = "ro quiet threadirqs";
+  EXPECT_EQ(status_of(s, "threadirqs"), S::kOk);
+}
+
+TEST(DoctorChecksOnSnapshots, RtkitsLimitsComeFromItsCommandLine) {
+  SystemSnapshot s = base_snapshot();
+  s.processes = {{900, "rtkit-daemon", 0u,
+                  {"/usr/libexec/rtkit-daemon", "--max-realtime-priority=89",
+                   "--rttime-usec-max=2000000"}}};
+  const CheckResult r = find(run_checks(s, DoctorTargets{}), "rtkit");
+  EXPECT_EQ(r.status, S::kOk);
+  EXPECT_EQ(r.found, "pid 900: max realtime priority 89, RLIMIT_RTTIME 2000 ms");
+}
+
+TEST(DoctorChecksOnSnapshots, CardsAlsaLibCouldNotOpenAreAWarning) {
+  SystemSnapshot s = base_snapshot();
+  s.cards = std::vector<AlsaCard>{{0, "PCH", "HDA-Intel", "HDA Intel PCH", "HDA Intel PCH"}};
+  s.cards_source = "alsa-lib";
+  EXPECT_EQ(status_of(s, "sound-cards"), S::kOk);
+  s.cards_note = "alsa-lib could not open 1 of the cards /proc/asound/cards lists";
+  EXPECT_EQ(status_of(s, "sound-cards"), S::kWarn);
+}
+
+TEST(DoctorChecksOnSnapshots, RtThrottlingFailsAtZeroAndWarnsBelowHalf) {
+  SystemSnapshot s = base_snapshot();
+  s.rt_runtime_us = 0;
+  EXPECT_EQ(status_of(s, "rt-throttling"), S::kFail);
+  s.rt_runtime_us = 400000;
+  EXPECT_EQ(status_of(s, "rt-throttling"), S::kWarn);
+  s.rt_runtime_us = -1;
+  EXPECT_EQ(status_of(s, "rt-throttling"), S::kOk);
+}
+
 }  // namespace
 }  // namespace xrunlab
