@@ -27,16 +27,8 @@ struct DoctorOptions {
 };
 
 struct Command {
-  enum class Kind {
-    kRun,
-    kPlot,
-    kSummary,
-    kCompare,
-    kImport,
-    kCampaign,
-    kDoctor,
-    kNone
-  } kind = Kind::kNone;
+  enum class Kind { kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kDoctor, kNone };
+  Kind kind = Kind::kNone;
   RunOptions run;
   ReportOptions report;
   CampaignOptions campaign;  // self_exe is filled in by main()
