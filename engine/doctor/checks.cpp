@@ -651,6 +651,14 @@ CheckResult card_irq_check(const SystemSnapshot& s) {
               unknown ? "check /proc/interrupts for the card's driver" : "");
 }
 
+// What rtirq (Debian's rtirq-init) gives an IRQ thread with its defaults: RTIRQ_NAME_LIST
+// "snd usb i8042" from RTIRQ_PRIO_HIGH 90 down by RTIRQ_PRIO_DECR 5 per name; 0 for others.
+int rtirq_priority(const std::string& handler) {
+  if (starts_with(handler, "snd")) return 90;
+  if (contains(handler, "usb")) return 85;  // "ehci_hcd:usb1"; not "xhci_hcd"
+  return 0;
+}
+
 CheckResult irq_priorities(const SystemSnapshot& s, const DoctorTargets& t) {
   const std::string why = fmt::format(
       "The sound card's IRQ thread must run above jackd (SCHED_FIFO {}, clients {}) as rtirq "
@@ -677,14 +685,19 @@ CheckResult irq_priorities(const SystemSnapshot& s, const DoctorTargets& t) {
     const int prio = it != s.irq_threads.end() ? it->rt_priority : -1;
     const bool rt = policy == kSchedFifo || policy == kSchedRr;
     if (!rt || prio <= t.jackd_priority) low = true;
-    parts.push_back(fmt::format("{} (pid {}) {} {}", th.comm, th.pid,
-                                rt ? policy_name(policy) : "not realtime", rt ? prio : 0));
+    std::string part = fmt::format("{} (pid {}) {} {}", th.comm, th.pid,
+                                   rt ? policy_name(policy) : "not realtime", rt ? prio : 0);
+    if (const int want = rtirq_priority(th.name); want > 0 && want != prio) {
+      part += fmt::format(" (rtirq: {})", want);
+    }
+    parts.push_back(std::move(part));
   }
   const std::string found = fmt::format("{}", fmt::join(parts, ", "));
   if (!low) return make(id, title, S::kOk, found, why);
   return make(id, title, S::kWarn, found + fmt::format(" (needs > {})", t.jackd_priority), why,
-              "apt-get install rtirq-init (sets sound IRQ threads to SCHED_FIFO 90, USB 85 at "
-              "boot), or chrt -f -p 90 PID for each thread above");
+              "apt-get install rtirq-init (at boot it sets IRQ threads named snd to SCHED_FIFO "
+              "90 and usb to 85; for a card on xhci_hcd add xhci_hcd to RTIRQ_NAME_LIST in "
+              "/etc/default/rtirq), or chrt -f -p 90 PID for each thread above");
 }
 
 bool is_server(const std::string& comm) {

@@ -126,8 +126,8 @@ TEST(DoctorChecks, ALaptopOnPowersaveWithSmtOnAndASessionOutsideTheAudioGroup) {
             "i801_smbus; card 1 [Device] USB Audio Device: irq 125 (xhci_hcd, its USB "
             "controller)");
   EXPECT_EQ(find(r, "irq-priorities").found,
-            "irq/16-s-snd_hd (pid 211) SCHED_FIFO 50, irq/125-xhci_hc (pid 230) SCHED_FIFO 50 "
-            "(needs > 70)");
+            "irq/16-s-snd_hd (pid 211) SCHED_FIFO 50 (rtirq: 90), irq/125-xhci_hc (pid 230) "
+            "SCHED_FIFO 50 (needs > 70)");
   EXPECT_EQ(find(r, "card-holders").found,
             "pipewire (pid 1402) has /dev/snd/pcmC0D0p (use xrunlab run --backend attach)");
   EXPECT_EQ(find(r, "audio-group").fix,
