@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <thread>
+#include <tuple>
 
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
@@ -297,6 +298,74 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                     "After --: `xrunlab run` options for every run (e.g. -- --policy fifo "
                     "--dsp-load 30 --load compile); not --clients, --period or --duration.")
       ->type_name("-- RUN_OPTIONS");
+  DoctorOptions& dop = cmd.doctor;
+  dop.priority = RunOptions{}.server_priority();
+  std::string doctor_root;
+  CLI::App* doctor = app.add_subcommand(
+      "doctor",
+      "Check whether this system is set up for realtime audio: limits, audio group, CPU "
+      "governor, SMT, preemption, timers, mitigations, swappiness, atime, cpu_dma_latency, RT "
+      "throttling, rtkit, sound cards, their IRQs and IRQ thread priorities, audio servers. "
+      "Each check says OK, WARN, FAIL, ROOT (needs root) or SKIP (not applicable), why it "
+      "matters and how to fix it. Exit code 0 (no WARN or FAIL), 20 (WARN) or 21 (FAIL).");
+  doctor->add_flag("--json", dop.json,
+                   "Print the checks as JSON (keys id, title, status, found, why, fix; and a "
+                   "summary) instead of the table.");
+  doctor
+      ->add_option("--priority", dop.priority,
+                   "The SCHED_FIFO priority N jackd would run at (xrunlab run --priority), "
+                   "which the policy and IRQ thread checks measure against.")
+      ->capture_default_str()
+      ->type_name("N");
+  doctor
+      ->add_option("--root", doctor_root,
+                   "Read a copy of the system under DIR (DIR/proc, DIR/sys, DIR/etc, DIR/dev, "
+                   "DIR/boot) instead of the real one, e.g. a test's fixture tree; facts that "
+                   "have no file (alsa-lib, a SCHED_FIFO trial) are then not read.")
+      ->type_name("DIR");
+  for (auto [flag, where, what] :
+       {std::tuple{"--root-proc", &dop.roots.proc, "/proc"}, {"--root-sys", &dop.roots.sys, "/sys"},
+        {"--root-etc", &dop.roots.etc, "/etc"}, {"--root-dev", &dop.roots.dev, "/dev"},
+        {"--root-boot", &dop.roots.boot, "/boot"}}) {
+    doctor->add_option(flag, *where, std::string("Read DIR instead of ") + what + "; wins over --root.")
+        ->type_name("DIR");
+  }
+  CheckOptions& ko = cmd.check;
+  CLI::App* checkc = app.add_subcommand(
+      "check",
+      "Can this machine play without dropouts, and at which buffer size? The doctor's checks, "
+      "then a short sweep of the periods for your client count and DSP load, ending in one "
+      "verdict: the smallest period that ran clean (with its confidence), the next smaller "
+      "one's rate, and what to fix first. Exit code 0 (a period ran clean), 22 (none did), "
+      "130 (interrupted; the same command continues).");
+  checkc->add_option("--clients", ko.clients, "Your number of plug-ins or tracks: DSP clients.")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 200))
+      ->type_name("N");
+  checkc->add_option("--dsp-load", ko.dsp_load_pct, "Their DSP load, percent of the period.")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 95.0))
+      ->type_name("PCT");
+  checkc->add_option("--periods", ko.periods, "The periods to try, frames.")
+      ->capture_default_str()
+      ->type_name("LIST");
+  checkc->add_option("--duration", ko.duration_s, "Each run's measured SECONDS.")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0))
+      ->type_name("SECONDS");
+  checkc->add_option("--repetitions", ko.repetitions, "Runs of a period that stays clean.")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100))
+      ->type_name("N");
+  checkc->add_option("--dir", ko.dir,
+                     "The check's folder (default results/checks/check-<hash of the settings>).")
+      ->type_name("DIR");
+  checkc->add_flag("--quiet,-q", ko.quiet, "No live line and no step lines.");
+  checkc->add_option("RUN_OPTIONS", ko.run_args,
+                     "After --: `xrunlab run` options for every run, e.g. -- --rate 44100 "
+                     "--load compile --backend alsa:hw:1 (not --clients, --period, --duration, "
+                     "--dsp-load).")
+      ->type_name("-- RUN_OPTIONS");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -311,6 +380,22 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
   if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
   if (import->parsed()) cmd.kind = Command::Kind::kImport;
+  if (doctor->parsed()) {
+    cmd.kind = Command::Kind::kDoctor;
+    if (!doctor_root.empty()) {
+      for (auto [flag, where, what] :
+           {std::tuple{"--root-proc", &dop.roots.proc, "/proc"},
+            {"--root-sys", &dop.roots.sys, "/sys"}, {"--root-etc", &dop.roots.etc, "/etc"},
+            {"--root-dev", &dop.roots.dev, "/dev"}, {"--root-boot", &dop.roots.boot, "/boot"}}) {
+        if (doctor->count(flag) == 0) *where = doctor_root + what;
+      }
+    }
+    if (dop.priority < 1 || dop.priority > 99) {
+      throw Error(ExitCode::kUsage, "doctor --priority " + std::to_string(dop.priority) +
+                                        ": give a SCHED_FIFO priority 1..99");
+    }
+    return cmd;
+  }
   if (campaign->parsed()) {
     cmd.kind = Command::Kind::kCampaign;
     if (!order_text.empty()) co.order = order_text;
@@ -323,6 +408,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "campaign: give either a campaign FILE or --preset NAME (see xrunlab campaign "
                   "--help)");
     }
+    return cmd;
+  }
+  if (checkc->parsed()) {
+    cmd.kind = Command::Kind::kCheck;
     return cmd;
   }
   if (sweep->parsed()) {

@@ -5,6 +5,8 @@
 
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
+#include "engine/app/check_command.hpp"
+#include "engine/doctor/snapshot.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run_options.hpp"
 
@@ -19,14 +21,24 @@ struct ReportOptions {
   std::string write;               // where to write SUMMARY / compare.png / imported records
 };
 
+// Options of `xrunlab doctor`.
+struct DoctorOptions {
+  bool json = false;  // --json: the checks as JSON on stdout instead of the table
+  DoctorRoots roots;  // --root DIR, --root-proc DIR, ...: a fixture tree instead of the system
+  int priority = 70;  // --priority N: the jackd priority the checks measure against
+};
+
 struct Command {
   enum class Kind {
-    kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kSweep, kNone
-  } kind = Kind::kNone;
+    kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kSweep, kDoctor, kCheck, kNone
+  };
+  Kind kind = Kind::kNone;
   RunOptions run;
   ReportOptions report;
   CampaignOptions campaign;  // self_exe is filled in by main()
   SweepOptions sweep;        // self_exe is filled in by main()
+  DoctorOptions doctor;
+  CheckOptions check;        // self_exe is filled in by main()
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;

@@ -10,6 +10,7 @@
 
 #include "engine/app/cli.hpp"
 #include "engine/app/commands.hpp"
+#include "engine/app/doctor_command.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/run/run.hpp"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     const Command cmd = parse_command_line(argc, argv, &exit_code);
     if (cmd.kind == Command::Kind::kNone) return exit_code;
+    if (cmd.kind == Command::Kind::kDoctor) return run_doctor_command(cmd.doctor);
     if (cmd.kind == Command::Kind::kCampaign) {
       CampaignOptions co = cmd.campaign;
       co.self_exe = self_exe(argv[0]);
@@ -79,6 +81,11 @@ int main(int argc, char** argv) {
       co.fail_if = cmd.fail_if;
       co.junit = cmd.junit;
       return run_campaign(co, check_run_args, g_stop);
+    }
+    if (cmd.kind == Command::Kind::kCheck) {
+      CheckOptions ko = cmd.check;
+      ko.self_exe = self_exe(argv[0]);
+      return run_check_command(ko, check_run_args, g_stop);
     }
     if (cmd.kind == Command::Kind::kSweep) {
       SweepOptions so = cmd.sweep;

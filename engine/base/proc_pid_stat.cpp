@@ -73,10 +73,12 @@ std::optional<ProcPidStat> parse_proc_pid_stat(std::string_view text) {
         break;
     }
   }
-  for (int field = 23; field <= 39; ++field) {
+  for (int field = 23; field <= 41; ++field) {
     const std::string_view word = next_word(rest);
     if (word.empty()) break;
     if (field == 39 && !to_number(word, &s.processor)) s.processor = -1;
+    if (field == 40 && !to_number(word, &s.rt_priority)) s.rt_priority = -1;
+    if (field == 41 && !to_number(word, &s.policy)) s.policy = -1;
   }
   return s;
 }

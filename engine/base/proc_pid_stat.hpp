@@ -23,6 +23,8 @@ struct ProcPidStat {
   int64_t nice = 0;        // field 19
   uint64_t starttime = 0;  // field 22: clock ticks after boot; with pid, names a process
   int processor = -1;      // field 39: the CPU it last ran on (-1 on a line that ends before)
+  int rt_priority = -1;    // field 40: the RT priority, 0 outside SCHED_FIFO/RR (-1: absent)
+  int policy = -1;         // field 41: the SCHED_* number (-1 on a line that ends before)
 };
 
 // The fields of one stat line. nullopt when there is no "(...)" or fields 3 to 22 are missing or

@@ -197,7 +197,7 @@ std::string check_verdict(const SweepSpec& spec, const SweepGrid& grid, double d
     }
     v += ".";
     if (a.clean->bound_per_min() > 1.0 / 60.0) {
-      v += " For a longer claim, `xrunlab sweep` with a longer --duration.";
+      v += " For a tighter claim, run `xrunlab sweep` with a longer --duration.";
     }
   } else if (a.dirty) {
     v = fmt::format(

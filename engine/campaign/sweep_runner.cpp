@@ -28,7 +28,9 @@ std::string step_label(int clients, uint32_t period) {
   return fmt::format("c{:02d}-p{}", clients, period);
 }
 
-std::vector<std::string> step_args(const SweepSpec& spec, int clients, uint32_t period) {
+}  // namespace
+
+std::vector<std::string> sweep_step_args(const SweepSpec& spec, int clients, uint32_t period) {
   std::vector<std::string> a = spec.run_args;
   for (const std::string& w : {std::string("--clients"), std::to_string(clients),
                                std::string("--period"), std::to_string(period),
@@ -37,6 +39,8 @@ std::vector<std::string> step_args(const SweepSpec& spec, int clients, uint32_t 
   }
   return a;
 }
+
+namespace {
 
 nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path);
@@ -95,7 +99,7 @@ class SweepRunner {
   StepOutcome measure(int clients, uint32_t period) {
     const std::string label = step_label(clients, period);
     const std::string step_dir = dir_ + "/steps/" + label;
-    const std::vector<std::string> args = step_args(o_.spec, clients, period);
+    const std::vector<std::string> args = sweep_step_args(o_.spec, clients, period);
     ++step_no_;
     if (!o_.quiet) {
       std::fprintf(stderr, "xrunlab: sweep step %d: %d client(s), %s, up to %d x %g s\n",
@@ -240,9 +244,7 @@ bool is_sweep_owned_option(const std::string& a) {
   return a == "-q" || a == "--quiet";
 }
 
-SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
-                       const std::atomic<bool>& stop) {
-  const SweepSpec& spec = o.spec;
+void check_sweep_args(const SweepSpec& spec, const RunArgsCheck& check) {
   for (const std::string& a : spec.run_args) {
     if (is_sweep_owned_option(a)) {
       throw Error(ExitCode::kUsage,
@@ -254,8 +256,14 @@ SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
   }
   // Every step's arguments are checked before anything runs.
   for (int c : spec.clients) {
-    for (uint32_t p : spec.periods) check(step_args(spec, c, p));
+    for (uint32_t p : spec.periods) check(sweep_step_args(spec, c, p));
   }
+}
+
+SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
+                       const std::atomic<bool>& stop) {
+  const SweepSpec& spec = o.spec;
+  check_sweep_args(spec, check);
   const std::string dir = o.dir.empty() ? "results/sweeps/" + spec.name : o.dir;
   const nlohmann::json old = read_json_file(dir + "/sweep.json");
   if (old.is_object() && old.contains("settings") && old["settings"] != sweep_settings_json(spec)) {
@@ -269,9 +277,11 @@ SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
       static_cast<double>(steps) * spec.repetitions * (spec.duration_s + kRunOverheadS);
   const std::string plan = fmt::format(
       "xrunlab: sweep {}: {} client count(s) x {} period(s), {} search: at most {} step(s) of up "
-      "to {} x {:g} s, at most about {:.0f} min (an estimate); in {}",
+      "to {} x {:g} s, at most about {} (an estimate); in {}",
       spec.name, spec.clients.size(), spec.periods.size(), spec.search, steps, spec.repetitions,
-      spec.duration_s, longest / 60.0, dir);
+      spec.duration_s,
+      longest < 90 ? fmt::format("{:.0f} s", longest) : fmt::format("{:.0f} min", longest / 60.0),
+      dir);
   SweepOutcome out;
   out.dir = dir;
   if (o.dry_run) {
@@ -279,7 +289,7 @@ SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
     for (int c : spec.clients) {
       for (uint32_t p : spec.periods) {
         std::string line = "  xrunlab run";
-        for (const std::string& a : step_args(spec, c, p)) line += " " + a;
+        for (const std::string& a : sweep_step_args(spec, c, p)) line += " " + a;
         std::printf("%s\n", line.c_str());
       }
     }

@@ -9,6 +9,7 @@
 // Non-realtime.
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/sweep.hpp"
@@ -33,6 +34,14 @@ struct SweepOutcome {
 // Checks every step's arguments first (Error(kUsage) naming the bad one), then runs.
 SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
                        const std::atomic<bool>& stop);
+
+// A step's `xrunlab run` arguments: the spec's run_args and the step's clients, period and
+// duration.
+std::vector<std::string> sweep_step_args(const SweepSpec& spec, int clients, uint32_t period);
+
+// Checks every step's arguments (Error(kUsage) naming the bad one), the run options a sweep
+// owns included; what run_sweep does before anything runs.
+void check_sweep_args(const SweepSpec& spec, const RunArgsCheck& check);
 
 // The options a sweep sets per run, which its run arguments must not give.
 bool is_sweep_owned_option(const std::string& arg);

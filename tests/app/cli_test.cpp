@@ -174,5 +174,31 @@ TEST(Options, BackendAndNperiodsAreValidated) {
   EXPECT_FALSE(o.rate_given);
 }
 
+TEST(DoctorOptions, DefaultsAreTheRealRootsTheTableAndJackdsDefaultPriority) {
+  const Command c = parse({"doctor"});
+  ASSERT_EQ(c.kind, Command::Kind::kDoctor);
+  EXPECT_FALSE(c.doctor.json);
+  EXPECT_TRUE(c.doctor.roots.live());
+  EXPECT_EQ(c.doctor.priority, 70);  // xrunlab run's default jackd priority
+}
+
+TEST(DoctorOptions, RootSetsEveryRootUnderItAndAGivenRootWins) {
+  const Command c = parse({"doctor", "--json", "--root", "/t", "--root-etc", "/e", "--priority",
+                           "80"});
+  EXPECT_TRUE(c.doctor.json);
+  EXPECT_EQ(c.doctor.roots.proc, "/t/proc");
+  EXPECT_EQ(c.doctor.roots.sys, "/t/sys");
+  EXPECT_EQ(c.doctor.roots.etc, "/e");
+  EXPECT_EQ(c.doctor.roots.dev, "/t/dev");
+  EXPECT_EQ(c.doctor.roots.boot, "/t/boot");
+  EXPECT_FALSE(c.doctor.roots.live());
+  EXPECT_EQ(c.doctor.priority, 80);
+}
+
+TEST(DoctorOptions, APriorityOutsideOneTo99IsRefused) {
+  EXPECT_EQ(usage_error({"doctor", "--priority", "100"}),
+            "doctor --priority 100: give a SCHED_FIFO priority 1..99");
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -48,6 +48,22 @@ TEST(ParseProcPidStat, CommMayHoldSpacesParenthesesAndNewlines) {
   }
 }
 
+TEST(ParseProcPidStat, AnIrqThreadLineGivesItsRtPriorityAndPolicy) {
+  // irq/32-snd_hda_intel on a threadirqs kernel: SCHED_FIFO (1) at priority 50, fields 40-41.
+  const auto s = parse_proc_pid_stat(
+      "312 (irq/32-snd_hda_intel:card0) S 2 0 0 0 -1 2129984 0 0 0 0 0 52 0 0 -51 0 1 0 "
+      "190 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 50 1 0 0 0 0 0 0 0 "
+      "0 0 0 0 0\n");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->processor, 1);
+  EXPECT_EQ(s->rt_priority, 50);
+  EXPECT_EQ(s->policy, 1);
+  const auto plain = parse_proc_pid_stat(line_with_comm("jackd"));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->rt_priority, 0);
+  EXPECT_EQ(plain->policy, 0);
+}
+
 TEST(ParseProcPidStat, AShortLineHasNoProcessor) {
   // Kernels before 2.6.x ended the line before field 39; so does a line cut there.
   const auto s = parse_proc_pid_stat(
@@ -56,6 +72,8 @@ TEST(ParseProcPidStat, AShortLineHasNoProcessor) {
   EXPECT_EQ(s->state, 'R');
   EXPECT_EQ(s->starttime, 555u);
   EXPECT_EQ(s->processor, -1);
+  EXPECT_EQ(s->rt_priority, -1);
+  EXPECT_EQ(s->policy, -1);
 }
 
 TEST(ParseProcPidStat, MalformedLinesAreRefused) {

@@ -1,0 +1,149 @@
+#include "engine/app/check_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "engine/base/errors.hpp"
+#include "engine/campaign/sweep.hpp"
+#include "engine/campaign/sweep_runner.hpp"
+#include "engine/doctor/checks.hpp"
+#include "engine/doctor/report.hpp"
+#include "engine/doctor/snapshot.hpp"
+#include "engine/run/run_dir.hpp"
+#include "engine/run/run_options.hpp"
+#include "engine/system/atomic_file.hpp"
+
+namespace xrunlab {
+namespace {
+
+std::string first_line(const std::string& s) {
+  const size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+// The doctor's first FAIL, else its first WARN, as the verdict's "Fix first: ...".
+std::string fix_first(const std::vector<CheckResult>& results) {
+  for (const CheckStatus want : {CheckStatus::kFail, CheckStatus::kWarn}) {
+    for (const CheckResult& r : results) {
+      if (r.status != want) continue;
+      std::string t = fmt::format("{}: {}.", r.title, first_line(r.found));
+      if (!r.fix.empty()) t += fmt::format(" Fix: {}.", first_line(r.fix));
+      return t + " (See `xrunlab doctor`.)";
+    }
+  }
+  return "";
+}
+
+std::string doctor_lines(const std::vector<CheckResult>& results) {
+  size_t ok = 0, warn = 0, fail = 0, other = 0;
+  for (const CheckResult& r : results) {
+    ok += r.status == CheckStatus::kOk;
+    warn += r.status == CheckStatus::kWarn;
+    fail += r.status == CheckStatus::kFail;
+    other += r.status == CheckStatus::kNeedsRoot || r.status == CheckStatus::kSkipped;
+  }
+  std::string out = fmt::format(
+      "Doctor: {} checks: {} OK, {} WARN, {} FAIL, {} skipped or needing root (`xrunlab doctor` "
+      "shows each with its fix)\n",
+      results.size(), ok, warn, fail, other);
+  for (const CheckResult& r : results) {
+    if (r.status != CheckStatus::kFail && r.status != CheckStatus::kWarn) continue;
+    out += fmt::format("  {:<4}  {}: {}\n", status_label(r.status), r.title, first_line(r.found));
+  }
+  return out;
+}
+
+int priority_of(const std::vector<std::string>& args) {
+  int p = RunOptions{}.priority;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--priority") {
+      try {
+        p = std::stoi(args[i + 1]);
+      } catch (const std::exception&) {
+        // refused when the runs are checked
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
+                      const std::atomic<bool>& stop) {
+  SweepOptions so;
+  so.spec.clients = {o.clients};
+  so.spec.periods = parse_positive_list("--periods", o.periods, 16, 8192);
+  so.spec.duration_s = o.duration_s;
+  so.spec.repetitions = o.repetitions;
+  so.spec.search = "bisect";
+  so.spec.run_args = o.run_args;
+  for (const std::string& a : o.run_args) {
+    if (a == "--dsp-load" || a.rfind("--dsp-load=", 0) == 0) {
+      throw Error(ExitCode::kUsage,
+                  "check: give --dsp-load before -- (the check's own option), not after it");
+    }
+  }
+  so.spec.run_args.push_back("--dsp-load");
+  so.spec.run_args.push_back(fmt::format("{:g}", o.dsp_load_pct));
+  for (size_t i = 0; i + 1 < so.spec.run_args.size(); ++i) {
+    if (so.spec.run_args[i] == "--rate") {
+      try {
+        so.spec.rate = static_cast<uint32_t>(std::stoul(so.spec.run_args[i + 1]));
+      } catch (const std::exception&) {
+        // refused when the runs are checked
+      }
+    }
+  }
+  so.spec.name = "check-" + default_sweep_name(so.spec).substr(std::string("sweep-").size());
+  so.dir = o.dir.empty() ? "results/checks/" + so.spec.name : o.dir;
+  so.quiet = o.quiet;
+  so.self_exe = o.self_exe;
+
+  check_sweep_args(so.spec, check);  // bad input is refused before the doctor prints
+
+  // 1. The doctor, by inspection.
+  const std::vector<CheckResult> results =
+      run_checks(collect_snapshot(DoctorRoots{}, priority_of(o.run_args)), [&] {
+        DoctorTargets t;
+        t.jackd_priority = priority_of(o.run_args);
+        t.clients = o.clients;
+        t.period = so.spec.periods.front();
+        t.rate = so.spec.rate;
+        t.dsp_load_pct = o.dsp_load_pct;
+        return t;
+      }());
+  const std::string doctor = doctor_lines(results);
+  std::fputs(doctor.c_str(), stdout);
+  std::fputs("\n", stdout);
+  std::fflush(stdout);
+
+  // 2. The sweep, by measurement (it checks every run's arguments before anything runs).
+  const SweepOutcome sweep = run_sweep(so, check, stop);
+
+  // 3. The verdict.
+  const std::string verdict =
+      check_verdict(so.spec, sweep.grid, o.dsp_load_pct, fix_first(results));
+  std::printf("\n%s\n", verdict.c_str());
+  std::fflush(stdout);
+  const SweepAnswer a = sweep_answer(so.spec, sweep.grid, o.clients);
+  int code = sweep.exit_code;
+  if (code == 0) code = a.clean ? 0 : static_cast<int>(ExitCode::kCheckDropsOut);
+  make_dirs(so.dir);
+  write_file_atomic(so.dir + "/check.txt", doctor + "\n" + verdict + "\n");
+  nlohmann::json j = {{"schema_version", 1},
+                      {"verdict", verdict},
+                      {"exit_code", code},
+                      {"clients", o.clients},
+                      {"dsp_load_pct", o.dsp_load_pct},
+                      {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period)
+                                                        : nlohmann::json()},
+                      {"doctor", doctor_json(results)},
+                      {"sweep", "sweep.json"}};
+  write_file_atomic(so.dir + "/check.json", j.dump(2) + "\n");
+  if (!o.quiet) std::printf("Results: %s (check.txt, check.json, sweep.png)\n", so.dir.c_str());
+  return code;
+}
+
+}  // namespace xrunlab

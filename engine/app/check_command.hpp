@@ -1,0 +1,32 @@
+#pragma once
+// `xrunlab check`: the doctor's checks (engine/doctor) and a short sweep
+// (engine/campaign/sweep_runner.hpp) of the periods for the given client count and DSP load,
+// ending in one verdict a musician can act on (check_verdict): the smallest period that ran
+// without dropouts, with its confidence, the next smaller period's rate, and the first thing
+// the doctor says to fix. Writes DIR/check.txt and DIR/check.json beside the sweep's files.
+// Returns the exit code: the sweep's when it stopped (130 interrupted, 1 a run failed), else 0
+// when a period ran clean and 22 (ExitCode::kCheckDropsOut) when none did. Non-realtime.
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "engine/campaign/campaign_plan.hpp"
+
+namespace xrunlab {
+
+struct CheckOptions {
+  int clients = 14;
+  double dsp_load_pct = 30;
+  std::string periods = "64,128,256,512,1024";
+  double duration_s = 10;
+  int repetitions = 2;
+  std::string dir;  // "" = results/checks/<check-hash of the settings>
+  bool quiet = false;
+  std::vector<std::string> run_args;  // after --: `xrunlab run` options for every run
+  std::string self_exe;
+};
+
+int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
+                      const std::atomic<bool>& stop);
+
+}  // namespace xrunlab
