@@ -325,9 +325,9 @@ void Runner::start_clients() {
       const std::string what = describe_source(*o_.source_info);
       live_.with([&](RunResult& r) { r.audio->source = what; });
       if (o_.source_info->truncated()) {
-        warn(fmt::format("--source: only the first {:.0f} s of the file are played and checked "
+        warn(fmt::format("--source: only the first {:.2f} s of the file are played and checked "
                          "(looped); the file is {:.2f} s long",
-                         kSourceMaxSeconds,
+                         static_cast<double>(o_.source_info->used_frames) / o_.source_info->rate,
                          static_cast<double>(o_.source_info->frames) / o_.source_info->rate));
       }
     }

@@ -7,9 +7,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <stdexcept>
 
 namespace xrunlab {
+
+uint64_t source_max_frames(uint32_t rate) {
+  return std::min(static_cast<uint64_t>(kSourceMaxSeconds * rate), kSourceMaxFrames);
+}
 
 std::optional<SourceAudioInfo> probe_source_audio(const std::string& path, std::string* why) {
   auto fail = [&](const std::string& what) -> std::optional<SourceAudioInfo> {
@@ -38,8 +43,7 @@ std::optional<SourceAudioInfo> probe_source_audio(const std::string& path, std::
   info.rate = static_cast<uint32_t>(sf.samplerate);
   info.channels = sf.channels;
   info.frames = static_cast<uint64_t>(sf.frames);
-  const auto max_frames = static_cast<uint64_t>(kSourceMaxSeconds * info.rate);
-  info.used_frames = std::min(info.frames, max_frames);
+  info.used_frames = std::min(info.frames, source_max_frames(info.rate));
   info.format = named && fi.name != nullptr ? fi.name : "audio";
   return info;
 }
@@ -57,7 +61,8 @@ std::string describe_source(const SourceAudioInfo& info) {
                               info.channels == 1 ? "" : " (channel 1 played)",
                               static_cast<double>(info.used_frames) / info.rate);
   if (info.truncated()) {
-    s += fmt::format(" (the first {:.0f} s of {:.2f} s)", kSourceMaxSeconds,
+    s += fmt::format(" (the first {:.2f} s of {:.2f} s)",
+                     static_cast<double>(info.used_frames) / info.rate,
                      static_cast<double>(info.frames) / info.rate);
   }
   return s;

@@ -88,8 +88,29 @@ TEST(SourceAudio, AFileLongerThanTheBoundIsTruncatedToItAndSaysSo) {
   EXPECT_EQ(got.size(), 300u * kRate);
   EXPECT_TRUE(info.truncated());
   EXPECT_EQ(info.frames, 301u * kRate);
-  EXPECT_NE(describe_source(info).find("(the first 300 s of 301.00 s)"), std::string::npos)
+  EXPECT_NE(describe_source(info).find("(the first 300.00 s of 301.00 s)"), std::string::npos)
       << describe_source(info);
+  // Above 48 kHz the bound is 300 s at 48 kHz in frames: 150 s at 96 kHz.
+  EXPECT_EQ(source_max_frames(96000), 150u * 96000);
+  EXPECT_EQ(source_max_frames(48000), 300u * 48000);
+  EXPECT_EQ(source_max_frames(44100), 300u * 44100);
+}
+
+// Ogg Vorbis is lossy, but decoding is deterministic: the head and the tail, loading the same
+// file with the same libsndfile, hold the same floats.
+TEST(SourceAudio, AnOggFileLoadsTheSameFloatsEveryTime) {
+  TempDir dir("source-audio");
+  const std::string path = dir.file("song.ogg");
+  try {
+    write_audio(path, noise(48000), 1, 48000, SF_FORMAT_OGG | SF_FORMAT_VORBIS);
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "this libsndfile writes no Ogg Vorbis: " << e.what();
+  }
+  SourceAudioInfo info;
+  const std::vector<float> a = load_source_audio(path, 48000, &info);
+  EXPECT_EQ(a.size(), 48000u);
+  EXPECT_EQ(info.format.rfind("OGG", 0), 0u) << info.format;
+  EXPECT_EQ(load_source_audio(path, 48000), a);
 }
 
 }  // namespace
