@@ -212,8 +212,7 @@ class Drain {
       try {
         audio_ = std::make_unique<AudioCheck>(
             a.index, jack.rate(), a.record_dir,
-            [this](const telemetry::GlitchReport& g) { out_.send(g); },
-            audio_setup(a, jack));
+            [this](const telemetry::GlitchReport& g) { out_.send(g); }, audio_setup(a, jack));
       } catch (const std::exception& e) {
         throw ClientFailure(e.what());
       }

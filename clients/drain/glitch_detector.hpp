@@ -2,8 +2,8 @@
 // Non-realtime: finds every discontinuity in the received copy of the test signal
 // (clients/rt/test_signal.hpp), or of the user's file (--source FILE), sample-exactly: the
 // expected loop is a ReferenceSignal (clients/drain/reference_signal.hpp) of period R (the test
-// signal: the rate; a file: its length in frames). The tail client feeds what arrives on its port 1, in
-// arrival order and in chunks of any size; the results do not depend on the chunk sizes.
+// signal: the rate; a file: its length in frames). The tail client feeds what arrives on its port
+// 1, in arrival order and in chunks of any size; the results do not depend on the chunk sizes.
 //
 // Timeline. Received samples are numbered r = 0, 1, 2, ... (the sink's own count). Samples before
 // the first lock are `unlocked_frames` (the chain filling up), never a glitch.
@@ -122,8 +122,8 @@ class GlitchDetector {
   void push(const Glitch& g);
 
   std::shared_ptr<const ReferenceSignal> ref_;
-  uint64_t period_;      // R
-  uint32_t rate_;        // one second, in frames: the kLost threshold
+  uint64_t period_;       // R
+  uint32_t rate_;         // one second, in frames: the kLost threshold
   const uint32_t* bits_;  // the reference's samples as bit patterns, in play order
   uint32_t block_;        // B (0: blocks are not counted)
   uint64_t judged_blocks_ = 0;

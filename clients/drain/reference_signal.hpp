@@ -33,17 +33,16 @@ class ReferenceSignal {
   virtual ~ReferenceSignal() = default;
 
   uint64_t period() const { return bits_.size(); }
-  uint32_t bits(uint64_t pos) const { return bits_[pos]; }  // pos < period()
+  uint32_t bits(uint64_t pos) const { return bits_[pos]; }   // pos < period()
   const uint32_t* bit_data() const { return bits_.data(); }  // period() patterns
-  float value(uint64_t pos) const;                          // pos < period()
+  float value(uint64_t pos) const;                           // pos < period()
 
   // The position of kMatchFrames consecutive received samples, from their values alone.
   // With `near`: the absolute position (congruent mod period() to a place they fit) nearest to
   // near, the smaller on a tie. Without: the first lock's rule of each kind (the test signal:
   // the smallest fitting position; a file: the only one, nullopt when the window occurs more
   // than once). nullopt when they fit nowhere.
-  virtual std::optional<uint64_t> find(const float* window,
-                                       std::optional<uint64_t> near) const = 0;
+  virtual std::optional<uint64_t> find(const float* window, std::optional<uint64_t> near) const = 0;
 
   // Builds the block table for blocks of `block_frames` (0: none). Not const: call before the
   // detector uses it.

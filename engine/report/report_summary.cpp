@@ -234,9 +234,9 @@ void own_block(std::string& out, const RunResult& r) {
                       a.totals.judged_blocks, a.totals.block_frames, a.totals.unjudged_blocks));
     }
     if (a.totals.clipped_samples > 0) {
-      out += summary_field_line("Recording clipped",
-                                fmt::format(" {} samples beyond +-1.0 (24-bit FLAC)",
-                                            a.totals.clipped_samples));
+      out += summary_field_line(
+          "Recording clipped",
+          fmt::format(" {} samples beyond +-1.0 (24-bit FLAC)", a.totals.clipped_samples));
     }
     if (a.glitches_total() > 0 || a.xruns_without_glitch > 0) {
       out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));

@@ -325,10 +325,11 @@ void Runner::start_clients() {
       const std::string what = describe_source(*o_.source_info);
       live_.with([&](RunResult& r) { r.audio->source = what; });
       if (o_.source_info->truncated()) {
-        warn(fmt::format("--source: only the first {:.2f} s of the file are played and checked "
-                         "(looped); the file is {:.2f} s long",
-                         static_cast<double>(o_.source_info->used_frames) / o_.source_info->rate,
-                         static_cast<double>(o_.source_info->frames) / o_.source_info->rate));
+        warn(
+            fmt::format("--source: only the first {:.2f} s of the file are played and checked "
+                        "(looped); the file is {:.2f} s long",
+                        static_cast<double>(o_.source_info->used_frames) / o_.source_info->rate,
+                        static_cast<double>(o_.source_info->frames) / o_.source_info->rate));
       }
     }
     if (o_.record) {

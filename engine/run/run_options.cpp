@@ -118,7 +118,8 @@ void check_source(RunOptions& o) {
   std::string why;
   o.source_info = probe_source_audio(o.source, &why);
   if (!o.source_info) throw Error(ExitCode::kUsage, why);
-  const bool rate_unknown = o.backend && o.backend->kind == BackendSpec::Kind::kAttach && !o.rate_given;
+  const bool rate_unknown =
+      o.backend && o.backend->kind == BackendSpec::Kind::kAttach && !o.rate_given;
   if (!rate_unknown && o.source_info->rate != o.rate) {
     throw Error(ExitCode::kUsage, source_rate_mismatch(o.source, o.source_info->rate, o.rate));
   }

@@ -64,9 +64,8 @@ bool operator==(const ClientArgs& a, const ClientArgs& b) {
          a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
          a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
          a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
-         a.cycle_table == b.cycle_table &&
-         a.check_port == b.check_port && a.source == b.source && a.sink == b.sink &&
-         a.record_dir == b.record_dir && a.source_file == b.source_file &&
+         a.cycle_table == b.cycle_table && a.check_port == b.check_port && a.source == b.source &&
+         a.sink == b.sink && a.record_dir == b.record_dir && a.source_file == b.source_file &&
          a.record_format == b.record_format;
 }
 

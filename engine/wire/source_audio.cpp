@@ -4,10 +4,10 @@
 #include <sndfile.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <stdexcept>
 
 namespace xrunlab {
@@ -25,7 +25,8 @@ std::optional<SourceAudioInfo> probe_source_audio(const std::string& path, std::
   if (::stat(path.c_str(), &st) != 0) {
     return fail(std::string(std::strerror(errno)) + " (give an audio file: WAV, FLAC or Ogg)");
   }
-  if (!S_ISREG(st.st_mode)) return fail("not a regular file (give an audio file: WAV, FLAC or Ogg)");
+  if (!S_ISREG(st.st_mode))
+    return fail("not a regular file (give an audio file: WAV, FLAC or Ogg)");
   SF_INFO sf{};
   SNDFILE* f = sf_open(path.c_str(), SFM_READ, &sf);
   if (f == nullptr) {
@@ -95,9 +96,10 @@ std::vector<float> load_source_audio(const std::string& path, uint32_t run_rate,
   }
   sf_close(f);
   if (got < info->used_frames) {
-    throw std::runtime_error(fmt::format("--source '{}': read {} of its {} frames; the file is "
-                                         "damaged or truncated",
-                                         path, got, info->used_frames));
+    throw std::runtime_error(
+        fmt::format("--source '{}': read {} of its {} frames; the file is "
+                    "damaged or truncated",
+                    path, got, info->used_frames));
   }
   if (info_out != nullptr) *info_out = *info;
   return mono;

@@ -23,11 +23,11 @@ inline constexpr uint64_t kSourceMaxFrames = 300 * 48000;
 
 struct SourceAudioInfo {
   std::string path;
-  uint32_t rate = 0;        // the file's sample rate, Hz
-  int channels = 0;         // in the file; only channel 1 is played
-  uint64_t frames = 0;      // in the file
-  uint64_t used_frames = 0; // played and checked: frames, at most source_max_frames(rate)
-  std::string format;       // libsndfile's name of the container, e.g. "FLAC", "WAV (Microsoft)"
+  uint32_t rate = 0;         // the file's sample rate, Hz
+  int channels = 0;          // in the file; only channel 1 is played
+  uint64_t frames = 0;       // in the file
+  uint64_t used_frames = 0;  // played and checked: frames, at most source_max_frames(rate)
+  std::string format;        // libsndfile's name of the container, e.g. "FLAC", "WAV (Microsoft)"
   bool truncated() const { return used_frames < frames; }
 };
 

@@ -103,7 +103,7 @@ struct AudioTotals {
   double check_ns_per_frame = 0;  // the detector's cost on the drain thread
   // What it was checked against, and how much of it could be judged.
   std::string reference = "test-signal";  // or "file" (--source FILE)
-  uint64_t received_frames = 0;  // frames received inside the window, checked or not
+  uint64_t received_frames = 0;           // frames received inside the window, checked or not
   uint32_t block_frames = 0;     // B: the block a dropped or repeated period is (0: not counted)
   uint64_t judged_blocks = 0;    // blocks that arrived locked whose loss or repeat would be heard
   uint64_t unjudged_blocks = 0;  // blocks that arrived locked equal to a neighbour block

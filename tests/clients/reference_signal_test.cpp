@@ -100,9 +100,8 @@ TEST(FileReference, PlacesEveryWindowOfANoiseFileAndTheNearestAfterAGlitch) {
 TEST(FileCheck, ADroppedBlockIsOneDropOfExactlyOneBlockAndEveryBlockIsJudged) {
   const std::vector<float> file = noise(kRate);
   constexpr uint64_t kStart = 1000, kBlocks = 40, kAt = 20 * kBlock;
-  const std::vector<float> x = received(file, kBlocks * kBlock, [&](size_t r) {
-    return kStart + r + (r >= kAt ? kBlock : 0);
-  });
+  const std::vector<float> x = received(
+      file, kBlocks * kBlock, [&](size_t r) { return kStart + r + (r >= kAt ? kBlock : 0); });
   const GlitchDetector d = detect(reference(file), x);
   ASSERT_EQ(d.glitches().size(), 1u);
   const Glitch& g = d.glitches()[0];
@@ -118,9 +117,8 @@ TEST(FileCheck, ADroppedBlockIsOneDropOfExactlyOneBlockAndEveryBlockIsJudged) {
 TEST(FileCheck, ARepeatedBlockIsOneRepeatOfExactlyOneBlock) {
   const std::vector<float> file = noise(kRate);
   constexpr uint64_t kStart = 1000, kBlocks = 40, kAt = 20 * kBlock;
-  const std::vector<float> x = received(file, kBlocks * kBlock, [&](size_t r) {
-    return kStart + r - (r >= kAt ? kBlock : 0);
-  });
+  const std::vector<float> x = received(
+      file, kBlocks * kBlock, [&](size_t r) { return kStart + r - (r >= kAt ? kBlock : 0); });
   const GlitchDetector d = detect(reference(file), x);
   ASSERT_EQ(d.glitches().size(), 1u);
   EXPECT_EQ(d.glitches()[0].kind, Kind::kRepeated);
@@ -188,8 +186,8 @@ TEST(FileCheck, TheTailReportsASilentFileAsNotCheckedWithEverythingReceived) {
   s.reference = silent;
   s.not_checked = file_check_impossible(*silent, kRate);
   std::vector<telemetry::GlitchReport> got;
-  AudioCheck check(2, kRate, dir.str(), [&](const telemetry::GlitchReport& g) { got.push_back(g); },
-                   s);
+  AudioCheck check(
+      2, kRate, dir.str(), [&](const telemetry::GlitchReport& g) { got.push_back(g); }, s);
   const std::vector<float> zeros(10 * kBlock, 0.0f);
   for (uint64_t k = 0; k < 10; ++k) check.feed(zeros.data() + k * kBlock, kBlock, 1000 + k, 0);
   check.finish();
@@ -210,7 +208,8 @@ TEST(FileCheck, AFlacRecordingClipsAndCountsSamplesBeyondOne) {
   AudioCheckSetup s;
   s.format = RecordFormat::kFlac;
   s.block_frames = kBlock;
-  AudioCheck check(2, kRate, dir.str(), [](const telemetry::GlitchReport&) {}, s);
+  AudioCheck check(
+      2, kRate, dir.str(), [](const telemetry::GlitchReport&) {}, s);
   std::vector<float> x(8 * kBlock);
   TestSignal(kRate).fill_rt(x.data(), 0, static_cast<uint32_t>(x.size()));
   for (uint64_t k = 0; k < 8; ++k) check.feed(x.data() + k * kBlock, kBlock, 1000 + k, 0);

@@ -77,8 +77,8 @@ TEST(AudioChainSourceFile, TheFileIsPlayedCheckedAndRecordedAsFlac) {
   ASSERT_TRUE(every_block_judgeable(file));
   XrunlabRun r;
   ASSERT_EQ(run_to_end({"run", "--backend", "vcard", "--clients", "2", "--ports", "1", "--period",
-                        "256", "--duration", "3", "--source", song, "--record",
-                        "--record-format", "flac", "--label", "it-source-flac", "--no-plots"},
+                        "256", "--duration", "3", "--source", song, "--record", "--record-format",
+                        "flac", "--label", "it-source-flac", "--no-plots"},
                        &r),
             0)
       << r.log();
@@ -88,8 +88,7 @@ TEST(AudioChainSourceFile, TheFileIsPlayedCheckedAndRecordedAsFlac) {
   EXPECT_EQ(a["reference"], "file") << a.dump();
   EXPECT_TRUE(a["checked"].get<bool>()) << a.dump();
   EXPECT_TRUE(a["not_checked"].is_null()) << a.dump();
-  EXPECT_NE(a["source"].get<std::string>().find("2 channels (channel 1 played)"),
-            std::string::npos)
+  EXPECT_NE(a["source"].get<std::string>().find("2 channels (channel 1 played)"), std::string::npos)
       << a.dump();
   EXPECT_EQ(j["spec"]["source"], song);
   EXPECT_EQ(j["spec"]["record_format"], "flac");
@@ -102,7 +101,8 @@ TEST(AudioChainSourceFile, TheFileIsPlayedCheckedAndRecordedAsFlac) {
   EXPECT_EQ(unjudged, 0u) << a.dump();  // the fixture's every block differs from its neighbours
   EXPECT_EQ(a["frames_received"].get<uint64_t>(), checked);
   // Every block start from the lock on is judged, unless a glitch covers it.
-  const uint64_t blocks_locked = (checked + kPeriod - 1) / kPeriod - (unlocked + kPeriod - 1) / kPeriod;
+  const uint64_t blocks_locked =
+      (checked + kPeriod - 1) / kPeriod - (unlocked + kPeriod - 1) / kPeriod;
   if (a["glitches"].get<uint64_t>() == 0) {
     EXPECT_EQ(judged, blocks_locked) << a.dump();
   } else {
@@ -158,10 +158,29 @@ TEST(AudioChainSourceFile, InjectedOverrunsAreHeardAgainstTheFileAndMatched) {
   const std::vector<float> file = noise(2 * kRate, 9);
   write_audio(song, file, 1, kRate, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
   XrunlabRun r;
-  ASSERT_EQ(run_to_end({"run", "--backend", "vcard", "--clients", "3", "--ports", "1", "--period",
-                        "256", "--duration", "4", "--inject", "8000:100", "--inject-client", "2",
-                        "--source", song, "--record", "--record-format", "flac", "--label",
-                        "it-source-inject", "--no-plots"},
+  ASSERT_EQ(run_to_end({"run",
+                        "--backend",
+                        "vcard",
+                        "--clients",
+                        "3",
+                        "--ports",
+                        "1",
+                        "--period",
+                        "256",
+                        "--duration",
+                        "4",
+                        "--inject",
+                        "8000:100",
+                        "--inject-client",
+                        "2",
+                        "--source",
+                        song,
+                        "--record",
+                        "--record-format",
+                        "flac",
+                        "--label",
+                        "it-source-inject",
+                        "--no-plots"},
                        &r),
             0)
       << r.log();
@@ -213,10 +232,10 @@ TEST(AudioChainSourceFile, ASilentFileIsPlayedButNotCheckedAndSaysSo) {
   const std::string song = dir.file("silence.flac");
   write_audio(song, std::vector<float>(kRate, 0.0f), 1, kRate, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
   XrunlabRun r;
-  ASSERT_EQ(run_to_end({"run", "--backend", "vcard", "--clients", "2", "--ports", "1", "--period",
-                        "1024", "--duration", "1", "--source", song, "--label",
-                        "it-source-silence", "--no-plots"},
-                       &r),
+  ASSERT_EQ(run_to_end(
+                {"run", "--backend", "vcard", "--clients", "2", "--ports", "1", "--period", "1024",
+                 "--duration", "1", "--source", song, "--label", "it-source-silence", "--no-plots"},
+                &r),
             0)
       << r.log();
   const json j = r.run_json();
@@ -235,8 +254,7 @@ TEST(AudioChainSourceFile, ASilentFileIsPlayedButNotCheckedAndSaysSo) {
   const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
   EXPECT_NE(summary.find(" Delta Maximum . . . . . . . . : not checked"), std::string::npos)
       << summary;
-  EXPECT_NE(summary.find("not checked: the file is digital silence"), std::string::npos)
-      << summary;
+  EXPECT_NE(summary.find("not checked: the file is digital silence"), std::string::npos) << summary;
   expect_nothing_left(r);
 }
 
