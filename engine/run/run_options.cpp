@@ -105,6 +105,9 @@ void validate(const RunOptions& o) {
   if (!o.source.empty() && !o.audio_check) {
     bad("--source needs the audio check (drop --no-audio-check)");
   }
+  if (!o.source.empty() && o.clients < 2) {
+    bad("--source needs --clients 2 or more (a head that plays the file, a tail that checks it)");
+  }
   if (o.record_format != "wav" && o.record_format != "flac") {
     bad("--record-format '" + o.record_format + "': must be wav or flac");
   }

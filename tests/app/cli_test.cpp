@@ -86,6 +86,9 @@ TEST(Options, SourceFileIsCheckedBeforeTheRun) {
             "WAV, FLAC or Ogg)");
   EXPECT_EQ(usage_error({"run", "--source", "/etc/hostname", "--no-audio-check"}),
             "--source needs the audio check (drop --no-audio-check)");
+  EXPECT_EQ(usage_error({"run", "--source", "/etc/hostname", "--clients", "1"}),
+            "--source needs --clients 2 or more (a head that plays the file, a tail that checks "
+            "it)");
   const Command c = parse({"run", "--record", "--record-format", "flac"});
   EXPECT_EQ(c.run.record_format, "flac");
   EXPECT_EQ(to_json(c.run).at("record_format"), "flac");
