@@ -31,13 +31,16 @@
 #include "clients/drain/card_record.hpp"
 #include "clients/drain/cycle_table_map.hpp"
 #include "clients/drain/cycle_stats.hpp"
+#include "clients/drain/reference_signal.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
+#include "clients/rt/looped_samples.hpp"
 #include "clients/rt/process_callback.hpp"
 #include "clients/rt/test_signal.hpp"
 #include "clients/rt/thread_tid.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/sched_target.hpp"
+#include "engine/wire/source_audio.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
 
@@ -153,7 +156,21 @@ Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ct
   c.ring = std::make_unique<CycleRing>();
   c.inject = a.inject;
   c.check_port = a.check_port;
-  if (a.source) c.signal = std::make_unique<const TestSignal>(jack.rate());
+  if (a.source && !a.source_file.empty()) {
+    // The whole file (at most kSourceMaxSeconds) in memory before activation: the callback
+    // only copies from it.
+    try {
+      SourceAudioInfo info;
+      c.file = std::make_unique<const LoopedSamples>(
+          load_source_audio(a.source_file, jack.rate(), &info));
+      std::fprintf(stderr, "%s: playing %s, looped\n", a.name.c_str(),
+                   describe_source(info).c_str());
+    } catch (const std::exception& e) {
+      throw ClientFailure(e.what());
+    }
+  } else if (a.source) {
+    c.signal = std::make_unique<const TestSignal>(jack.rate());
+  }
   if (a.sink) c.audio = std::make_unique<AudioRing>();
   ctx->state = make_rt_state(c, jack.frames());
   std::fprintf(stderr,
@@ -195,7 +212,7 @@ class Drain {
       try {
         audio_ = std::make_unique<AudioCheck>(
             a.index, jack.rate(), a.record_dir,
-            [this](const telemetry::GlitchReport& g) { out_.send(g); });
+            [this](const telemetry::GlitchReport& g) { out_.send(g); }, audio_setup(a, jack));
       } catch (const std::exception& e) {
         throw ClientFailure(e.what());
       }
@@ -241,6 +258,30 @@ class Drain {
       stats_.poll(jack_get_time(), kGraceUs);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+  }
+
+  // The tail's check: against the test signal, or against the same file the head plays (loaded
+  // and indexed here, before activation, off the realtime thread). Throws on a file that cannot
+  // be read.
+  static AudioCheckSetup audio_setup(const ClientArgs& a, const JackClient& jack) {
+    AudioCheckSetup s;
+    s.format = a.record_format == "flac" ? RecordFormat::kFlac : RecordFormat::kWav;
+    s.block_frames = jack.frames();
+    if (a.source_file.empty()) return s;
+    s.reference_kind = "file";
+    const std::vector<float> samples = load_source_audio(a.source_file, jack.rate());
+    if (samples.size() < kMatchFrames) {
+      s.not_checked = "the file has " + std::to_string(samples.size()) +
+                      " frames; the check needs at least 1 s";
+      return s;
+    }
+    auto ref = std::make_shared<FileReference>(samples);
+    ref->prepare_blocks(jack.frames());
+    s.not_checked = file_check_impossible(*ref, jack.rate());
+    std::fprintf(stderr, "%s: checking against %s: %s\n", a.name.c_str(), a.source_file.c_str(),
+                 s.not_checked.empty() ? "indexed" : ("not checked: " + s.not_checked).c_str());
+    s.reference = std::move(ref);
+    return s;
   }
 
   uint64_t cycles_total() const { return stats_.cycles_total(); }

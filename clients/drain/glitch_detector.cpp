@@ -22,23 +22,6 @@ float deviation(float received, float expected) noexcept {
   return std::isnan(d) ? std::numeric_limits<float>::infinity() : d;
 }
 
-// a^-1 mod m, for gcd(a, m) == 1.
-uint32_t inverse_mod(uint32_t a, uint32_t m) {
-  int64_t t = 0, new_t = 1;
-  int64_t r = m, new_r = a;
-  while (new_r != 0) {
-    const int64_t q = r / new_r;
-    t = std::exchange(new_t, t - q * new_t);
-    r = std::exchange(new_r, r - q * new_r);
-  }
-  if (t < 0) t += m;
-  return static_cast<uint32_t>(t);
-}
-
-uint64_t distance(uint64_t a, uint64_t b) noexcept {
-  return a > b ? a - b : b - a;
-}
-
 }  // namespace
 
 bool operator==(const Glitch& a, const Glitch& b) noexcept {
@@ -68,79 +51,43 @@ std::ostream& operator<<(std::ostream& os, const Glitch& g) {
 }
 
 GlitchDetector::GlitchDetector(uint32_t rate)
-    : signal_(rate),
-      rate_(signal_.rate()),
-      step_(signal_.step()),
-      step_inverse_(inverse_mod(step_, rate_)),
-      bits_(rate_) {
-  std::vector<std::pair<uint32_t, uint32_t>> by_bits(rate_);  // (bit pattern, table index)
-  for (uint32_t k = 0; k < rate_; ++k) {
-    bits_[k] = bits_of(signal_.table(k));
-    by_bits[k] = {bits_[k], k};
-  }
-  std::sort(by_bits.begin(), by_bits.end());
-  indices_.resize(rate_);
-  lookup_.reserve(rate_);
-  for (uint32_t i = 0; i < rate_;) {
-    uint32_t end = i;
-    while (end < rate_ && by_bits[end].first == by_bits[i].first) {
-      indices_[end] = by_bits[end].second;
-      ++end;
-    }
-    lookup_.emplace(by_bits[i].first, std::make_pair(i, end - i));
-    i = end;
-  }
+    : GlitchDetector(std::make_shared<const TestSignalReference>(rate), rate) {}
+
+GlitchDetector::GlitchDetector(std::shared_ptr<const ReferenceSignal> reference, uint32_t rate)
+    : ref_(std::move(reference)),
+      period_(ref_->period()),
+      rate_(rate),
+      bits_(ref_->bit_data()),
+      block_(ref_->block_frames()) {
   buf_.reserve(kPiece + kMatch);
 }
 
-// The absolute position congruent to n0 (mod R) nearest to `near` (the smaller on a tie).
-uint64_t GlitchDetector::lift(uint64_t n0, uint64_t near) const {
-  const uint64_t d = (near % rate_ + rate_ - n0) % rate_;  // near - d == n0 (mod R)
-  if (near < d) return near + (rate_ - d);
-  return d <= rate_ - d ? near - d : near + (rate_ - d);
+std::optional<uint64_t> GlitchDetector::locate(const float* window) const {
+  return ref_->find(window, std::nullopt);
 }
 
-std::optional<uint64_t> GlitchDetector::find(const float* window,
-                                             std::optional<uint64_t> near) const {
-  const auto it = lookup_.find(bits_of(window[0]));
-  if (it == lookup_.end()) return std::nullopt;
-  std::optional<uint64_t> best;
-  uint64_t best_distance = 0;
-  for (uint32_t i = it->second.first; i < it->second.first + it->second.second; ++i) {
-    const uint32_t k = indices_[i];
-    uint32_t idx = k;
-    bool match = true;
-    for (size_t m = 1; m < kMatch && match; ++m) {
-      idx += step_;
-      if (idx >= rate_) idx -= rate_;
-      match = bits_of(window[m]) == bits_[idx];
-    }
-    if (!match) continue;
-    const uint64_t n0 = static_cast<uint64_t>(k) * step_inverse_ % rate_;
-    const uint64_t n = near ? lift(n0, *near) : n0;
-    const uint64_t dist = near ? distance(n, *near) : n;
-    if (!best || dist < best_distance || (dist == best_distance && n < *best)) {
-      best = n;
-      best_distance = dist;
+// Blocks starting among the n clean samples from received index r0 (loop place pos0).
+void GlitchDetector::count_blocks(uint64_t r0, uint64_t pos0, size_t n) {
+  if (block_ == 0 || n == 0) return;
+  for (uint64_t m = (r0 + block_ - 1) / block_ * block_; m < r0 + n; m += block_) {
+    if (ref_->can_show_jump((pos0 + (m - r0)) % period_)) {
+      ++judged_blocks_;
+    } else {
+      ++unjudged_blocks_;
     }
   }
-  return best;
-}
-
-std::optional<uint64_t> GlitchDetector::locate(const float* window) const {
-  return find(window, std::nullopt);
 }
 
 // The number of samples from x that continue the signal at the expected position (one compare
 // each); advances the expected position past them.
-size_t GlitchDetector::match_run(const float* x, size_t n) {
-  uint32_t pos = pos_;
+size_t GlitchDetector::match_run(const float* x, size_t n, uint64_t r0) {
+  uint64_t pos = pos_;
   size_t i = 0;
   for (; i < n; ++i) {
     if (bits_of(x[i]) != bits_[pos]) break;
-    pos += step_;
-    if (pos >= rate_) pos -= rate_;
+    pos = next(pos);
   }
+  count_blocks(r0, pos_, i);
   pos_ = pos;
   expected_ += i;
   return i;
@@ -153,7 +100,7 @@ void GlitchDetector::feed(const float* samples, size_t n) {
   frames_ += n;
   while (n > 0) {
     if (state_ == State::kLocked && buf_.empty()) {
-      const size_t clean = match_run(samples, n);
+      const size_t clean = match_run(samples, n, base_);
       base_ += clean;
       samples += clean;
       n -= clean;
@@ -192,9 +139,9 @@ void GlitchDetector::process(bool at_end) {
           more = false;
           break;
         }
-        if (const auto n = find(buf_.data() + c, std::nullopt)) {
+        if (const auto n = ref_->find(buf_.data() + c, std::nullopt)) {
           expected_ = *n;
-          pos_ = signal_.index_of(*n);
+          pos_ = *n % period_;
           state_ = State::kLocked;
           ever_locked_ = true;
         } else {
@@ -204,7 +151,7 @@ void GlitchDetector::process(bool at_end) {
         break;
       }
       case State::kLocked: {
-        c += match_run(buf_.data() + c, avail);
+        c += match_run(buf_.data() + c, avail, base_ + c);
         if (c == size) {
           more = false;
           break;
@@ -226,7 +173,7 @@ void GlitchDetector::process(bool at_end) {
           break;
         }
         if (avail >= kMatch) {
-          if (const auto n = find(buf_.data() + c, cont)) {
+          if (const auto n = ref_->find(buf_.data() + c, cont)) {
             close_glitch(j, *n, x);
             break;
           }
@@ -262,19 +209,17 @@ void GlitchDetector::open_glitch(uint64_t r) {
 // Sample x, at the scan cursor, belongs to the open glitch.
 void GlitchDetector::fold(float x) {
   g_all_zero_ = g_all_zero_ && x == 0.0f;
-  g_max_dev_ = std::max(g_max_dev_, deviation(x, signal_.table(g_pos_)));
-  g_pos_ += step_;
-  if (g_pos_ >= rate_) g_pos_ -= rate_;
+  g_max_dev_ = std::max(g_max_dev_, deviation(x, ref_->value(g_pos_)));
+  g_pos_ = next(g_pos_);
 }
 
 // At the end of the stream, fewer than kMatch samples from buf_[c]: do they all continue the
 // signal at the expected position? (A jump cannot be confirmed from so few.)
 bool GlitchDetector::tail_continues(size_t c) const {
-  uint32_t idx = g_pos_;
+  uint64_t idx = g_pos_;
   for (size_t i = c; i < buf_.size(); ++i) {
     if (bits_of(buf_[i]) != bits_[idx]) return false;
-    idx += step_;
-    if (idx >= rate_) idx -= rate_;
+    idx = next(idx);
   }
   return true;
 }
@@ -287,7 +232,7 @@ void GlitchDetector::close_glitch(uint64_t j, uint64_t n, float x) {
   g.at = g_at_;
   g.length = length;
   g.jump = static_cast<int64_t>(n) - static_cast<int64_t>(cont);
-  g.max_deviation = std::max(g_max_dev_, deviation(x, signal_.table(g_pos_)));
+  g.max_deviation = std::max(g_max_dev_, deviation(x, ref_->value(g_pos_)));
   if (length > rate_) {
     g.kind = Glitch::Kind::kLost;
   } else if (g.jump != 0) {
@@ -300,7 +245,7 @@ void GlitchDetector::close_glitch(uint64_t j, uint64_t n, float x) {
   push(g);
   state_ = State::kLocked;
   expected_ = n;
-  pos_ = signal_.index_of(n);
+  pos_ = n % period_;
   lost_ = false;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Non-realtime: finds every discontinuity in the received copy of the test signal
-// (clients/rt/test_signal.hpp) sample-exactly. The tail client feeds what arrives on its port 1, in
-// arrival order and in chunks of any size; the results do not depend on the chunk sizes.
+// (clients/rt/test_signal.hpp), or of the user's file (--source FILE), sample-exactly: the
+// expected loop is a ReferenceSignal (clients/drain/reference_signal.hpp) of period R (the test
+// signal: the rate; a file: its length in frames). The tail client feeds what arrives on its port
+// 1, in arrival order and in chunks of any size; the results do not depend on the chunk sizes.
 //
 // Timeline. Received samples are numbered r = 0, 1, 2, ... (the sink's own count). Samples before
 // the first lock are `unlocked_frames` (the chain filling up), never a glitch.
@@ -11,7 +13,8 @@
 // bit pattern of each table entry to its indices, then n = k * F^-1 mod R, then a check of the
 // other samples). n is known modulo R only: the first lock takes the smallest n, later ones the n
 // nearest to the expected position, so jumps are reported in [-R/2, R/2) and a jump of a whole
-// multiple of R frames is invisible (the signal is periodic).
+// multiple of R frames is invisible (the signal is periodic). A file's first lock takes only a
+// window that occurs once in the file (FileReference::find).
 //
 // Locked, the expected position advances by one per sample; a clean sample costs one compare.
 // A sample that differs opens a glitch at r; the glitch ends at the first received index j >= r
@@ -20,7 +23,7 @@
 //     through the glitch, cont = e + (j - r) (the signal goes on where it should), or
 //   * kMatch samples from j match the signal at some n' (the nearest to cont).
 // Samples [r, j) are the glitch's `length`; jump = n' - cont. The kind:
-//   kLost      length > R (the signal was missing for more than a second), or the stream ended
+//   kLost      length > rate (the signal was missing for more than a second), or the stream ended
 //              inside the glitch (finish());
 //   kDropped / kRepeated  jump > 0 / jump < 0 (length 0 for a pure jump);
 //   kSilence   length >= 2 and all of [r, j) are zero (jump is 0 when the zeros replaced the
@@ -34,15 +37,20 @@
 // max_deviation: the largest |received - expected| over [r, j] with the expected position
 // continued through the glitch (so a dropped block's first wrong sample counts against the
 // expected one, and silence counts |0 - expected|). NaN counts as infinity.
+//
+// Blocks (when the reference has prepare_blocks(B)): every received index that is a multiple of
+// B and arrives locked and clean is the start of a block the check could judge
+// (ReferenceSignal::can_show_jump) or not; blocks that start unlocked or inside a glitch are in
+// neither count.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "clients/rt/test_signal.hpp"
+#include "clients/drain/reference_signal.hpp"
 
 namespace xrunlab {
 
@@ -64,10 +72,12 @@ std::ostream& operator<<(std::ostream& os, const Glitch& g);
 
 class GlitchDetector {
  public:
-  static constexpr size_t kMatch = 8;
+  static constexpr size_t kMatch = kMatchFrames;
 
-  // Builds the signal table and its inverse lookup (allocates; O(rate)).
+  // The test signal at `rate`: builds its table and inverse lookup (allocates; O(rate)).
   explicit GlitchDetector(uint32_t rate);
+  // Any reference (the test signal or a file) at the run's `rate` (the kLost threshold).
+  GlitchDetector(std::shared_ptr<const ReferenceSignal> reference, uint32_t rate);
 
   // The next `n` received samples. Throws std::logic_error after finish().
   void feed(const float* samples, size_t n);
@@ -81,24 +91,28 @@ class GlitchDetector {
   float delta_max() const { return delta_max_; }
   uint64_t frames() const { return frames_; }
   uint64_t unlocked_frames() const { return unlocked_frames_; }
+  bool ever_locked() const { return ever_locked_; }
+  // Blocks (see above); both 0 when the reference has no block size.
+  uint64_t judged_blocks() const { return judged_blocks_; }
+  uint64_t unjudged_blocks() const { return unjudged_blocks_; }
   // True once locked, unless more than R frames have been received since the signal went
   // missing (or the stream ended in a glitch, see finish()).
   bool locked() const {
     return ever_locked_ && !lost_ && !(state_ == State::kGlitch && frames_ - g_at_ > rate_);
   }
 
-  // The position n in [0, R) of kMatch consecutive signal samples (the smallest if several
-  // fit), from their values alone; nullopt if they are not the signal.
+  // The position n in [0, R) of kMatch consecutive signal samples (the first lock's rule:
+  // ReferenceSignal::find), from their values alone; nullopt if they are not the signal.
   std::optional<uint64_t> locate(const float* window) const;
 
-  const TestSignal& signal() const { return signal_; }
+  const ReferenceSignal& reference() const { return *ref_; }
 
  private:
   enum class State { kUnlocked, kLocked, kGlitch, kFinished };
 
-  std::optional<uint64_t> find(const float* window, std::optional<uint64_t> near) const;
-  uint64_t lift(uint64_t n0, uint64_t near) const;
-  size_t match_run(const float* x, size_t n);
+  size_t match_run(const float* x, size_t n, uint64_t r0);
+  void count_blocks(uint64_t r0, uint64_t pos0, size_t n);
+  uint64_t next(uint64_t pos) const { return pos + 1 == period_ ? 0 : pos + 1; }
   void process(bool at_end);
   void open_glitch(uint64_t r);
   void fold(float x);
@@ -107,14 +121,13 @@ class GlitchDetector {
   bool tail_continues(size_t c) const;
   void push(const Glitch& g);
 
-  TestSignal signal_;
-  uint32_t rate_;
-  uint32_t step_;
-  uint32_t step_inverse_;
-  std::vector<uint32_t> bits_;  // the table as bit patterns
-  // bit pattern -> [offset, offset + count) in indices_, the table indices having it.
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> lookup_;
-  std::vector<uint32_t> indices_;
+  std::shared_ptr<const ReferenceSignal> ref_;
+  uint64_t period_;       // R
+  uint32_t rate_;         // one second, in frames: the kLost threshold
+  const uint32_t* bits_;  // the reference's samples as bit patterns, in play order
+  uint32_t block_;        // B (0: blocks are not counted)
+  uint64_t judged_blocks_ = 0;
+  uint64_t unjudged_blocks_ = 0;
 
   State state_ = State::kUnlocked;
   uint64_t frames_ = 0;
@@ -122,9 +135,9 @@ class GlitchDetector {
   bool ever_locked_ = false;
   bool lost_ = false;
 
-  // Locked: the signal position expected at the next sample, and its table index.
+  // Locked: the signal position expected at the next sample, and its place in the loop.
   uint64_t expected_ = 0;
-  uint32_t pos_ = 0;
+  uint64_t pos_ = 0;
 
   // Samples not yet classified; buf_[0] is received index base_. Fewer than kMatch stay between
   // feed() calls; feed() appends at most kPiece at a time.
@@ -132,12 +145,12 @@ class GlitchDetector {
   std::vector<float> buf_;
   uint64_t base_ = 0;
 
-  // The open glitch: first received index, expected position there, table index of the
+  // The open glitch: first received index, expected position there, loop place of the
   // continued expected position at the scan cursor, whether all samples so far are zero, and the
   // deviation so far.
   uint64_t g_at_ = 0;
   uint64_t g_expected_ = 0;
-  uint32_t g_pos_ = 0;
+  uint64_t g_pos_ = 0;
   bool g_all_zero_ = true;
   float g_max_dev_ = 0;
 

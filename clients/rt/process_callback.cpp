@@ -86,7 +86,8 @@ void push_audio_rt(AudioRing& ring, RtShared& shared, const float* in, jack_nfra
 }
 
 // The DSP work on every port; with --check-port, port 1 passes through exactly (the test
-// signal on the source) while its DSP work goes to the scratch buffer.
+// signal, or the preloaded --source-file, on the source) while its DSP work goes to the scratch
+// buffer.
 // Realtime: wait-free apart from the DSP work itself (bounded: stages x nframes).
 void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nframes_t nframes,
                       const CycleRecord& rec) noexcept {
@@ -103,7 +104,10 @@ void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nfra
   c.bank->process_rt(s.in_bufs.data(), s.dsp_out.data(), nframes);
   const float* in = s.in_bufs[0];
   if (c.audio) push_audio_rt(*c.audio, shared, in, nframes, rec);
-  if (c.signal) {
+  if (c.file) {
+    c.file->fill_rt(s.out_bufs[0], s.signal_frame, nframes);  // copies from preloaded memory
+    s.signal_frame += nframes;
+  } else if (c.signal) {
     c.signal->fill_rt(s.out_bufs[0], s.signal_frame, nframes);
     s.signal_frame += nframes;
   } else {
@@ -127,8 +131,8 @@ RtState make_rt_state(const RtConfig& config, uint32_t max_nframes) {
   }
   if (!config.ring) throw bad("ring is missing");
   if (config.inject && config.inject->every == 0) throw bad("inject.every is 0");
-  if ((config.signal || config.audio) && !config.check_port) {
-    throw bad("signal and audio need check_port");
+  if ((config.signal || config.file || config.audio) && !config.check_port) {
+    throw bad("signal, file and audio need check_port");
   }
   RtState s;
   s.in_bufs.assign(ports, nullptr);

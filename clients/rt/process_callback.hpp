@@ -24,6 +24,7 @@
 #include "clients/rt/cycle_table_column.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
+#include "clients/rt/looped_samples.hpp"
 #include "clients/rt/spsc_ring.hpp"
 #include "clients/rt/test_signal.hpp"
 #include "engine/wire/client_args.hpp"
@@ -50,6 +51,8 @@ struct RtConfig {
   // still happens, on a scratch copy).
   bool check_port = false;                   // --check-port
   std::unique_ptr<const TestSignal> signal;  // --source: play the signal on port 1
+  // --source --source-file FILE: play the preloaded file on port 1 instead (looped).
+  std::unique_ptr<const LoopedSamples> file;
   std::unique_ptr<AudioRing> audio;          // --sink: what arrived on port 1, to the check
 };
 
@@ -57,7 +60,7 @@ struct RtConfig {
 // before, by make_rt_state).
 struct RtState {
   uint64_t cycle = 0;                 // callbacks so far
-  uint64_t signal_frame = 0;          // the source's next frame of the test signal
+  uint64_t signal_frame = 0;          // the source's next frame of the test signal (or file)
   std::vector<const float*> in_bufs;  // this cycle's port buffers, one per port
   std::vector<float*> out_bufs;
   std::vector<float*> dsp_out;  // out_bufs, with port 1 redirected to scratch (--check-port)
@@ -90,7 +93,7 @@ inline constexpr uint32_t kMaxJackFrames = 8192;
 // The callback's state for `config`, for buffers of up to max(max_nframes, kMaxJackFrames)
 // frames. Not realtime: allocates. Throws std::invalid_argument naming the field when the
 // configuration is inconsistent (port lists of different sizes, a bank of another port count,
-// no ring, a source or sink without the check port).
+// no ring, a source, file or sink without the check port).
 RtState make_rt_state(const RtConfig& config, uint32_t max_nframes);
 
 // One process cycle of `nframes` frames.

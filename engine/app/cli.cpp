@@ -126,6 +126,17 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_flag("--record", o.record,
                 "Write what the end of the chain received (audio/received.wav) and a 200 ms "
                 "excerpt around every glitch (audio/glitch-NNN.wav).");
+  run->add_option("--record-format", o.record_format,
+                  "FORMAT of --record's files: wav (32-bit float) or flac (24-bit integer; "
+                  "samples beyond +-1.0 are clipped and counted in run.json).")
+      ->check(CLI::IsMember({"wav", "flac"}))
+      ->capture_default_str()
+      ->type_name("FORMAT");
+  run->add_option("--source", o.source,
+                  "Play your own audio FILE through the chain instead of the test signal (WAV, "
+                  "FLAC, Ogg: channel 1, at the run's --rate, looped, at most 300 s) and check "
+                  "the tail's audio against it where the file allows (README: Your own audio).")
+      ->type_name("FILE");
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
   run->add_flag("--quiet,-q", o.quiet, "Print only the summary.");
@@ -441,6 +452,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   o.rate_given = run->count("--rate") > 0;
   make_specs(policy_text, load_texts, inject_text, backend_text, o);
   validate(o);
+  check_source(o);
   return cmd;
 }
 

@@ -23,7 +23,7 @@ const std::set<std::string>& run_keys() {
       "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
-      "record",  "plots",  "baseline"};
+      "record",  "plots",  "baseline", "record-format", "source"};
   return keys;
 }
 

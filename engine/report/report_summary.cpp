@@ -146,7 +146,10 @@ void jack_test_block(std::string& out, const RunResult& r) {
   jack_line(out, kCtxt, per_sec(r.avg_ctxt));
   out += kStarLine;
   if (r.audio) {  // jack_test4's audible chain: its own block, as jack_test4.1 printed it
-    jack_line(out, kDelta, fmt::format(" {:.5f}", r.audio->totals.delta_max));
+    // A file the check could not work on has no Delta Maximum: it was not measured.
+    const bool checked = r.audio->totals.not_checked.empty();
+    jack_line(out, kDelta,
+              checked ? fmt::format(" {:.5f}", r.audio->totals.delta_max) : " not checked");
     out += kStarLine;
   }
   // Where the block's numbers come from (no dot leader: old parsers skip it).
@@ -219,6 +222,22 @@ void own_block(std::string& out, const RunResult& r) {
         "Audible glitches",
         fmt::format("{}   ({}, {} frames checked{})", int6(a.glitches_total()), events,
                     a.totals.frames, a.final_received ? "" : ", incomplete"));
+    // --source FILE: what played, and how much of it the check could judge.
+    if (!a.source.empty()) out += summary_field_line("Audio source", " " + a.source);
+    if (!a.totals.not_checked.empty()) {
+      out += summary_field_line("Audio check", " not checked: " + a.totals.not_checked);
+    } else if (!a.source.empty() && a.final_received) {
+      out += summary_field_line(
+          "Audio check",
+          fmt::format(" {} blocks of {} frames judged, {} not judgeable (equal to the block "
+                      "before or after)",
+                      a.totals.judged_blocks, a.totals.block_frames, a.totals.unjudged_blocks));
+    }
+    if (a.totals.clipped_samples > 0) {
+      out += summary_field_line(
+          "Recording clipped",
+          fmt::format(" {} samples beyond +-1.0 (24-bit FLAC)", a.totals.clipped_samples));
+    }
     if (a.glitches_total() > 0 || a.xruns_without_glitch > 0) {
       out += summary_field_line("Glitches without xrun", int6(a.glitches_without_xrun));
       out += summary_field_line("XRUNs without glitch", int6(a.xruns_without_glitch));

@@ -140,6 +140,8 @@ struct GlitchResult {
 struct AudioResult {
   static constexpr double kMatchWindowMs = 50;  // glitch <-> xrun: within this of each other
   telemetry::AudioTotals totals;
+  // --source FILE: describe_source() of the user's file ("" = the test signal).
+  std::string source;
   std::vector<GlitchResult> glitches;       // the first ones, at most glitches_limit of them
   uint64_t glitches_limit = kGlitchesKept;  // the bound on glitches (run.json: glitch_list_...)
   uint32_t period_frames = 0;               // to group glitches into audible events

@@ -268,11 +268,25 @@ json to_json(const RunResult& r) {
            {"cycle", opt(g.cycle)},
            {"xrun_cycle", opt(g.xrun_cycle)}});
     }
+    const bool file = !a.source.empty();
+    const std::string signal =
+        file ? "port 1: the file " + a.source +
+                   ", looped from its first frame, played by the first client, passed through "
+                   "exactly by every client, checked by the last against the same file"
+             : "port 1: a sine of about 1 kHz whose phase is known at every frame, "
+               "played by the first client, passed through exactly by every client, "
+               "checked by the last";
     audio = {
-        {"signal",
-         "port 1: a sine of about 1 kHz whose phase is known at every frame, "
-         "played by the first client, passed through exactly by every client, "
-         "checked by the last"},
+        {"signal", signal},
+        {"reference", file ? "file" : "test-signal"},
+        {"source", file ? json(a.source) : json()},
+        // Checked: the tail's totals came and it could compare against the reference.
+        {"checked", a.final_received && a.totals.not_checked.empty()},
+        {"not_checked", a.totals.not_checked.empty() ? json() : json(a.totals.not_checked)},
+        {"frames_received", a.totals.received_frames},
+        {"block_frames", a.totals.block_frames},
+        {"judged_blocks", a.totals.judged_blocks},
+        {"unjudged_blocks", a.totals.unjudged_blocks},
         {"frames_checked", a.totals.frames},
         {"unlocked_frames", a.totals.unlocked_frames},
         {"glitches", a.totals.glitches},
@@ -286,6 +300,8 @@ json to_json(const RunResult& r) {
         {"ring_dropped_chunks", a.totals.ring_dropped},
         {"recording", a.totals.recording.empty() ? json() : json("audio/" + a.totals.recording)},
         {"recorded_frames", a.totals.recorded_frames},
+        {"record_format", a.totals.record_format.empty() ? json() : json(a.totals.record_format)},
+        {"clipped_samples", a.totals.clipped_samples},
         {"check_ns_per_frame", a.totals.check_ns_per_frame},
         {"complete", a.final_received},
         {"glitch_list_total", a.glitches_total()},
@@ -708,6 +724,15 @@ AudioResult audio_from(const Object& a, uint32_t period_frames) {
   out.totals.recording = strip_audio_folder(out.totals.recording);
   a.get("recorded_frames", out.totals.recorded_frames);
   a.get("check_ns_per_frame", out.totals.check_ns_per_frame);
+  a.get("reference", out.totals.reference);
+  a.get("source", out.source);
+  a.get("not_checked", out.totals.not_checked);
+  a.get("frames_received", out.totals.received_frames);
+  a.get("block_frames", out.totals.block_frames);
+  a.get("judged_blocks", out.totals.judged_blocks);
+  a.get("unjudged_blocks", out.totals.unjudged_blocks);
+  a.get("record_format", out.totals.record_format);
+  a.get("clipped_samples", out.totals.clipped_samples);
   a.get("complete", out.final_received);
   a.get("matched_by", out.matched_by);
   // glitch_list_total is the tail's total ("glitches") or, before the tail's totals came, the

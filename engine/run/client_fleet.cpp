@@ -31,7 +31,11 @@ ClientArgs client_args(const FleetSpec& f, int i) {
     a.check_port = true;
     a.source = i == 1;
     a.sink = i == f.clients;
-    if (a.sink) a.record_dir = f.record_dir;
+    if (a.sink) {
+      a.record_dir = f.record_dir;
+      if (!f.record_dir.empty()) a.record_format = f.record_format;
+    }
+    if (a.source || a.sink) a.source_file = f.source_file;
   }
   if (f.inject && i == f.inject_client) a.inject = f.inject;
   return a;

@@ -28,6 +28,8 @@ struct FleetSpec {
   double dsp_load_pct = 0;   // all clients together; split evenly
   bool audio_check = false;  // port 1 carries the test signal from client 1 to client N
   std::string record_dir;    // the tail records what it received here ("" = no recording)
+  std::string record_format = "wav";  // wav or flac
+  std::string source_file;  // --source FILE: the head plays it, the tail checks against it
   // What every client shares: server, ports, scheduling, reference, the backend's arguments.
   // client_args() fills in each one's name, index, DSP share, role in the chain, injection.
   ClientArgs common;

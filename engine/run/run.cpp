@@ -314,8 +314,27 @@ void Runner::start_clients() {
       r.audio.emplace();
       r.audio->period_frames = o_.period;
     });
+    if (o_.source_info) {
+      // The file's rate was checked against --rate before anything started; an attached
+      // server's rate is known only now.
+      if (o_.source_info->rate != session_.rate()) {
+        throw Error(ExitCode::kUsage,
+                    source_rate_mismatch(o_.source, o_.source_info->rate, session_.rate()));
+      }
+      f.source_file = o_.source;
+      const std::string what = describe_source(*o_.source_info);
+      live_.with([&](RunResult& r) { r.audio->source = what; });
+      if (o_.source_info->truncated()) {
+        warn(
+            fmt::format("--source: only the first {:.2f} s of the file are played and checked "
+                        "(looped); the file is {:.2f} s long",
+                        static_cast<double>(o_.source_info->used_frames) / o_.source_info->rate,
+                        static_cast<double>(o_.source_info->frames) / o_.source_info->rate));
+      }
+    }
     if (o_.record) {
       f.record_dir = run_dir_ + "/audio";
+      f.record_format = o_.record_format;
       make_dirs(f.record_dir);
     }
   }

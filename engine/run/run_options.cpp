@@ -44,7 +44,9 @@ nlohmann::json to_json(const RunOptions& o) {
           {"backend", o.backend ? o.backend->text : std::string()},
           {"nperiods", o.nperiods},
           {"audio_check", o.audio_check},
-          {"record", o.record}};
+          {"record", o.record},
+          {"record_format", o.record_format},
+          {"source", o.source}};
 }
 
 void validate(const RunOptions& o) {
@@ -100,8 +102,29 @@ void validate(const RunOptions& o) {
   }
   if (!(o.server_timeout_s > 0)) bad("--server-timeout: must be more than 0 seconds");
   if (o.record && !o.audio_check) bad("--record needs the audio check (drop --no-audio-check)");
+  if (!o.source.empty() && !o.audio_check) {
+    bad("--source needs the audio check (drop --no-audio-check)");
+  }
+  if (!o.source.empty() && o.clients < 2) {
+    bad("--source needs --clients 2 or more (a head that plays the file, a tail that checks it)");
+  }
+  if (o.record_format != "wav" && o.record_format != "flac") {
+    bad("--record-format '" + o.record_format + "': must be wav or flac");
+  }
   if (o.nperiods < 2 || o.nperiods > 32) {
     bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");
+  }
+}
+
+void check_source(RunOptions& o) {
+  if (o.source.empty()) return;
+  std::string why;
+  o.source_info = probe_source_audio(o.source, &why);
+  if (!o.source_info) throw Error(ExitCode::kUsage, why);
+  const bool rate_unknown =
+      o.backend && o.backend->kind == BackendSpec::Kind::kAttach && !o.rate_given;
+  if (!rate_unknown && o.source_info->rate != o.rate) {
+    throw Error(ExitCode::kUsage, source_rate_mismatch(o.source, o.source_info->rate, o.rate));
   }
 }
 

@@ -11,6 +11,7 @@
 #include "engine/loads/load_spec.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/source_audio.hpp"
 
 namespace xrunlab {
 
@@ -47,6 +48,9 @@ struct RunOptions {
   bool plots = true;
   bool audio_check = true;  // the audible chain: a test signal through port 1 of every client
   bool record = false;      // write the received signal and glitch excerpts (audio/*.wav)
+  std::string record_format = "wav";  // --record-format wav|flac
+  std::string source;                 // --source FILE: the user's audio instead of the signal
+  std::optional<SourceAudioInfo> source_info;  // its probe (check_source), when given
   bool quiet = false;
   int repeat = 1;  // --repeat N: a one-case campaign of N runs (engine/campaign)
 
@@ -61,5 +65,11 @@ nlohmann::json to_json(const RunOptions& o);
 // The checks that involve more than one flag, and the ranges. Throws xrunlab::Error(kUsage)
 // naming the option at fault.
 void validate(const RunOptions& o);
+
+// --source FILE, before anything starts: the file exists, libsndfile reads it, it has frames,
+// and its rate is the run's (unless the run attaches to a server without --rate: then the
+// engine compares it with the server's rate once connected, before any client starts). Sets
+// o.source_info. Throws xrunlab::Error(kUsage), one line naming the file and what is wrong.
+void check_source(RunOptions& o);
 
 }  // namespace xrunlab

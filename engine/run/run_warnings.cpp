@@ -56,6 +56,18 @@ std::vector<std::string> count_warnings(const RunResult& r) {
           "the tail lost {} audio chunks before checking them: glitches there are not real",
           a.totals.ring_dropped));
     }
+    if (!a.totals.not_checked.empty()) {
+      out.push_back("--source: the audio was played but not checked: " + a.totals.not_checked);
+    } else if (!a.source.empty() && a.final_received && a.totals.unjudged_blocks > 0) {
+      out.push_back(fmt::format(
+          "--source: {} of {} blocks could not be judged (equal to the block before or after: a "
+          "drop or repeat there is inaudible and not counted)",
+          a.totals.unjudged_blocks, a.totals.judged_blocks + a.totals.unjudged_blocks));
+    }
+    if (a.totals.clipped_samples > 0) {
+      out.push_back(fmt::format("the FLAC recording clipped {} samples beyond +-1.0",
+                                a.totals.clipped_samples));
+    }
   }
   return out;
 }
@@ -64,6 +76,7 @@ std::vector<std::string> audio_match_warnings(const RunResult& r) {
   std::vector<std::string> out;
   if (!r.audio) return out;
   const AudioResult& a = *r.audio;
+  if (!a.totals.not_checked.empty()) return out;  // nothing was listened to
   if (a.matched_by == "cycle") {
     if (a.glitches_without_xrun > 0) {
       out.push_back(fmt::format(

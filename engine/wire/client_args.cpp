@@ -64,9 +64,9 @@ bool operator==(const ClientArgs& a, const ClientArgs& b) {
          a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
          a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
          a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
-         a.cycle_table == b.cycle_table &&
-         a.check_port == b.check_port && a.source == b.source && a.sink == b.sink &&
-         a.record_dir == b.record_dir;
+         a.cycle_table == b.cycle_table && a.check_port == b.check_port && a.source == b.source &&
+         a.sink == b.sink && a.record_dir == b.record_dir && a.source_file == b.source_file &&
+         a.record_format == b.record_format;
 }
 
 std::vector<std::string> to_argv(const ClientArgs& a) {
@@ -94,6 +94,8 @@ std::vector<std::string> to_argv(const ClientArgs& a) {
   if (a.source) argv.emplace_back("--source");
   if (a.sink) argv.emplace_back("--sink");
   if (a.record_dir != d.record_dir) option("--record-dir", a.record_dir);
+  if (a.source_file != d.source_file) option("--source-file", a.source_file);
+  if (a.record_format != d.record_format) option("--record-format", a.record_format);
   return argv;
 }
 
@@ -189,6 +191,16 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
                  "With --sink: write the received signal (received.wav) and a 200 ms excerpt "
                  "around each glitch (glitch-NNN.wav) into DIR.")
       ->type_name("DIR");
+  app.add_option("--source-file", o.source_file,
+                 "With --source: play channel 1 of FILE (WAV, FLAC, Ogg; at the server's rate), "
+                 "looped, instead of the test signal; with --sink: check against FILE.")
+      ->type_name("FILE");
+  app.add_option("--record-format", o.record_format,
+                 "With --record-dir: wav (32-bit float) or flac (24-bit integer, clipped at "
+                 "+-1.0).")
+      ->check(CLI::IsMember({"wav", "flac"}))
+      ->capture_default_str()
+      ->type_name("FORMAT");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -211,6 +223,9 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
   o.reference = parse_client_reference(reference).value_or(ClientReference::kFrames);
   if ((o.source || o.sink) && !o.check_port) {
     return usage("--source and --sink need --check-port");
+  }
+  if (!o.source_file.empty() && !o.source && !o.sink) {
+    return usage("--source-file needs --source or --sink");
   }
   if (o.reference == ClientReference::kCard && !o.clock_port) {
     return usage("--reference card needs --clock-port");

@@ -71,6 +71,10 @@ struct ClientArgs {
   bool source = false;      // --source: the head, playing the test signal on port 1
   bool sink = false;        // --sink: the tail, checking what arrives on port 1 for glitches
   std::string record_dir;   // --record-dir DIR: the sink writes received.wav and excerpts here
+  // --source-file FILE: the head plays this file (channel 1, looped) instead of the test
+  // signal and the tail checks against it (engine/wire/source_audio.hpp); "" = the test signal.
+  std::string source_file;
+  std::string record_format = "wav";  // --record-format wav|flac: the sink's recordings
 };
 
 bool operator==(const ClientArgs& a, const ClientArgs& b);

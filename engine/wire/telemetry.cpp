@@ -79,7 +79,15 @@ struct Encoder {
                     {"ring_dropped", a.ring_dropped},
                     {"recorded_frames", a.recorded_frames},
                     {"recording", a.recording},
-                    {"check_ns_per_frame", a.check_ns_per_frame}};
+                    {"check_ns_per_frame", a.check_ns_per_frame},
+                    {"reference", a.reference},
+                    {"received_frames", a.received_frames},
+                    {"block_frames", a.block_frames},
+                    {"judged_blocks", a.judged_blocks},
+                    {"unjudged_blocks", a.unjudged_blocks},
+                    {"not_checked", a.not_checked},
+                    {"record_format", a.record_format},
+                    {"clipped_samples", a.clipped_samples}};
     }
     return j;
   }
@@ -168,6 +176,14 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
         t.recorded_frames = a.at("recorded_frames").get<uint64_t>();
         t.recording = a.at("recording").get<std::string>();
         t.check_ns_per_frame = a.at("check_ns_per_frame").get<double>();
+        t.reference = a.at("reference").get<std::string>();
+        t.received_frames = a.at("received_frames").get<uint64_t>();
+        t.block_frames = a.at("block_frames").get<uint32_t>();
+        t.judged_blocks = a.at("judged_blocks").get<uint64_t>();
+        t.unjudged_blocks = a.at("unjudged_blocks").get<uint64_t>();
+        t.not_checked = a.at("not_checked").get<std::string>();
+        t.record_format = a.at("record_format").get<std::string>();
+        t.clipped_samples = a.at("clipped_samples").get<uint64_t>();
         m.audio = t;
       }
       return m;

@@ -101,6 +101,15 @@ struct AudioTotals {
   uint64_t recorded_frames = 0;   // frames written to the recording (--record)
   std::string recording;          // its file name ("" = not recording)
   double check_ns_per_frame = 0;  // the detector's cost on the drain thread
+  // What it was checked against, and how much of it could be judged.
+  std::string reference = "test-signal";  // or "file" (--source FILE)
+  uint64_t received_frames = 0;           // frames received inside the window, checked or not
+  uint32_t block_frames = 0;     // B: the block a dropped or repeated period is (0: not counted)
+  uint64_t judged_blocks = 0;    // blocks that arrived locked whose loss or repeat would be heard
+  uint64_t unjudged_blocks = 0;  // blocks that arrived locked equal to a neighbour block
+  std::string not_checked;       // why nothing was checked ("" = it was)
+  std::string record_format;     // "wav", "flac" ("" = not recording)
+  uint64_t clipped_samples = 0;  // recorded samples beyond +-1.0 (clipped in FLAC)
 };
 
 struct Final {

@@ -74,6 +74,25 @@ TEST(Options, BadValuesNameTheFlag) {
             std::string::npos);
   EXPECT_NE(usage_error({"run", "--clients", "many"}).find("--clients"), std::string::npos);
   EXPECT_NE(usage_error({}).find("run"), std::string::npos);  // a subcommand is required
+  EXPECT_NE(usage_error({"run", "--record-format", "mp3"}).find("--record-format"),
+            std::string::npos);
+}
+
+// --source FILE is checked before anything starts: a file that is not there, or not at the
+// run's rate, is a one-line usage error naming it.
+TEST(Options, SourceFileIsCheckedBeforeTheRun) {
+  EXPECT_EQ(usage_error({"run", "--source", "/nonexistent/song.flac"}),
+            "--source '/nonexistent/song.flac': No such file or directory (give an audio file: "
+            "WAV, FLAC or Ogg)");
+  EXPECT_EQ(usage_error({"run", "--source", "/etc/hostname", "--no-audio-check"}),
+            "--source needs the audio check (drop --no-audio-check)");
+  EXPECT_EQ(usage_error({"run", "--source", "/etc/hostname", "--clients", "1"}),
+            "--source needs --clients 2 or more (a head that plays the file, a tail that checks "
+            "it)");
+  const Command c = parse({"run", "--record", "--record-format", "flac"});
+  EXPECT_EQ(c.run.record_format, "flac");
+  EXPECT_EQ(to_json(c.run).at("record_format"), "flac");
+  EXPECT_EQ(to_json(c.run).at("source"), "");
 }
 
 // summary and compare group by label, or by host, kernel, backend or policy (compare also by

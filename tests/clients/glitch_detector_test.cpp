@@ -166,7 +166,7 @@ TEST(GlitchDetector, LocatesEveryPositionFromEightSamples) {
   for (uint32_t rate : {44100u, 48000u, 96000u}) {
     const GlitchDetector d(rate);
     std::vector<float> x(rate + GlitchDetector::kMatch);
-    d.signal().fill_rt(x.data(), 0, static_cast<uint32_t>(x.size()));
+    TestSignal(rate).fill_rt(x.data(), 0, static_cast<uint32_t>(x.size()));
     for (uint64_t n = 0; n < rate; ++n) {
       const auto found = d.locate(x.data() + n);
       ASSERT_TRUE(found.has_value()) << rate << " " << n;

@@ -57,6 +57,7 @@ std::vector<ClientArgs> samples() {
   head.cycle_table = "/xrunlab-cycles-1234";
   head.check_port = true;
   head.source = true;
+  head.source_file = "/home/me/my song.flac";  // a space: argv, never a shell
   v.push_back(head);
 
   ClientArgs tail;  // the tail, standalone, recording
@@ -68,6 +69,7 @@ std::vector<ClientArgs> samples() {
   tail.check_port = true;
   tail.sink = true;
   tail.record_dir = "/tmp/audio dir";  // a space: argv, never a shell
+  tail.record_format = "flac";
   tail.telemetry_fd = 0;
   ThreadTarget dl;
   dl.policy = kSchedDeadline;
@@ -106,7 +108,8 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
   const ClientArgs d;
   bool server = false, name = false, index = false, ports = false, dsp = false, inject = false,
        fd = false, wait = false, duration = false, sched = false, reference = false, clock = false,
-       shm = false, table = false, check = false, source = false, sink = false, record = false;
+       shm = false, table = false, check = false, source = false, sink = false, record = false,
+       file = false, format = false;
   for (const ClientArgs& a : samples()) {
     server |= a.server != d.server;
     name |= a.name != d.name;
@@ -126,9 +129,12 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
     source |= a.source != d.source;
     sink |= a.sink != d.sink;
     record |= a.record_dir != d.record_dir;
+    file |= a.source_file != d.source_file;
+    format |= a.record_format != d.record_format;
   }
   EXPECT_TRUE(server && name && index && ports && dsp && inject && fd && wait && duration &&
-              sched && reference && clock && shm && table && check && source && sink && record);
+              sched && reference && clock && shm && table && check && source && sink && record &&
+              file && format);
 }
 
 TEST(ClientArgs, EqualityLooksAtEveryField) {
@@ -137,7 +143,10 @@ TEST(ClientArgs, EqualityLooksAtEveryField) {
     for (size_t j = 0; j < v.size(); ++j) EXPECT_EQ(v[i] == v[j], i == j) << i << " " << j;
   }
   ClientArgs a, b;
-  b.record_dir = "x";  // the last field
+  b.record_format = "flac";  // the last field
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.source_file = "x";
   EXPECT_FALSE(a == b);
   b = a;
   b.server = "x";  // the first
@@ -234,6 +243,8 @@ TEST(ClientArgs, EveryRefusalIsAUsageErrorNamingTheOption) {
       {{"--source"}, "--check-port"},
       {{"--sink"}, "--check-port"},
       {{"--reference", "card"}, "--clock-port"},
+      {{"--source-file", "a.flac"}, "--source-file needs --source or --sink"},
+      {{"--record-format", "mp3"}, "--record-format"},
       {{"--no-such-flag"}, "--no-such-flag"},
       {{"--name"}, "--name"},
   };
