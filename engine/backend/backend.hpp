@@ -80,6 +80,10 @@ class Backend {
   }
   // Extra environment for jackd (the card's private ALSA configuration).
   virtual std::vector<std::pair<std::string, std::string>> server_env() const { return {}; }
+  // Whether the server's libjack makes each client's thread realtime on its own (PipeWire's
+  // loads module-rt in every client), so that even --priority 0 gives the clients a target
+  // (SCHED_OTHER nice 0) to apply.
+  virtual bool libjack_makes_clients_realtime() const { return false; }
   // jackd -v: the ALSA driver prints its xrun lines only then.
   virtual bool server_verbose() const { return false; }
 

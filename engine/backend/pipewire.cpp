@@ -294,6 +294,8 @@ class PipewireBackend : public Backend {
            "next cycle began); the daemon's log holds no JACK2 xrun lines";
   }
   bool wire_system_ports() const override { return false; }  // the Dummy-Driver has none
+  // jack.conf loads libpipewire-module-rt in each client: its thread is SCHED_FIFO 88 there.
+  bool libjack_makes_clients_realtime() const override { return true; }
 
   nlohmann::json describe() const override {
     nlohmann::json j = {{"name", "pipewire"},

@@ -324,7 +324,9 @@ void Runner::start_clients() {
   f.binary = client_binary_;
   f.common.server = session_.name();
   f.common.ports = o_.ports;
-  if (policy_.realtime()) f.common.sched_target = policy_.targets().client;
+  if (policy_.realtime() || backend_->libjack_makes_clients_realtime()) {
+    f.common.sched_target = policy_.targets().client;
+  }
   f.common.reference = backend_->reference();
   backend_->add_client_args(f.common);
   f.name_prefix = name_prefix_;
