@@ -81,6 +81,34 @@ TEST(PipewireBackend, RunsTheClientsUnderAPrivateDaemonAndRecordsWhatItRead) {
   expect_nothing_left(r);
 }
 
+// --priority 0: nothing realtime, although PipeWire's libjack makes every client's thread
+// SCHED_FIFO on its own (its jack.conf loads module-rt); the daemon runs without module-rt.
+TEST(PipewireBackend, WithoutRealtimeNoAudioThreadIsRealtime) {
+  if (pipewire_missing()) {
+    GTEST_SKIP() << "the pipewire program is not installed (scripts/setup.sh installs it)";
+  }
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--backend", "pipewire", "--priority", "0", "--clients", "2",
+                        "--ports", "1", "--period", "256", "--duration", "2", "--label",
+                        "it-pipewire-p0", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  const json& b = j["jack"]["backend"];
+  EXPECT_TRUE(b["rt_module"].is_null()) << b.dump();
+  EXPECT_EQ(read_text_or_empty(b["config"].get<std::string>()).find("module-rt"),
+            std::string::npos);
+  ASSERT_FALSE(b["data_loop_threads"].empty()) << b.dump();
+  for (const json& t : b["data_loop_threads"]) EXPECT_EQ(t["class"], "SCHED_OTHER") << t.dump();
+  ASSERT_EQ(j["scheduling"]["threads_start"].size(), 2u);
+  for (const json& t : j["scheduling"]["threads_start"]) {
+    EXPECT_EQ(t["policy"], "SCHED_OTHER") << t.dump();
+    EXPECT_TRUE(t["in_requested_class"].get<bool>()) << t.dump();
+  }
+  expect_nothing_left(r);
+}
+
 TEST(PipewireBackend, SigtermStopsTheDaemonAndRemovesItsFolder) {
   if (pipewire_missing()) {
     GTEST_SKIP() << "the pipewire program is not installed (scripts/setup.sh installs it)";
