@@ -327,7 +327,10 @@ class PipewireBackend : public Backend {
     if (runtime_dir_.empty()) return;
     std::error_code ec;
     std::filesystem::remove_all(runtime_dir_, ec);
-    if (ec) warnings_.push_back("cannot remove " + runtime_dir_ + ": " + ec.message());
+    try {
+      if (ec) warnings_.push_back("cannot remove " + runtime_dir_ + ": " + ec.message());
+    } catch (...) {
+    }
   }
 
  private:
@@ -353,7 +356,7 @@ class PipewireBackend : public Backend {
   PipewireConfig config_;
   pid_t pid_ = 0;
   PipewireThreads threads_start_, threads_end_;
-  mutable std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace

@@ -150,7 +150,14 @@ void jack_test_block(std::string& out, const RunResult& r) {
     out += kStarLine;
   }
   // Where the block's numbers come from (no dot leader: old parsers skip it).
-  if (jack1) {
+  const bool pipewire =
+      r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire";
+  if (jack1 && pipewire) {
+    out += fmt::format(
+        " (jack_test's definitions: JACK1's rules on {} PipeWire wake-ups, {} resolution;\n"
+        "  XRUN Count = PipeWire's xrun callbacks (its driver's count); no client-late count)\n",
+        r.jack_test.wakes, resolution_text(r.jack_test.wake_resolution_us));
+  } else if (jack1) {
     out += fmt::format(
         " (jack_test's definitions: JACK1's rules on {} jackd wake-ups, {} resolution;\n"
         "  XRUN Count = driver xruns only; JACK2's client-late xruns below, labelled)\n",
