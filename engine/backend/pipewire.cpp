@@ -78,8 +78,7 @@ std::string pipewire_config_text(const PipewireConfig& c) {
       fmt::arg("rt", rt_module));
 }
 
-std::optional<std::string> mapped_library(const std::string& maps,
-                                          const std::string& name_prefix) {
+std::optional<std::string> mapped_library(const std::string& maps, const std::string& name_prefix) {
   for (std::string_view line : lines(maps)) {
     const auto slash = line.find('/');
     if (slash == std::string_view::npos) continue;
@@ -102,8 +101,7 @@ std::string pipewire_jack_dir_beside(const std::string& libjack_path) {
 
 void use_pipewire_jack(char** argv) {
   const std::optional<std::string> maps = read_file("/proc/self/maps");
-  const std::optional<std::string> lib =
-      maps ? mapped_library(*maps, "libjack.so") : std::nullopt;
+  const std::optional<std::string> lib = maps ? mapped_library(*maps, "libjack.so") : std::nullopt;
   if (!lib) {
     throw Error(ExitCode::kMissingProgram,
                 "--backend pipewire: no libjack.so is mapped in this process (/proc/self/maps)");
@@ -129,8 +127,8 @@ void use_pipewire_jack(char** argv) {
   ::setenv("LD_LIBRARY_PATH", path.c_str(), 1);
   ::setenv(kPipewireJackEnv, dir.c_str(), 1);
   ::execv("/proc/self/exe", argv);
-  throw Error(ExitCode::kRunFailed, "--backend pipewire: cannot re-execute /proc/self/exe: " +
-                                        errno_text(errno));
+  throw Error(ExitCode::kRunFailed,
+              "--backend pipewire: cannot re-execute /proc/self/exe: " + errno_text(errno));
 }
 
 std::optional<std::string> parse_pipewire_version(const std::string& text) {
@@ -158,7 +156,8 @@ PipewireThreads read_pipewire_threads(pid_t pid) {
     std::string why;
     if (auto s = read_thread_sched(pid, tid, &why)) t.data_loop.push_back(*s);
   }
-  if (t.data_loop.empty()) t.why = fmt::format("the daemon (pid {}) has no thread besides its main", pid);
+  if (t.data_loop.empty())
+    t.why = fmt::format("the daemon (pid {}) has no thread besides its main", pid);
   return t;
 }
 
@@ -245,9 +244,9 @@ class PipewireBackend : public Backend {
     }
     std::string tmpl = tmp_root() + "/xrunlab-pipewire-" + s.server_name + ".XXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) {
-      throw Error(ExitCode::kOutput,
-                  "--backend pipewire: cannot create a runtime folder " + tmpl + ": " +
-                      errno_text(errno) + "; set TMPDIR to a writable folder");
+      throw Error(ExitCode::kOutput, "--backend pipewire: cannot create a runtime folder " + tmpl +
+                                         ": " + errno_text(errno) +
+                                         "; set TMPDIR to a writable folder");
     }
     runtime_dir_ = tmpl;
     config_.core_name = s.server_name;
@@ -298,21 +297,21 @@ class PipewireBackend : public Backend {
   bool libjack_makes_clients_realtime() const override { return true; }
 
   nlohmann::json describe() const override {
-    nlohmann::json j = {{"name", "pipewire"},
-                        {"driver", "PipeWire Dummy-Driver (support.node.driver, timer)"},
-                        {"program", program_},
-                        {"version", version_.empty() ? nlohmann::json() : nlohmann::json(version_)},
-                        {"config", config_path_},
-                        {"runtime_dir", runtime_dir_},
-                        {"socket", config_.core_name},
-                        {"libjack", libjack_},
-                        {"quantum_requested", config_.quantum},
-                        {"rate_requested", config_.rate},
-                        {"rt_module", config_.rt_priority > 0
-                                          ? nlohmann::json({{"rt.prio", config_.rt_priority}})
-                                          : nlohmann::json()},
-                        {"reference", reference_text()},
-                        {"reference_exact", false}};
+    nlohmann::json j = {
+        {"name", "pipewire"},
+        {"driver", "PipeWire Dummy-Driver (support.node.driver, timer)"},
+        {"program", program_},
+        {"version", version_.empty() ? nlohmann::json() : nlohmann::json(version_)},
+        {"config", config_path_},
+        {"runtime_dir", runtime_dir_},
+        {"socket", config_.core_name},
+        {"libjack", libjack_},
+        {"quantum_requested", config_.quantum},
+        {"rate_requested", config_.rate},
+        {"rt_module", config_.rt_priority > 0 ? nlohmann::json({{"rt.prio", config_.rt_priority}})
+                                              : nlohmann::json()},
+        {"reference", reference_text()},
+        {"reference_exact", false}};
     if (pid_ > 0) j["pid"] = pid_;
     j["data_loop_threads"] = pipewire_threads_json(threads_start_);
     if (!threads_end_.data_loop.empty() || !threads_end_.why.empty()) {

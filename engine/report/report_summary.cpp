@@ -223,10 +223,9 @@ void own_block(std::string& out, const RunResult& r) {
   out += summary_field_line("Callback duration max", opt_usecs6(r.duration.max_us));
   // PipeWire's JACK: its xrun callbacks, and no server log of xruns (nothing to count there).
   if (r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire") {
-    out += summary_field_line(
-        "PipeWire xruns (monitor)",
-        fmt::format("{}   ({} callbacks; at most one a cycle)", int6(x.monitor_events),
-                    x.monitor_callbacks));
+    out += summary_field_line("PipeWire xruns (monitor)",
+                              fmt::format("{}   ({} callbacks; at most one a cycle)",
+                                          int6(x.monitor_events), x.monitor_callbacks));
     out += summary_field_line("Server xrun log", " none (PipeWire writes no xrun lines)");
   } else {
     jack2_xrun_lines(out, x);

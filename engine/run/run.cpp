@@ -306,8 +306,7 @@ void Runner::start_server() {
     // The server's threads as the kernel has them now (pipewire: its data loop), and the
     // label from them rather than from the policy's targets.
     backend_->server_started(session_.jackd_pid());
-    const std::string label =
-        backend_->scheduling_label(describe_target(policy_.targets().client));
+    const std::string label = backend_->scheduling_label(describe_target(policy_.targets().client));
     live_.with([&](RunResult& r) {
       r.backend = backend_->describe();
       if (!label.empty()) r.scheduling = label;
@@ -608,10 +607,9 @@ void Runner::measure() {
   window_start_us_ = t0;
   tap_.open_window(t0);
   // t_begin_us_ is CLOCK_MONOTONIC_RAW, t0 JACK time (not the same clock under PipeWire).
-  const double startup_s =
-      (static_cast<double>(mono_raw_us() - t_begin_us_) +
-       (static_cast<double>(t0) - static_cast<double>(monitor.now_us()))) /
-      1e6;
+  const double startup_s = (static_cast<double>(mono_raw_us() - t_begin_us_) +
+                            (static_cast<double>(t0) - static_cast<double>(monitor.now_us()))) /
+                           1e6;
   live_.with([&](RunResult& r) { r.startup_s = startup_s; });
   monitor.set_window_start(t0);
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);

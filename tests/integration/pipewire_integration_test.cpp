@@ -113,9 +113,9 @@ TEST(PipewireBackend, SigtermStopsTheDaemonAndRemovesItsFolder) {
   if (pipewire_missing()) {
     GTEST_SKIP() << "the pipewire program is not installed (scripts/setup.sh installs it)";
   }
-  XrunlabRun r = start({"run", "--backend", "pipewire", "--clients", "2", "--ports", "1",
-                        "--period", "256", "--duration", "30", "--label", "it-pipewire-term",
-                        "--no-plots"});
+  XrunlabRun r =
+      start({"run", "--backend", "pipewire", "--clients", "2", "--ports", "1", "--period", "256",
+             "--duration", "30", "--label", "it-pipewire-term", "--no-plots"});
   wait_until_measuring(r);
   ASSERT_NE(r.log().find("measuring"), std::string::npos) << r.log();
   ::kill(r.child.pid(), SIGTERM);
@@ -129,9 +129,9 @@ TEST(PipewireBackend, ADaemonThatDiesFailsTheRunAndLeavesNothing) {
   if (pipewire_missing()) {
     GTEST_SKIP() << "the pipewire program is not installed (scripts/setup.sh installs it)";
   }
-  XrunlabRun r = start({"run", "--backend", "pipewire", "--clients", "2", "--ports", "1",
-                        "--period", "256", "--duration", "30", "--label", "it-pipewire-kill",
-                        "--no-plots"});
+  XrunlabRun r =
+      start({"run", "--backend", "pipewire", "--clients", "2", "--ports", "1", "--period", "256",
+             "--duration", "30", "--label", "it-pipewire-kill", "--no-plots"});
   wait_until_measuring(r);
   ASSERT_NE(r.log().find("measuring"), std::string::npos) << r.log();
   // The daemon's pid from the engine's own line ("started pipewire (server '...', pid N)").

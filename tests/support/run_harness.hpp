@@ -119,8 +119,8 @@ inline void expect_nothing_left(const XrunlabRun& r) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   // --backend pipewire: the private daemon (its command line names the run's config file) is
   // gone, and so is its runtime folder with the socket.
-  if (j.is_object() && j.contains("jack") && j["jack"].value("backend", json::object())
-                                                     .value("name", std::string()) == "pipewire") {
+  if (j.is_object() && j.contains("jack") &&
+      j["jack"].value("backend", json::object()).value("name", std::string()) == "pipewire") {
     const json& b = j["jack"]["backend"];
     const std::string config = b.value("config", std::string());
     const std::string runtime = b.value("runtime_dir", std::string());
