@@ -115,7 +115,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "attach[:SERVER] (measure under an already running JACK or PipeWire-JACK "
                   "server; nothing is launched), pipewire (a private headless PipeWire with its "
                   "Dummy-Driver, quantum --period and rate --rate, reached through PipeWire's "
-                  "libjack; README, PipeWire).")
+                  "libjack; README: The sound card).")
       ->type_name("SPEC");
   run->add_option("--nperiods", o.nperiods,
                   "Periods in the card's buffer (vcard and alsa; jackd -n).")

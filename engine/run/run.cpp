@@ -302,7 +302,7 @@ void Runner::start_server() {
   o_.period = session_.frames();
   o_.rate = session_.rate();
   if (session_.launched()) {
-    policy_.apply_to_server(session_.jackd_pid());
+    policy_.apply_to_server(session_.jackd_pid(), backend_->server_program());
     // The server's threads as the kernel has them now (pipewire: its data loop), and the
     // label from them rather than from the policy's targets.
     backend_->server_started(session_.jackd_pid());
