@@ -23,6 +23,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   gnuplot-nox rt-tests stress-ng procps jq
   zlib1g-dev
+  pipewire pipewire-bin pipewire-jack libspa-0.2-modules
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -114,7 +114,9 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "times; the default without a sound card), dummy (JACK's timer driver), "
                   "alsa[:DEVICE] (a real card, default the first; the default with a card), "
                   "attach[:SERVER] (measure under an already running JACK or PipeWire-JACK "
-                  "server; nothing is launched).")
+                  "server; nothing is launched), pipewire (a private headless PipeWire with its "
+                  "Dummy-Driver, quantum --period and rate --rate, reached through PipeWire's "
+                  "libjack; README: The sound card).")
       ->type_name("SPEC");
   run->add_option("--nperiods", o.nperiods,
                   "Periods in the card's buffer (vcard and alsa; jackd -n).")

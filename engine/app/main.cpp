@@ -11,6 +11,8 @@
 #include "engine/app/cli.hpp"
 #include "engine/app/commands.hpp"
 #include "engine/app/doctor_command.hpp"
+#include "engine/backend/backend.hpp"
+#include "engine/backend/pipewire.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/run/run.hpp"
@@ -123,6 +125,11 @@ int main(int argc, char** argv) {
       std::string text = "xrunlab run";
       for (int i = 2; i < argc; ++i) text += std::string(" ") + argv[i];
       return run_campaign_plan(co, std::move(plan), text, g_stop);
+    }
+    // PipeWire's libjack for the engine's own monitor and (inherited) for the clients: a
+    // re-execution of this same process, as pw-jack would start it (engine/backend/pipewire).
+    if (cmd.run.backend && cmd.run.backend->kind == BackendSpec::Kind::kPipewire) {
+      use_pipewire_jack(argv);
     }
     const std::vector<std::string> command_line(argv, argv + argc);
     const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);

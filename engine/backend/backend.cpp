@@ -13,6 +13,7 @@
 #include "engine/backend/alsa_cards.hpp"
 #include "engine/backend/card_info.hpp"
 #include "engine/backend/pcm_holders.hpp"
+#include "engine/backend/pipewire.hpp"
 #include "engine/backend/vcard.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/system/atomic_file.hpp"
@@ -42,8 +43,11 @@ BackendSpec parse_backend(const std::string& text) {
       throw bad("give a server name after the colon, e.g. attach:default");
     s.kind = BackendSpec::Kind::kAttach;
     s.device = arg;
+  } else if (kind == "pipewire") {
+    if (has_arg) throw bad("pipewire takes no argument (it starts a private PipeWire)");
+    s.kind = BackendSpec::Kind::kPipewire;
   } else {
-    throw bad("unknown backend; use vcard, dummy, alsa[:DEVICE] or attach[:SERVER]");
+    throw bad("unknown backend; use vcard, dummy, alsa[:DEVICE], attach[:SERVER] or pipewire");
   }
   return s;
 }
@@ -314,6 +318,8 @@ std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
       return std::make_unique<AlsaBackend>(spec.device);
     case BackendSpec::Kind::kAttach:
       return std::make_unique<AttachBackend>(spec.device);
+    case BackendSpec::Kind::kPipewire:
+      return make_pipewire_backend();
   }
   return nullptr;
 }

@@ -4,6 +4,8 @@
 // period-start reference the clients measure against (and how exact it is), which port carries
 // the card's period marker, what the card itself records, and what jackd's log lines mean.
 // The rest of the engine does not branch on the backend.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -18,13 +20,14 @@
 namespace xrunlab {
 
 struct BackendSpec {
-  enum class Kind { kDummy, kVcard, kAlsa, kAttach };
+  enum class Kind { kDummy, kVcard, kAlsa, kAttach, kPipewire };
   Kind kind = Kind::kVcard;
   std::string device;  // alsa: the ALSA PCM ("" = the first card); attach: the server name
   std::string text;    // as given on the command line
 };
 
-// "dummy", "vcard", "alsa", "alsa:DEVICE", "attach", "attach:SERVER". Throws Error(kUsage).
+// "dummy", "vcard", "alsa", "alsa:DEVICE", "attach", "attach:SERVER", "pipewire". Throws
+// Error(kUsage).
 BackendSpec parse_backend(const std::string& text);
 
 // What `--backend` means when it is not given: vcard without a sound card, alsa with one.
@@ -39,6 +42,7 @@ struct BackendSetup {
   uint32_t frames = 64;
   int ports = 4;
   int nperiods = 2;
+  int server_priority = 70;  // the server's realtime priority (0 = none), as jackd -P
 };
 
 class Backend {
@@ -56,10 +60,30 @@ class Backend {
   virtual void check(const BackendSetup& s) { (void)s; }
   // Before jackd starts: create the card (its configuration, its record). Throws Error.
   virtual void prepare(const BackendSetup& s) { (void)s; }
+  // The server program's name, for messages and its log file (<name>.log in the run folder).
+  virtual std::string server_program() const { return "jackd"; }
+  // A server other than jackd: its whole argv (empty = jackd with driver_argv()).
+  virtual std::vector<std::string> server_argv(const BackendSetup& s) const {
+    (void)s;
+    return {};
+  }
   // jackd's driver arguments, from "-d" on.
   virtual std::vector<std::string> driver_argv(const BackendSetup& s) const = 0;
+  // The launched server accepts clients and the policy is applied to it: read what it runs.
+  virtual void server_started(pid_t pid) { (void)pid; }
+  // The run's scheduling label when the backend knows the server's threads better than the
+  // policy's targets (read, not assumed); "" = the policy's own label. `clients` is the
+  // clients' target, e.g. "SCHED_FIFO 65".
+  virtual std::string scheduling_label(const std::string& clients) const {
+    (void)clients;
+    return "";
+  }
   // Extra environment for jackd (the card's private ALSA configuration).
   virtual std::vector<std::pair<std::string, std::string>> server_env() const { return {}; }
+  // Whether the server's libjack makes each client's thread realtime on its own (PipeWire's
+  // loads module-rt in every client), so that even --priority 0 gives the clients a target
+  // (SCHED_OTHER nice 0) to apply.
+  virtual bool libjack_makes_clients_realtime() const { return false; }
   // jackd -v: the ALSA driver prints its xrun lines only then.
   virtual bool server_verbose() const { return false; }
 

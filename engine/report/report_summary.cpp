@@ -153,7 +153,14 @@ void jack_test_block(std::string& out, const RunResult& r) {
     out += kStarLine;
   }
   // Where the block's numbers come from (no dot leader: old parsers skip it).
-  if (jack1) {
+  const bool pipewire =
+      r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire";
+  if (jack1 && pipewire) {
+    out += fmt::format(
+        " (jack_test's definitions: JACK1's rules on {} PipeWire wake-ups, {} resolution;\n"
+        "  XRUN Count = PipeWire's xrun callbacks (its driver's count); no client-late count)\n",
+        r.jack_test.wakes, resolution_text(r.jack_test.wake_resolution_us));
+  } else if (jack1) {
     out += fmt::format(
         " (jack_test's definitions: JACK1's rules on {} jackd wake-ups, {} resolution;\n"
         "  XRUN Count = driver xruns only; JACK2's client-late xruns below, labelled)\n",
@@ -164,6 +171,29 @@ void jack_test_block(std::string& out, const RunResult& r) {
         "the interrupt,\n  not jack_test's driver wake-up delay; not comparable with 2005)\n";
   }
 }
+
+// JACK2's witnesses of an xrun: the monitor's callbacks, jackd's client-late lines and its
+// driver's xrun lines.
+void jack2_xrun_lines(std::string& out, const XrunCounts& x) {
+  out += summary_field_line(
+      "JACK2 xrun events (monitor)",
+      fmt::format("{}   ({} callbacks)", int6(x.monitor_events), x.monitor_callbacks));
+  out += summary_field_line(
+      "Client-late xruns (jackd)",
+      fmt::format("{}   ({} lines)", int6(x.log_client_events), x.log_client_lines));
+  std::string driver = int6(x.log_driver_xruns);
+  // jackd's "xrun of at least N msecs" is the time since the stream's trigger as the driver
+  // reads it; on the virtual card (an ioplug plug-in, the one backend with a card record)
+  // that is the time since the stream started, not a duration, so it is not shown: the
+  // card's record says when each xrun happened.
+  if (x.log_driver_xruns > 0 && x.log_driver_max_delay_us > 0) {
+    driver += x.card_xruns ? std::string("   (jackd's durations are not meaningful on vcard)")
+                           : fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
+  }
+  out += summary_field_line("Driver XRUNs (jackd log)", driver);
+}
+
+void own_block_rest(std::string& out, const RunResult& r);
 
 void own_block(std::string& out, const RunResult& r) {
   const XrunCounts& x = r.xruns;
@@ -194,22 +224,20 @@ void own_block(std::string& out, const RunResult& r) {
   out += summary_field_line("Callback end p99", opt_percentile6(r.cycle.p99));
   out += summary_field_line("Callback end p99.9", opt_percentile6(r.cycle.p999));
   out += summary_field_line("Callback duration max", opt_usecs6(r.duration.max_us));
-  out += summary_field_line(
-      "JACK2 xrun events (monitor)",
-      fmt::format("{}   ({} callbacks)", int6(x.monitor_events), x.monitor_callbacks));
-  out += summary_field_line(
-      "Client-late xruns (jackd)",
-      fmt::format("{}   ({} lines)", int6(x.log_client_events), x.log_client_lines));
-  std::string driver = int6(x.log_driver_xruns);
-  // jackd's "xrun of at least N msecs" is the time since the stream's trigger as the driver
-  // reads it; on the virtual card (an ioplug plug-in, the one backend with a card record)
-  // that is the time since the stream started, not a duration, so it is not shown: the
-  // card's record says when each xrun happened.
-  if (x.log_driver_xruns > 0 && x.log_driver_max_delay_us > 0) {
-    driver += x.card_xruns ? std::string("   (jackd's durations are not meaningful on vcard)")
-                           : fmt::format("   (max {:.1f} usecs)", x.log_driver_max_delay_us);
+  // PipeWire's JACK: its xrun callbacks, and no server log of xruns (nothing to count there).
+  if (r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire") {
+    out += summary_field_line("PipeWire xruns (monitor)",
+                              fmt::format("{}   ({} callbacks; at most one a cycle)",
+                                          int6(x.monitor_events), x.monitor_callbacks));
+    out += summary_field_line("Server xrun log", " none (PipeWire writes no xrun lines)");
+  } else {
+    jack2_xrun_lines(out, x);
   }
-  out += summary_field_line("Driver XRUNs (jackd log)", driver);
+  own_block_rest(out, r);
+}
+
+void own_block_rest(std::string& out, const RunResult& r) {
+  const XrunCounts& x = r.xruns;
   if (x.card_xruns) out += summary_field_line("Card XRUNs (vcard record)", int6(*x.card_xruns));
   if (r.audio) {
     const AudioResult& a = *r.audio;

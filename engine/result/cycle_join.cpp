@@ -42,7 +42,7 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
   }
   for (size_t k = 0; k < n; ++k) {
     const std::string& name = config_.client_names[k];
-    const std::string from = k == 0 ? "jackd wake-up" : config_.client_names[k - 1] + " exit";
+    const std::string from = k == 0 ? config_.server_wake : config_.client_names[k - 1] + " exit";
     const int client = static_cast<int>(k) + 1;
     hops_.push_back(hop("wakeup." + name, "client_wakeup", from + " -> " + name + " entry", client));
     hops_.push_back(hop("dsp." + name, "dsp", name + " DSP (entry -> exit)", client));

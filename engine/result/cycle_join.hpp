@@ -36,6 +36,8 @@ struct JoinConfig {
   uint32_t frames = 256;
   bool card = false;  // the interrupt and jackd's wake-up come from the vcard's record
   std::string time_source;
+  // The first hop's origin: the server whose wake-up starts each cycle.
+  std::string server_wake = "jackd wake-up";
   double resolution_us = 0;
   std::vector<std::string> client_names;  // chain order; their count is the column count
   std::vector<double> dsp_nominal_us;     // per client: the calibrated DSP target (0: unknown)

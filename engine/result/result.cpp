@@ -171,7 +171,10 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
 
   SourceTally m = tally_arrival_cycles(runs, in.monitor_cycles, in.monitor_cut, r.period_us / 1e3);
   m.key = "monitor";
-  m.label = "monitor (JACK2 xrun callbacks)";
+  // PipeWire's JACK: its own callbacks (at most one per cycle) and no xrun log at all.
+  const bool pipewire =
+      r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire";
+  m.label = pipewire ? "monitor (PipeWire-JACK xrun callbacks)" : "monitor (JACK2 xrun callbacks)";
   m.unit = "callbacks";
   m.rule =
       "its frame time at arrival is a cycle of the table; it reports the latest event that "
@@ -179,14 +182,16 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
       "last cycle it processed)";
   x.sources.push_back(std::move(m));
 
-  SourceTally l = tally_arrival_times(runs, in.log_t_s, in.log_cut);
-  l.key = "jackd_log";
-  l.label = "jackd's log (xrun lines)";
-  l.unit = "lines";
-  l.rule =
-      "a line has only its arrival time; it reports the latest event whose deadline had "
-      "passed";
-  x.sources.push_back(std::move(l));
+  if (!pipewire) {
+    SourceTally l = tally_arrival_times(runs, in.log_t_s, in.log_cut);
+    l.key = "jackd_log";
+    l.label = "jackd's log (xrun lines)";
+    l.unit = "lines";
+    l.rule =
+        "a line has only its arrival time; it reports the latest event whose deadline had "
+        "passed";
+    x.sources.push_back(std::move(l));
+  }
 
   // A file the check could not work on heard nothing because it listened to nothing: it is no
   // source of xrun reports.
@@ -266,6 +271,11 @@ void finalize(RunResult& r) {
     // client-late xruns are not jack_test's XRUN Count: the own block shows them, labelled.
     r.timeout_count = r.xruns.log_timed_out_lines;
     r.xrun_count = r.xruns.card_xruns.value_or(r.xruns.log_driver_xruns);
+    // PipeWire writes no xrun log: its JACK's xrun callback is its driver's xrun count (a cycle
+    // the graph did not finish in time), so the monitor's events are XRUN Count there.
+    if (r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire") {
+      r.xrun_count = r.xruns.monitor_events;
+    }
     r.delay_over_spare = r.jack_test.delay_over_spare;
     r.delay_over_1000 = r.jack_test.delay_over_1000;
   } else {

@@ -98,17 +98,18 @@ nlohmann::json AudioThreadPolicy::group_json() const {
           {"rt_period_us", policy_.throttle_period_us}};
 }
 
-void AudioThreadPolicy::apply_to_server(pid_t jackd_pid) {
+void AudioThreadPolicy::apply_to_server(pid_t jackd_pid, const std::string& program) {
   if (!realtime_) return;
   std::string why;
   const auto tid = find_rt_thread(jackd_pid, server_priority_, &why);
   if (!tid) {
-    throw Error(ExitCode::kServerFailed, "cannot find jackd's realtime thread (SCHED_FIFO " +
+    throw Error(ExitCode::kServerFailed, "cannot find " + program +
+                                             "'s realtime thread (SCHED_FIFO " +
                                              std::to_string(server_priority_) + "): " + why);
   }
   server_tid_ = *tid;
   const std::string err = apply_thread_sched(server_tid_, targets_.server);
-  if (!err.empty()) throw Error(ExitCode::kPermission, "jackd's realtime thread: " + err);
+  if (!err.empty()) throw Error(ExitCode::kPermission, program + "'s realtime thread: " + err);
 }
 
 void AudioThreadPolicy::start_governor(pid_t jackd_pid, const std::vector<ClientThread>& clients) {

@@ -52,9 +52,10 @@ class AudioThreadPolicy {
   std::string cgroup_procs() const;
   nlohmann::json group_json() const;  // run.json scheduling.rt_throttle (null = none)
 
-  // Puts jackd's realtime thread (the one at the server priority) under the server target.
-  // Throws Error(kServerFailed) when it cannot be found, Error(kPermission) when refused.
-  void apply_to_server(pid_t jackd_pid);
+  // Puts jackd's realtime thread (the one at the server priority) under the server target;
+  // `program` names the server in errors (pipewire: its data loop). Throws
+  // Error(kServerFailed) when it cannot be found, Error(kPermission) when refused.
+  void apply_to_server(pid_t jackd_pid, const std::string& program = "jackd");
   // iso-emu: starts the governor over jackd's thread and the clients'. Error(kPermission).
   void start_governor(pid_t jackd_pid, const std::vector<ClientThread>& clients);
   // iso-emu: stops the governor; its report for run.json (null for the other policies).

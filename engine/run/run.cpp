@@ -53,6 +53,16 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// CLOCK_MONOTONIC minus JACK time (jack_get_time()), in ns, now: read back to back.
+int64_t mono_minus_jack_ns(Monitor& monitor) {
+  timespec a{}, b{};
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  const uint64_t jack_us = monitor.now_us();
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+  return (ns(a) + ns(b)) / 2 - static_cast<int64_t>(jack_us) * 1000;
+}
+
 std::string dirname_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
@@ -172,7 +182,8 @@ Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line
 }
 
 void Runner::preflight() {
-  if (backend_->launches_server()) {
+  // A backend that launches its own server program (pipewire) checks for it in check().
+  if (backend_->launches_server() && backend_->server_program() == "jackd") {
     const auto jackd = find_program(o_.jackd);
     if (!jackd) {
       throw Error(ExitCode::kMissingProgram,
@@ -223,6 +234,7 @@ void Runner::preflight() {
   setup_.frames = o_.period;
   setup_.ports = o_.ports;
   setup_.nperiods = o_.nperiods;
+  setup_.server_priority = policy_.realtime() ? policy_.server_priority() : 0;
   backend_->check(setup_);  // a missing or busy device fails before a run folder exists
   run_dir_ = create_run_dir(o_.output, o_.label);
   // A run that crashed earlier may have left system settings changed (rt-throttle's cgroup):
@@ -289,7 +301,17 @@ void Runner::start_server() {
   });
   o_.period = session_.frames();
   o_.rate = session_.rate();
-  if (session_.launched()) policy_.apply_to_server(session_.jackd_pid());
+  if (session_.launched()) {
+    policy_.apply_to_server(session_.jackd_pid(), backend_->server_program());
+    // The server's threads as the kernel has them now (pipewire: its data loop), and the
+    // label from them rather than from the policy's targets.
+    backend_->server_started(session_.jackd_pid());
+    const std::string label = backend_->scheduling_label(describe_target(policy_.targets().client));
+    live_.with([&](RunResult& r) {
+      r.backend = backend_->describe();
+      if (!label.empty()) r.scheduling = label;
+    });
+  }
 }
 
 void Runner::start_clients() {
@@ -301,7 +323,9 @@ void Runner::start_clients() {
   f.binary = client_binary_;
   f.common.server = session_.name();
   f.common.ports = o_.ports;
-  if (policy_.realtime()) f.common.sched_target = policy_.targets().client;
+  if (policy_.realtime() || backend_->libjack_makes_clients_realtime()) {
+    f.common.sched_target = policy_.targets().client;
+  }
   f.common.reference = backend_->reference();
   backend_->add_client_args(f.common);
   f.name_prefix = name_prefix_;
@@ -361,12 +385,15 @@ void Runner::start_cycle_reader() {
   jc.rate = session_.rate();
   jc.frames = session_.frames();
   jc.card = card != nullptr;
+  const std::string server = backend_->server_program();
+  jc.server_wake = server + " wake-up";
   jc.time_source =
       card != nullptr
           ? "the vcard's record: the interrupt is the period grid's exact boundary, jackd's "
             "wake-up its first poll at or after it (CLOCK_MONOTONIC, 1 ns)"
-          : "no interrupt time on this backend; jackd's wake-up as each cycle's first client "
-            "saw it (jack_frames_since_cycle_start, one frame)";
+          : "no interrupt time on this backend; " + server +
+                "'s wake-up as each cycle's first client saw it (jack_frames_since_cycle_start, "
+                "one frame)";
   jc.resolution_us = card != nullptr ? 0.001 : 1e6 / std::max<uint32_t>(session_.rate(), 1);
   live_.with([&](const RunResult& r) {
     for (const ClientResult& c : r.client_results) {
@@ -598,7 +625,11 @@ void Runner::measure() {
   const uint64_t t0 = monitor.now_us() + 300000;
   window_start_us_ = t0;
   tap_.open_window(t0);
-  live_.with([&](RunResult& r) { r.startup_s = static_cast<double>(t0 - t_begin_us_) / 1e6; });
+  // t_begin_us_ is CLOCK_MONOTONIC_RAW, t0 JACK time (not the same clock under PipeWire).
+  const double startup_s = (static_cast<double>(mono_raw_us() - t_begin_us_) +
+                            (static_cast<double>(t0) - static_cast<double>(monitor.now_us()))) /
+                           1e6;
+  live_.with([&](RunResult& r) { r.startup_s = startup_s; });
   monitor.set_window_start(t0);
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);
   // The clients know the planned end from the start: no cycle after it is ever counted, however
@@ -622,8 +653,10 @@ void Runner::measure() {
   uint64_t next_backend_poll = t0;
   uint64_t next_progress = t0;  // at once (0 s), then each whole second of the window
   backend_->set_window(t0, 0);
-  // The cycle table's clock (CLOCK_MONOTONIC) for the window's JACK times.
-  const int64_t mono_offset_ns = mono_minus_raw_ns();
+  // The cycle table's clock (CLOCK_MONOTONIC) for the window's JACK times: JACK2's
+  // jack_get_time() is CLOCK_MONOTONIC_RAW, PipeWire's CLOCK_MONOTONIC, so the offset is
+  // measured against the libjack in use rather than assumed.
+  const int64_t mono_offset_ns = mono_minus_jack_ns(monitor);
   const int64_t t0_ns = static_cast<int64_t>(t0) * 1000 + mono_offset_ns;
   if (cycle_reader_) cycle_reader_->set_window(t0_ns, INT64_MAX);
   uint64_t end = planned_end;

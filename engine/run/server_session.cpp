@@ -31,17 +31,21 @@ void ServerSession::start(const BackendSetup& setup, const ServerRequest& req, L
 
 void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, LineHub& hub,
                            JackdLogTap& tap) {
-  ServerSpec s;
-  s.jackd = req.jackd;
-  s.name = setup.server_name;
-  s.priority = req.priority;
-  s.clients = req.clients;
-  s.ports = req.ports;
-  s.verbose = backend_.server_verbose();
-  s.driver = backend_.driver_argv(setup);
-  name_ = s.name;
-  argv_ = xrunlab::jackd_argv(s);
-  const std::string log = req.run_dir + "/jackd.log";
+  const std::string program = backend_.server_program();
+  name_ = setup.server_name;
+  argv_ = backend_.server_argv(setup);
+  if (argv_.empty()) {
+    ServerSpec s;
+    s.jackd = req.jackd;
+    s.name = setup.server_name;
+    s.priority = req.priority;
+    s.clients = req.clients;
+    s.ports = req.ports;
+    s.verbose = backend_.server_verbose();
+    s.driver = backend_.driver_argv(setup);
+    argv_ = xrunlab::jackd_argv(s);
+  }
+  const std::string log = req.run_dir + "/" + program + ".log";
   tap.open(log);
   SpawnSpec spec;
   spec.argv = argv_;
@@ -52,22 +56,29 @@ void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, 
   spec.cgroup_procs = req.cgroup_procs;
   jackd_ = Child::spawn(spec);
   hub.add(jackd_.output_fd(), [&tap](std::string_view line) { tap.on_line(line); });
-  if (req.say) req.say(fmt::format("started jackd (server '{}', pid {})", name_, jackd_.pid()));
+  if (req.say) {
+    req.say(fmt::format("started {} (server '{}', pid {})", program, name_, jackd_.pid()));
+  }
 
   const std::string err = monitor_.connect(
       name_, req.timeout, [this] { return jackd_.running(); }, req.monitor_name);
   if (!err.empty()) {
-    throw Error(ExitCode::kServerFailed, err + " (" + jackd_.describe_exit() + "); see " + log);
+    throw Error(ExitCode::kServerFailed,
+                err + " (" + program + " " + jackd_.describe_exit() + "); see " + log);
   }
+  // What the server runs, read back through the JACK API (jack_get_sample_rate,
+  // jack_get_buffer_size): it must be what was asked for.
   if (monitor_.rate() != req.rate || monitor_.frames() != req.frames) {
     throw Error(ExitCode::kServerFailed,
-                fmt::format("jackd runs at {} Hz with {} frames, not the requested {} Hz and {} "
-                            "frames; choose values JACK supports",
-                            monitor_.rate(), monitor_.frames(), req.rate, req.frames));
+                fmt::format("{} runs at {} Hz with {} frames, not the requested {} Hz and {} "
+                            "frames; choose values the server supports",
+                            program, monitor_.rate(), monitor_.frames(), req.rate, req.frames));
   }
+  // jackd's log lines are stamped on CLOCK_MONOTONIC_RAW, JACK2's clock. Another server
+  // (PipeWire: CLOCK_MONOTONIC) writes no such lines, and the engine measures its offset itself.
   const int64_t skew =
       static_cast<int64_t>(monitor_.now_us()) - static_cast<int64_t>(mono_raw_us());
-  if (std::llabs(skew) > 1000) {
+  if (program == "jackd" && std::llabs(skew) > 1000) {
     warnings_.push_back(fmt::format(
         "jack_get_time() differs from CLOCK_MONOTONIC_RAW by {} us; log-line arrival times are "
         "approximate",
@@ -109,15 +120,17 @@ std::string ServerSession::ended() {
   if (!monitor_.server_gone() && jackd_.running()) return "";
   // JACK's shutdown notice can come before the process has ended: give it a moment.
   return jackd_.wait_for(milliseconds(300))
-             ? "jackd " + jackd_.describe_exit()
-             : "jackd shut the monitor client down (the server is still running)";
+             ? backend_.server_program() + " " + jackd_.describe_exit()
+             : backend_.server_program() +
+                   " shut the monitor client down (the server is still running)";
 }
 
 std::string ServerSession::ended_while_clients_started(const std::string& run_dir) {
   const bool alive = backend_.launches_server() ? jackd_.running() : !monitor_.server_gone();
   if (alive) return "";
-  return "jackd " + jackd_.describe_exit() + " while clients started; see " + run_dir +
-         "/jackd.log";
+  const std::string program = backend_.server_program();
+  return program + " " + jackd_.describe_exit() + " while clients started; see " + run_dir + "/" +
+         program + ".log";
 }
 
 void ServerSession::stop() noexcept {

@@ -197,6 +197,31 @@ TEST(FormatSummary, DriverXrunDurationOnlyWhereItMeansOne) {
   EXPECT_EQ(parse_summary(on_vcard).at("Driver XRUNs (jackd log)"), "3");
 }
 
+TEST(FormatSummary, UnderPipewireNoLineIsNamedAfterJack2OrJackd) {
+  RunResult r;
+  r.status = "completed";
+  r.backend = {{"name", "pipewire"}};
+  r.jack_test.definitions = "jack1-rules";
+  r.xruns.monitor_events = 2;
+  r.xruns.monitor_callbacks = 2;
+  finalize(r);
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find(" PipeWire xruns (monitor)  . . :     2   (2 callbacks; at most one a "
+                      "cycle)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" Server xrun log"), std::string::npos) << text;
+  EXPECT_NE(text.find("XRUN Count = PipeWire's xrun callbacks (its driver's count)"),
+            std::string::npos)
+      << text;
+  for (const char* jack2 : {"JACK2 xrun events", "Client-late xruns (jackd)", "Driver XRUNs"}) {
+    EXPECT_EQ(text.find(jack2), std::string::npos) << jack2 << "\n" << text;
+  }
+  // PipeWire's xrun callback is its driver's count: that is XRUN Count here (jackd's log is 0).
+  EXPECT_EQ(r.xrun_count, 2u);
+  EXPECT_EQ(parse_summary(text).at("XRUN Count"), "2");
+}
+
 // Lists that hold only the first events: the counts taken from them say so, with the totals.
 TEST(FormatSummary, CountsFromCutListsSayWhatTheyCover) {
   RunResult r;

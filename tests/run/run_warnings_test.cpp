@@ -98,4 +98,37 @@ TEST(AudioMatchWarnings, GlitchesNobodyExplainedAndXrunsNobodyHeard) {
 }
 
 }  // namespace
+TEST(AudioMatchWarnings, UnderPipewireGlitchesWithoutXrunCallbacksAreExplainedByItsReporting) {
+  RunResult r;
+  r.audio.emplace();
+  r.audio->glitches_without_xrun = 1;
+  r.audio->glitches.resize(3);
+  r.audio->totals.glitches = 3;
+  r.audio->events = 2;
+  r.xruns.monitor_events = 0;
+  r.backend = {{"name", "pipewire"}};
+  const std::vector<std::string> w = audio_match_warnings(r);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0],
+            "1 audible glitch(es) with no xrun within 50 ms: the chain lost audio that no xrun "
+            "reported");
+  EXPECT_EQ(w[1].rfind("PipeWire: 2 audible glitch event(s), 0 xrun callback(s): PipeWire's "
+                       "JACK calls the xrun callback at most once a cycle",
+                       0),
+            0u)
+      << w[1];
+  EXPECT_NE(w[1].find("the chain lost audio that no xrun reported"), std::string::npos) << w[1];
+  // As many callbacks as heard events: nothing to explain.
+  r.xruns.monitor_events = 2;
+  EXPECT_EQ(audio_match_warnings(r).size(), 1u);
+  // Under JACK2 the note is not PipeWire's to make.
+  r.xruns.monitor_events = 0;
+  r.backend = {{"name", "dummy"}};
+  EXPECT_EQ(audio_match_warnings(r).size(), 1u);
+  // Nothing heard: nothing to explain.
+  r.backend = {{"name", "pipewire"}};
+  r.audio = AudioResult{};
+  EXPECT_TRUE(audio_match_warnings(r).empty());
+}
+
 }  // namespace xrunlab

@@ -117,6 +117,22 @@ inline void expect_nothing_left(const XrunlabRun& r) {
   const std::string text = read_text_or_empty(r.run_dir() + "/run.json");
   if (text.empty()) return;
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // --backend pipewire: the private daemon (its command line names the run's config file) is
+  // gone, and so is its runtime folder with the socket.
+  if (j.is_object() && j.contains("jack") &&
+      j["jack"].value("backend", json::object()).value("name", std::string()) == "pipewire") {
+    const json& b = j["jack"]["backend"];
+    const std::string config = b.value("config", std::string());
+    const std::string runtime = b.value("runtime_dir", std::string());
+    EXPECT_FALSE(config.empty()) << b.dump();
+    EXPECT_FALSE(runtime.empty()) << b.dump();
+    if (!config.empty()) {
+      EXPECT_EQ(processes_mentioning(config), std::vector<std::string>{})
+          << "the run's PipeWire is still alive";
+    }
+    struct stat st {};
+    EXPECT_NE(::stat(runtime.c_str(), &st), 0) << "the private runtime folder is left: " << runtime;
+  }
   if (!j.is_object() || !j.contains("warnings")) return;
   for (const json& w : j["warnings"]) {
     const std::string s = w.is_string() ? w.get<std::string>() : w.dump();
