@@ -451,8 +451,11 @@ int run(const ClientArgs& a) {
       ctx->config.table = table->column();
     }
     const Calibration cal = set_up_rt(jack, a, ctx.get());
-    lock_memory(a);
+    // The drain (the tail's --source index, up to about 250 MB) is made before the memory is
+    // locked: under a locked-memory limit too small for it, mlockall then fails (a note) and
+    // the client runs unlocked, where locking first would fail the index's allocation instead.
     Drain drain(a, *ctx, jack, out);
+    lock_memory(a);
 
     jack_set_process_callback(jack.get(), process_rt, ctx.get());
     jack_on_shutdown(jack.get(), on_server_shutdown, ctx.get());
