@@ -85,6 +85,46 @@ TEST(Sweep, DescendingStopsAtTheFirstDropout) {
   EXPECT_EQ(j["steps"][0]["period"], 256);
 }
 
+// `xrunlab check`: the doctor's lines, the sweep, and the verdict; with every period dirty by
+// construction the verdict says it dropped out everywhere and the exit code is 22.
+TEST(Check, DoctorThenSweepThenOneVerdictAndItsExitCode) {
+  TempDir dir("check");
+  const std::string cdir = dir.file("c");
+  XrunlabRun r;
+  EXPECT_EQ(run_to_end({"check", "--clients", "2", "--periods", "128,256", "--duration", "2",
+                        "--repetitions", "2", "--dir", cdir, "--", "--backend", "vcard",
+                        "--ports", "1", "--inject", "8000:20", "--inject-client", "1",
+                        "--no-plots"},
+                       &r),
+            22)
+      << r.log();
+  const std::string log = r.log();
+  const size_t doctor = log.find("Doctor: 23 checks:");
+  const size_t verdict = log.find(
+      "This machine dropped out with 2 clients at 30 % DSP load at every period tried, up to "
+      "256 frames (5.3 ms)");
+  EXPECT_NE(doctor, std::string::npos) << log;
+  ASSERT_NE(verdict, std::string::npos) << log;
+  EXPECT_LT(doctor, verdict);
+  const json j = json::parse(read_text_or_empty(cdir + "/check.json"), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << log;
+  EXPECT_EQ(j["exit_code"], 22);
+  EXPECT_TRUE(j["smallest_clean_period"].is_null());
+  EXPECT_EQ(j["doctor"]["checks"].size(), 23u);
+  EXPECT_NE(read_text_or_empty(cdir + "/check.txt").find("This machine dropped out"),
+            std::string::npos);
+  const json sweep = json::parse(read_text_or_empty(cdir + "/sweep.json"), nullptr, false);
+  ASSERT_TRUE(sweep.is_object());
+  EXPECT_EQ(sweep["steps"].size(), 2u);
+  // The check's DSP load reaches every run, and --dsp-load after -- is refused.
+  EXPECT_NE(sweep["run_args"].dump().find("\"--dsp-load\",\"30\""), std::string::npos)
+      << sweep["run_args"].dump();
+  XrunlabRun bad;
+  EXPECT_EQ(run_to_end({"check", "--dir", dir.file("b"), "--", "--dsp-load", "50"}, &bad), 2);
+  EXPECT_NE(bad.log().find("give --dsp-load before --"), std::string::npos) << bad.log();
+  EXPECT_EQ(bad.log().find("Doctor:"), std::string::npos) << "refused before the doctor";
+}
+
 TEST(Sweep, BadInputIsOneLineBeforeAnythingRuns) {
   TempDir dir("sweep-bad");
   XrunlabRun a;
