@@ -331,7 +331,7 @@ void add_hop_series(LatencyPlot& p, const CycleTableResult& t) {
     return out;
   };
   // Per-cycle hops (one value per cycle) in one line each.
-  auto single = [&](const char* kind, const char* what, bool slack = false) {
+  auto single = [&](const char* kind, const std::string& what, bool slack = false) {
     if (const auto h = merged_hops(of_kind(kind))) {
       p.series.push_back(latency_series(kind, what, "cycles", *h, slack));
     }
@@ -365,7 +365,13 @@ void add_hop_series(LatencyPlot& p, const CycleTableResult& t) {
   single("jackd_wakeup", "interrupt -> jackd wake-up");
   per_client("client_wakeup", "client wake-up", "wake-up");
   per_client("dsp", "DSP time", "DSP");
-  single("cycle", "cycle time (interrupt -> last client's exit)");
+  // The cycle's origin as its hop names it: the interrupt (a card), else the server's wake-up.
+  std::string cycle_what = "cycle time (interrupt -> last client's exit)";
+  if (const std::vector<const HopSeries*> c = of_kind("cycle"); !c.empty()) {
+    const size_t k = c.front()->label.find(" (cycle time)");
+    if (k != std::string::npos) cycle_what = "cycle time (" + c.front()->label.substr(0, k) + ")";
+  }
+  single("cycle", cycle_what);
   single("slack", "slack (last client's exit -> deadline)", true);
 }
 

@@ -48,9 +48,14 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
     hops_.push_back(hop("dsp." + name, "dsp", name + " DSP (entry -> exit)", client));
   }
   cycle_hop_ = hops_.size();
-  hops_.push_back(hop("cycle", "cycle", "interrupt -> last client's exit (cycle time)", 0));
+  // Without a card's record the cycle starts at the server's wake-up as the first client saw
+  // it, and its deadline is that plus one period: the labels say so.
+  const std::string origin = config_.card ? std::string("interrupt") : config_.server_wake;
+  const std::string deadline =
+      config_.card ? std::string("next interrupt") : config_.server_wake + " + one period";
+  hops_.push_back(hop("cycle", "cycle", origin + " -> last client's exit (cycle time)", 0));
   slack_hop_ = hops_.size();
-  hops_.push_back(hop("slack", "slack", "last client's exit -> next interrupt (slack)", 0));
+  hops_.push_back(hop("slack", "slack", "last client's exit -> " + deadline + " (slack)", 0));
   hops_[slack_hop_].us =
       Histogram(Histogram::kDefaultBoundUs, Histogram::kDefaultOverflowKeep, kSlackNegativeBoundUs);
   j1_.rolling.assign(kRollingCount, 0.0);

@@ -243,6 +243,9 @@ TEST(CycleJoin, WithoutACardTheFirstClientsViewOfJackdsWakeUpIsTheReference) {
   EXPECT_FALSE(t.worst[0].jackd_wake_ns.has_value());
   EXPECT_EQ(*t.worst[0].end_ns, t.worst[0].clients[1].exit_ns);
   EXPECT_EQ(t.worst[0].clients[0].entry_ns, r.cells[0].entry_ns - wake);
+  // No interrupt to name: the cycle starts at the server's wake-up, its deadline a period on.
+  EXPECT_EQ(hop(t, "cycle").label, "jackd wake-up -> last client's exit (cycle time)");
+  EXPECT_EQ(hop(t, "slack").label, "last client's exit -> jackd wake-up + one period (slack)");
 }
 
 // ---- the running figures (missed(), slack_min_ns()) ---------------------------------------
