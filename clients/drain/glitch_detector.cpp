@@ -2,19 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
 
 namespace xrunlab {
 namespace {
-
-uint32_t bits_of(float x) noexcept {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
 
 // |received - expected|, with NaN counted as infinity so that it is never hidden.
 float deviation(float received, float expected) noexcept {
@@ -26,7 +19,7 @@ float deviation(float received, float expected) noexcept {
 
 bool operator==(const Glitch& a, const Glitch& b) noexcept {
   return a.kind == b.kind && a.at == b.at && a.jump == b.jump && a.length == b.length &&
-         bits_of(a.max_deviation) == bits_of(b.max_deviation);
+         float_bits(a.max_deviation) == float_bits(b.max_deviation);
 }
 
 const char* to_string(Glitch::Kind kind) noexcept {
@@ -84,7 +77,7 @@ size_t GlitchDetector::match_run(const float* x, size_t n, uint64_t r0) {
   uint64_t pos = pos_;
   size_t i = 0;
   for (; i < n; ++i) {
-    if (bits_of(x[i]) != bits_[pos]) break;
+    if (float_bits(x[i]) != bits_[pos]) break;
     pos = next(pos);
   }
   count_blocks(r0, pos_, i);
@@ -168,7 +161,7 @@ void GlitchDetector::process(bool at_end) {
         }
         const float x = buf_[c];
         const uint64_t cont = g_expected_ + (j - g_at_);
-        if (j > g_at_ && x != 0.0f && bits_of(x) == bits_[g_pos_]) {
+        if (j > g_at_ && x != 0.0f && float_bits(x) == bits_[g_pos_]) {
           close_glitch(j, cont, x);
           break;
         }
@@ -218,7 +211,7 @@ void GlitchDetector::fold(float x) {
 bool GlitchDetector::tail_continues(size_t c) const {
   uint64_t idx = g_pos_;
   for (size_t i = c; i < buf_.size(); ++i) {
-    if (bits_of(buf_[i]) != bits_[idx]) return false;
+    if (float_bits(buf_[i]) != bits_[idx]) return false;
     idx = next(idx);
   }
   return true;

@@ -10,12 +10,6 @@
 namespace xrunlab {
 namespace {
 
-uint32_t bits_of(float x) noexcept {
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
 // a^-1 mod m, for gcd(a, m) == 1.
 uint32_t inverse_mod(uint32_t a, uint32_t m) {
   int64_t t = 0, new_t = 1;
@@ -45,7 +39,7 @@ uint32_t window_hash(const uint32_t* first, size_t n, uint64_t pos) {
 
 uint32_t window_hash(const float* window) {
   uint32_t b[kMatchFrames];
-  for (size_t m = 0; m < kMatchFrames; ++m) b[m] = bits_of(window[m]);
+  for (size_t m = 0; m < kMatchFrames; ++m) b[m] = float_bits(window[m]);
   return window_hash(b, kMatchFrames, 0);
 }
 
@@ -67,7 +61,7 @@ uint64_t ReferenceSignal::lift(uint64_t n0, uint64_t near) const {
 bool ReferenceSignal::fits(const float* window, uint64_t pos) const {
   const uint64_t p = period();
   for (size_t m = 0; m < kMatchFrames; ++m) {
-    if (bits_of(window[m]) != bits_[(pos + m) % p]) return false;
+    if (float_bits(window[m]) != bits_[(pos + m) % p]) return false;
   }
   return true;
 }
@@ -102,9 +96,9 @@ TestSignalReference::TestSignalReference(uint32_t rate)
     : signal_(rate), step_inverse_(inverse_mod(signal_.step(), signal_.rate())) {
   const uint32_t r = signal_.rate();
   bits_.resize(r);
-  for (uint32_t n = 0; n < r; ++n) bits_[n] = bits_of(signal_.at(n));
+  for (uint32_t n = 0; n < r; ++n) bits_[n] = float_bits(signal_.at(n));
   std::vector<std::pair<uint32_t, uint32_t>> by_bits(r);  // (bit pattern, table index)
-  for (uint32_t k = 0; k < r; ++k) by_bits[k] = {bits_of(signal_.table(k)), k};
+  for (uint32_t k = 0; k < r; ++k) by_bits[k] = {float_bits(signal_.table(k)), k};
   std::sort(by_bits.begin(), by_bits.end());
   indices_.resize(r);
   lookup_.reserve(r);
@@ -121,7 +115,7 @@ TestSignalReference::TestSignalReference(uint32_t rate)
 
 std::optional<uint64_t> TestSignalReference::find(const float* window,
                                                   std::optional<uint64_t> near) const {
-  const auto it = lookup_.find(bits_of(window[0]));
+  const auto it = lookup_.find(float_bits(window[0]));
   if (it == lookup_.end()) return std::nullopt;
   const uint32_t r = signal_.rate();
   std::optional<uint64_t> best;
@@ -150,7 +144,7 @@ FileReference::FileReference(const std::vector<float>& samples) {
   const size_t n = samples.size();
   bits_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    bits_[i] = bits_of(samples[i]);
+    bits_[i] = float_bits(samples[i]);
     all_zero_ = all_zero_ && samples[i] == 0.0f;
   }
   index_.resize(n);

@@ -15,6 +15,7 @@
 // digital silence or a sample-exact loop is not, there.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +27,14 @@
 
 namespace xrunlab {
 
-inline constexpr size_t kMatchFrames = 8;  // samples that place a received stretch in the loop
+inline constexpr size_t kMatchFrames = 8;
+
+// A sample's bit pattern: the check compares samples bit for bit (NaNs and -0 included).
+inline uint32_t float_bits(float x) noexcept {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}  // samples that place a received stretch in the loop
 
 class ReferenceSignal {
  public:
