@@ -93,6 +93,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->check(CLI::IsMember({"none", "cyclictest"}))
       ->capture_default_str()
       ->type_name("TOOL");
+  run->add_flag("--dma-latency", o.dma_latency,
+                "Hold /dev/cpu_dma_latency at 0 for the whole run, as cyclictest does by "
+                "default: the CPUs stay out of deep idle states, whose exit latency adds to "
+                "every wake-up. Needs write access to the device (root); recorded and read "
+                "back in run.json (dma_latency); the kernel drops the hold when the run ends, "
+                "however it ends.");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");

@@ -23,8 +23,8 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     if (values.front() == "false") args.emplace_back("--no-plots");
     return;
   }
-  if (key == "record") {
-    if (values.front() == "true") args.emplace_back("--record");
+  if (key == "record" || key == "dma-latency") {
+    if (values.front() == "true") args.emplace_back("--" + key);
     return;
   }
   for (const std::string& v : values) {

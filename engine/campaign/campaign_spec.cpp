@@ -23,12 +23,12 @@ const std::set<std::string>& run_keys() {
       "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
-      "record",  "plots",  "baseline", "record-format", "source"};
+      "record",  "plots",  "baseline", "record-format", "source", "dma-latency"};
   return keys;
 }
 
 const std::set<std::string>& bool_keys() {
-  static const std::set<std::string> keys = {"audio-check", "record", "plots"};
+  static const std::set<std::string> keys = {"audio-check", "record", "plots", "dma-latency"};
   return keys;
 }
 

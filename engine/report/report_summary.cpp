@@ -323,6 +323,16 @@ void own_block_rest(std::string& out, const RunResult& r) {
                       ratio("jackd_wakeup_p99"), ratio("head_client_delay_p99")));
     }
   }
+  if (r.dma_latency.is_object()) {
+    const nlohmann::json& d = r.dma_latency;
+    const nlohmann::json& back = d.value("read_back_us", nlohmann::json());
+    out += summary_field_line(
+        "CPU DMA latency",
+        fmt::format(" held at {} usecs during the run ({}; read back: {})",
+                    d.value("requested_us", 0), d.value("device", std::string()),
+                    back.is_number() ? fmt::format("{} usecs", back.get<int64_t>())
+                                     : std::string("not readable")));
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

@@ -229,6 +229,9 @@ struct RunResult {
   nlohmann::json rt_throttle;                      // the rt-throttle group (null otherwise)
   nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
   nlohmann::json baseline;  // --baseline cyclictest (baseline.hpp); null without
+  // --dma-latency: {device, requested_us, read_back_us} (engine/system/dma_latency.hpp); null
+  // without.
+  nlohmann::json dma_latency;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

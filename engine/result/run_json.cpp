@@ -335,6 +335,7 @@ json to_json(const RunResult& r) {
         {"rt_throttle", json(r.rt_throttle)}}},
       {"loads", json(r.loads)},
       {"baseline", json(r.baseline)},
+      {"dma_latency", json(r.dma_latency)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -952,6 +953,7 @@ RunResult run_from(const Object& j) {
   r.loads = nullptr;
   j.get("loads", r.loads);
   j.get("baseline", r.baseline);
+  j.get("dma_latency", r.dma_latency);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

@@ -27,6 +27,7 @@
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/result/baseline.hpp"
+#include "engine/system/dma_latency.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
@@ -149,6 +150,8 @@ class Runner {
   std::atomic<uint64_t> window_start_us_{0};
   uint64_t reports_until_us_ = UINT64_MAX;  // xrun reports after this (JACK time) are not counted
   LoadSet loads_;
+  std::optional<DmaLatencyHold> dma_latency_;  // --dma-latency
+  void fill_dma_latency(RunResult& r) const;
   Child baseline_;
   std::vector<std::string> baseline_argv_;
   std::string baseline_program_, baseline_json_path_, baseline_error_;
@@ -201,6 +204,8 @@ void Runner::preflight() {
                     "': build it (cmake --build build) or pass --client-binary PATH");
   }
   policy_.check_permitted(o_.clients);
+  // Held from here to the Runner's end (every exit path; the kernel drops it on a crash).
+  if (o_.dma_latency) dma_latency_.emplace(kDmaLatencyDevice, 0);
   if (o_.baseline == "cyclictest") {
     const auto cyclictest = find_program("cyclictest");
     if (!cyclictest) {
@@ -541,6 +546,19 @@ void Runner::fill_baseline(RunResult& r) const {
                              *baseline_result_, wake, head);
 }
 
+void Runner::fill_dma_latency(RunResult& r) const {
+  if (!dma_latency_) return;
+  const std::optional<int32_t> back = dma_latency_->read_back_us();
+  r.dma_latency = {{"device", dma_latency_->device()},
+                   {"requested_us", dma_latency_->requested_us()},
+                   {"read_back_us", back ? nlohmann::json(*back) : nlohmann::json()}};
+  if (back && *back != dma_latency_->requested_us()) {
+    r.warnings.push_back(fmt::format(
+        "--dma-latency: {} read back {} us after writing {} (another holder asked for less)",
+        dma_latency_->device(), *back, dma_latency_->requested_us()));
+  }
+}
+
 std::vector<ClientThread> Runner::client_threads() {
   std::vector<ClientThread> out;
   live_.with([&](const RunResult& r) {
@@ -861,6 +879,7 @@ void Runner::finish_failed(const std::exception& e) {
   r.ended_utc = utc_now_iso();
   finalize(r);
   fill_baseline(r);
+  fill_dma_latency(r);
   try {
     write_run_files(run_dir_, render_run_files(r));
   } catch (const Error&) {
@@ -899,6 +918,7 @@ RunOutcome Runner::run() {
   for (std::string& w : count_warnings(r)) r.warnings.push_back(std::move(w));
   finalize(r);
   fill_baseline(r);
+  fill_dma_latency(r);
   for (std::string& w : audio_match_warnings(r)) r.warnings.push_back(std::move(w));
   // Plots first: a plot that fails is a warning in the files, which are written once.
   write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));

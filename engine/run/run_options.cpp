@@ -35,6 +35,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"policy", o.policy.text},
           {"loads", load_texts},
           {"baseline", o.baseline},
+          {"dma_latency", o.dma_latency},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},

@@ -36,6 +36,7 @@ struct RunOptions {
   PolicySpec policy = default_policy();  // --policy SPEC
   std::vector<LoadSpec> loads;           // --load SPEC, repeatable
   std::string baseline = "none";         // --baseline: none | cyclictest (baseline.hpp)
+  bool dma_latency = false;              // --dma-latency: hold /dev/cpu_dma_latency at 0
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdint>
+#include <fstream>
+#include <optional>
+
 #include "tests/support/run_harness.hpp"
 
 namespace xrunlab::testing_support {
@@ -76,6 +80,37 @@ TEST(Baseline, AMissingCyclictestIsNamedBeforeAnythingStarts) {
             std::string::npos)
       << r.log();
   EXPECT_EQ(r.log().find("started jackd"), std::string::npos) << r.log();
+}
+
+// --dma-latency on the real /dev/cpu_dma_latency: the kernel's target is 0 while the run
+// measures (the least of all holders' requests, ours 0), run.json records what was read back,
+// and after the run the target is what it was before (the kernel drops a closed holder).
+std::optional<int32_t> dma_target() {
+  std::ifstream in("/dev/cpu_dma_latency", std::ios::binary);
+  int32_t v = 0;
+  if (!in.read(reinterpret_cast<char*>(&v), sizeof v)) return std::nullopt;
+  return v;
+}
+
+TEST(Conditions, DmaLatencyIsHeldAtZeroDuringTheRunAndReleasedAfter) {
+  const std::optional<int32_t> before = dma_target();
+  if (!before) GTEST_SKIP() << "/dev/cpu_dma_latency cannot be read here";
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256",
+                        "--duration", "3", "--dma-latency", "--no-plots"});
+  wait_until_measuring(r);
+  const std::optional<int32_t> during = dma_target();
+  finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  ASSERT_TRUE(during.has_value());
+  EXPECT_EQ(*during, 0);
+  const json j = r.run_json();
+  EXPECT_EQ(j["dma_latency"]["device"], "/dev/cpu_dma_latency");
+  EXPECT_EQ(j["dma_latency"]["requested_us"], 0);
+  EXPECT_EQ(j["dma_latency"]["read_back_us"], 0);
+  EXPECT_EQ(j["spec"]["dma_latency"], true);
+  EXPECT_NE(read_text_or_empty(r.run_dir() + "/summary.txt").find("CPU DMA latency"),
+            std::string::npos);
+  EXPECT_EQ(dma_target(), before) << "the hold outlived the run";
 }
 
 }  // namespace
