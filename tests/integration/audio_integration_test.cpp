@@ -38,8 +38,9 @@ TEST(AudioChain, CleanRunHasNoGlitchesAndRecordsEveryFrame) {
   EXPECT_EQ(a["ring_dropped_chunks"].get<uint64_t>(), 0u);
   // Every glitch is explained by an xrun; with no xrun (the normal case here) there is none.
   EXPECT_EQ(a["glitches_without_xrun"].get<uint64_t>(), 0u) << a.dump();
-  if (j["totals"]["xrun_count"].get<uint64_t>() == 0 &&
-      j["xruns"]["monitor_events"].get<uint64_t>() == 0) {
+  const bool no_xrun = j["totals"]["xrun_count"].get<uint64_t>() == 0 &&
+                       j["xruns"]["monitor_events"].get<uint64_t>() == 0;
+  if (no_xrun) {
     EXPECT_EQ(a["glitches"].get<uint64_t>(), 0u) << a.dump();
     EXPECT_EQ(a["delta_max"].get<double>(), 0.0);
   }
@@ -49,9 +50,14 @@ TEST(AudioChain, CleanRunHasNoGlitchesAndRecordsEveryFrame) {
   EXPECT_EQ(a["frames_checked"].get<uint64_t>(), frames);
   EXPECT_EQ(a["recorded_frames"].get<uint64_t>(), frames);
   EXPECT_EQ(wav_frames(r.run_dir() + "/audio/received.wav"), static_cast<int64_t>(frames));
-  // jack_test4's line, in its block.
+  // jack_test4's line, in its block: 0 when nothing was heard (a run under load may have an
+  // xrun and a glitch even at 1024 frames; the line then holds its size).
   const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
-  EXPECT_NE(summary.find(" Delta Maximum . . . . . . . . : 0.00000"), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" Delta Maximum . . . . . . . . : "), std::string::npos) << summary;
+  if (a["glitches"].get<uint64_t>() == 0) {
+    EXPECT_NE(summary.find(" Delta Maximum . . . . . . . . : 0.00000"), std::string::npos)
+        << summary;
+  }
   expect_nothing_left(r);
 }
 
