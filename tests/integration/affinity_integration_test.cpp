@@ -104,6 +104,27 @@ TEST(Affinity, EveryAudioThreadRunsOnTheCpusAskedForFromStartToEnd) {
   expect_nothing_left(r);
 }
 
+// --backend pipewire: the private daemon, whose data loop runs the graph, is pinned like jackd;
+// its data loop thread is the "server" audio thread read back.
+TEST(Affinity, UnderPipewireTheDaemonsDataLoopAndTheClientsRunOnTheCpus) {
+  REQUIRE_CPUS_0_AND_1();
+  if (!find_program("pipewire")) {
+    GTEST_SKIP() << "the pipewire program is not installed (scripts/setup.sh installs it)";
+  }
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--backend", "pipewire", "--clients", "2", "--ports", "1",
+                        "--period", "256", "--duration", "3", "--cpus", "1", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  expect_audio_threads_on(j["scheduling"]["threads_start"], json::array({1}), 3);
+  expect_audio_threads_on(j["scheduling"]["threads_end"], json::array({1}), 3);
+  EXPECT_EQ(j["scheduling"]["threads_start"][0]["process"], "pipewire");
+  EXPECT_EQ(j["affinity"]["verified"], true) << j["affinity"].dump();
+  expect_nothing_left(r);
+}
+
 // The check can fail: a client moved off --cpus during the window (every thread of it, from
 // here, as taskset -p would) fails the run at its end-of-window read-back, like a policy
 // mismatch.
