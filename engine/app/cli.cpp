@@ -11,6 +11,7 @@
 #include "engine/loads/load_spec.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/thread_sched.hpp"
 #include "engine/wire/version.hpp"
 
 namespace xrunlab {
@@ -19,7 +20,8 @@ namespace {
 
 // The specs given as text become typed once, here; a bad one is a usage error naming the flag.
 void make_specs(const std::string& policy_text, const std::vector<std::string>& load_texts,
-                const std::string& inject_text, const std::string& backend_text, RunOptions& o) {
+                const std::string& inject_text, const std::string& backend_text,
+                const std::string& cpus_text, const std::string& load_cpus_text, RunOptions& o) {
   auto bad = [](const std::string& flag, const std::string& text, const std::string& why) {
     throw Error(ExitCode::kUsage, flag + " '" + text + "': " + why);
   };
@@ -39,6 +41,14 @@ void make_specs(const std::string& policy_text, const std::vector<std::string>& 
     o.inject = *inject;
   }
   if (!backend_text.empty()) o.backend = parse_backend(backend_text);  // kUsage naming the value
+  for (const auto& [flag, text, cpus] :
+       {std::tuple{"--cpus", &cpus_text, &o.cpus},
+        std::tuple{"--load-cpus", &load_cpus_text, &o.load_cpus}}) {
+    if (text->empty()) continue;
+    const std::optional<std::vector<int>> list = parse_cpu_list_checked(*text, &why);
+    if (!list) bad(flag, *text, why);
+    *cpus = *list;
+  }
 }
 
 }  // namespace
@@ -99,6 +109,18 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                 "every wake-up. Needs write access to the device (root); recorded and read "
                 "back in run.json (dma_latency); the kernel drops the hold when the run ends, "
                 "however it ends.");
+  std::string cpus_text, load_cpus_text;
+  run->add_option("--cpus", cpus_text,
+                  "Run jackd (or the private PipeWire) and every client on these CPUs only: "
+                  "LIST as taskset -c takes it (0, 0-1, 0,2-3), set before exec so every thread "
+                  "inherits it. Every audio thread's affinity is read back at the start and the "
+                  "end and must be LIST, like its policy; recorded in run.json (affinity).")
+      ->type_name("LIST");
+  run->add_option("--load-cpus", load_cpus_text,
+                  "Run every --load (and the processes it starts) on these CPUs only: LIST as "
+                  "for --cpus; each load's affinity is read back at its start and recorded in "
+                  "run.json (affinity, loads[].cpus).")
+      ->type_name("LIST");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");
@@ -458,7 +480,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   o.priority_given = run->count("--priority") > 0;
   o.period_given = run->count("--period") > 0;
   o.rate_given = run->count("--rate") > 0;
-  make_specs(policy_text, load_texts, inject_text, backend_text, o);
+  make_specs(policy_text, load_texts, inject_text, backend_text, cpus_text, load_cpus_text, o);
   validate(o);
   check_source(o);
   return cmd;

@@ -23,7 +23,8 @@ const std::set<std::string>& run_keys() {
       "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
-      "record",  "plots",  "baseline", "record-format", "source", "dma-latency"};
+      "record",  "plots",  "baseline", "record-format", "source", "dma-latency",
+      "cpus",    "load-cpus"};
   return keys;
 }
 

@@ -10,6 +10,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
 #include "engine/system/clock.hpp"
+#include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
 
@@ -18,7 +19,7 @@ LoadSet::~LoadSet() {
 }
 
 void LoadSet::start(const std::vector<LoadSpec>& specs, const std::string& tool,
-                    const std::string& run_dir) {
+                    const std::string& run_dir, const std::vector<int>& cpus) {
   if (specs.empty()) return;
   const std::string dir = run_dir + "/loads";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -40,8 +41,15 @@ void LoadSet::start(const std::vector<LoadSpec>& specs, const std::string& tool,
     }
     s.argv.insert(s.argv.end(), specs[i].tool_args.begin(), specs[i].tool_args.end());
     s.output_path = r.log_path;
+    s.cpus = cpus;
     Child c = Child::spawn(s);
     r.pid = c.pid();
+    // Spawn returns once the program runs, so the affinity set before exec is in place.
+    if (const auto back = read_affinity(c.pid())) {
+      r.cpus = *back;
+    } else {
+      r.cpus_why = "sched_getaffinity: " + errno_text(errno);
+    }
     r.started_us = mono_raw_us();
     children_.push_back(std::move(c));
     results_.push_back(std::move(r));
@@ -93,6 +101,7 @@ nlohmann::json to_json(const LoadResult& r, uint64_t t0_us) {
           {"nice", r.spec.nice},
           {"argv", r.spec.tool_args},
           {"pid", r.pid},
+          {"cpus", r.cpus.empty() ? nlohmann::json() : nlohmann::json(r.cpus)},
           {"start_s", rel(r.started_us)},
           {"stop_s", rel(r.stopped_us)},
           {"report", r.report},

@@ -19,6 +19,10 @@ struct LoadResult {
   int64_t pid = 0;
   uint64_t started_us = 0, stopped_us = 0;  // engine clock (mono_raw_us)
   std::string log_path, report_path, scratch_dir;
+  // The supervisor's CPU affinity read back (sched_getaffinity) right after it started: its
+  // workers and their programs inherit it. Empty when it could not be read (cpus_why says why).
+  std::vector<int> cpus;
+  std::string cpus_why;
   nlohmann::json report;  // xrunlab-load's own report (null if it wrote none)
   std::string error;      // why it ended early or reported nothing
 };
@@ -30,9 +34,11 @@ class LoadSet {
   LoadSet& operator=(const LoadSet&) = delete;
   ~LoadSet();  // stops whatever still runs
 
-  // Throws xrunlab::Error when a load cannot be started.
+  // Throws xrunlab::Error when a load cannot be started. `cpus` (--load-cpus; empty: the
+  // engine's own) is every supervisor's CPU affinity, set before exec and so inherited by every
+  // process below it.
   void start(const std::vector<LoadSpec>& specs, const std::string& tool,
-             const std::string& run_dir);
+             const std::string& run_dir, const std::vector<int>& cpus = {});
   // "" while every load runs; else which one ended and how.
   std::string check_running();
   // SIGTERM to every supervisor, which stops and reaps its whole process tree and removes its

@@ -333,6 +333,29 @@ void own_block_rest(std::string& out, const RunResult& r) {
                     back.is_number() ? fmt::format("{} usecs", back.get<int64_t>())
                                      : std::string("not readable")));
   }
+  if (r.affinity.is_object()) {
+    const nlohmann::json& a = r.affinity;
+    auto cpus = [&](const char* key) -> std::string {
+      const nlohmann::json& v = a.value(key, nlohmann::json());
+      return v.is_array() ? format_cpu_list(v.get<std::vector<int>>()) : std::string();
+    };
+    std::string sets;
+    if (!cpus("cpus").empty()) sets += " audio threads on CPUs " + cpus("cpus");
+    if (!cpus("load_cpus").empty()) {
+      sets += std::string(sets.empty() ? "" : ";") + " loads on CPUs " + cpus("load_cpus");
+    }
+    const nlohmann::json& verified = a.value("verified", nlohmann::json());
+    const std::string read_backs =
+        fmt::format("{} thread and {} load read-backs", a.value("threads_checked", 0),
+                    a.value("loads_checked", 0));
+    std::string outcome =
+        "not verified: the run ended before it was read back (" + read_backs + ")";
+    if (verified.is_boolean()) {
+      outcome = verified.get<bool>() ? "verified: " + read_backs + " matched"
+                                     : "NOT as requested: see run.json scheduling";
+    }
+    out += summary_field_line("CPU affinity", fmt::format("{} ({})", sets, outcome));
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

@@ -232,6 +232,9 @@ struct RunResult {
   // --dma-latency: {device, requested_us, read_back_us} (engine/system/dma_latency.hpp); null
   // without.
   nlohmann::json dma_latency;
+  // --cpus / --load-cpus: {cpus, load_cpus, threads_checked, loads_checked, verified}
+  // (engine/run/audio_threads.hpp affinity_json); null without either.
+  nlohmann::json affinity;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
 #include <thread>
 
 #include "engine/base/errors.hpp"
@@ -16,10 +17,17 @@ ThreadTarget iso_demoted() {
   return ThreadTarget{};  // SCHED_OTHER nice 0
 }
 
+// How an affinity mismatch starts, so that first_mismatch names it as one.
+constexpr std::string_view kAffinityMismatch = "CPU affinity ";
+
 }  // namespace
 
 std::string first_mismatch(const std::vector<AudioThread>& threads) {
   for (const AudioThread& a : threads) {
+    if (a.mismatch.rfind(kAffinityMismatch, 0) == 0) {
+      return fmt::format("{} thread {} is not on the requested CPUs: {}", a.role, a.sched.tid,
+                         a.mismatch);
+    }
     if (!a.mismatch.empty()) {
       return fmt::format("{} thread {} is not in the requested class: {}", a.role, a.sched.tid,
                          a.mismatch);
@@ -28,7 +36,42 @@ std::string first_mismatch(const std::vector<AudioThread>& threads) {
   return "";
 }
 
-AudioThreadPolicy::AudioThreadPolicy(const RunOptions& o) : policy_(o.policy) {
+nlohmann::json affinity_json(const std::vector<int>& cpus, const std::vector<int>& load_cpus,
+                             const std::vector<AudioThread>& threads_start,
+                             const std::vector<AudioThread>& threads_end,
+                             const nlohmann::json& loads) {
+  if (cpus.empty() && load_cpus.empty()) return nullptr;
+  auto list = [](const std::vector<int>& c) {
+    return c.empty() ? nlohmann::json() : nlohmann::json(c);
+  };
+  bool mismatch = false;
+  int threads = 0, load_count = 0;
+  if (!cpus.empty()) {
+    for (const auto* set : {&threads_start, &threads_end}) {
+      for (const AudioThread& a : *set) {
+        ++threads;
+        mismatch = mismatch || a.sched.cpus != cpus;
+      }
+    }
+  }
+  if (!load_cpus.empty() && loads.is_array()) {
+    for (const nlohmann::json& l : loads) {
+      ++load_count;
+      const nlohmann::json back = l.value("cpus", nlohmann::json());
+      mismatch = mismatch || !back.is_array() || back.get<std::vector<int>>() != load_cpus;
+    }
+  }
+  const bool unchecked = (!cpus.empty() && threads == 0) || (!load_cpus.empty() && load_count == 0);
+  return {{"cpus", list(cpus)},
+          {"load_cpus", list(load_cpus)},
+          {"threads_checked", threads},
+          {"loads_checked", load_count},
+          {"verified", mismatch    ? nlohmann::json(false)
+                       : unchecked ? nlohmann::json()
+                                   : nlohmann::json(true)}};
+}
+
+AudioThreadPolicy::AudioThreadPolicy(const RunOptions& o) : policy_(o.policy), cpus_(o.cpus) {
   realtime_ = o.priority > 0;
   server_priority_ = o.server_priority();
   policy_.priority = server_priority_;
@@ -147,6 +190,11 @@ std::vector<AudioThread> AudioThreadPolicy::read(pid_t jackd_pid,
       // Under iso-emu a demoted thread is where the governor put it: that is the policy too.
       if (!a.mismatch.empty() && governor_ && check_thread_sched(*s, iso_demoted()).empty()) {
         a.mismatch.clear();
+      }
+      // --cpus: set before exec on jackd and every client, inherited by all their threads.
+      if (a.mismatch.empty() && !cpus_.empty() && s->cpus != cpus_) {
+        a.mismatch = fmt::format("{}{}, expected {} (--cpus)", kAffinityMismatch,
+                                 format_cpu_list(s->cpus), format_cpu_list(cpus_));
       }
     } else {
       a.sched.pid = pid;

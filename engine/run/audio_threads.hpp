@@ -26,8 +26,20 @@ struct ClientThread {
   pid_t pid = 0, tid = 0;
 };
 
-// The first thread that is not in its requested class, as one line ("" when all are).
+// The first thread that is not in its requested class or not on the --cpus CPUs, as one line
+// ("" when all are as requested).
 std::string first_mismatch(const std::vector<AudioThread>& threads);
+
+// run.json's "affinity" (null when neither --cpus nor --load-cpus was given):
+// {cpus, load_cpus: the requested sets (null when not given), threads_checked: the audio-thread
+// read-backs compared with cpus (start and end), loads_checked: the loads whose read-back
+// (loads[].cpus) was compared with load_cpus, verified: true when every one matched, false when
+// one did not, null when a requested set had nothing read back to compare (the run ended
+// first)}. From what the result records, so it says what was checked, not what was meant.
+nlohmann::json affinity_json(const std::vector<int>& cpus, const std::vector<int>& load_cpus,
+                             const std::vector<AudioThread>& threads_start,
+                             const std::vector<AudioThread>& threads_end,
+                             const nlohmann::json& loads);
 
 class AudioThreadPolicy {
  public:
@@ -62,7 +74,8 @@ class AudioThreadPolicy {
   nlohmann::json stop_governor();
 
   // Every audio thread as the kernel has it now, each checked against its target (a thread
-  // outside the rt-throttle group, too; under iso-emu a demoted thread is in its class).
+  // outside the rt-throttle group, too; under iso-emu a demoted thread is in its class) and,
+  // with --cpus, against that CPU set (its affinity must be exactly the set).
   std::vector<AudioThread> read(pid_t jackd_pid, const std::vector<ClientThread>& clients) const;
 
  private:
@@ -71,6 +84,7 @@ class AudioThreadPolicy {
   int server_priority_ = 70;
   PolicyTargets targets_;
   std::string label_;
+  std::vector<int> cpus_;  // --cpus (empty: the affinity is not checked)
   pid_t server_tid_ = 0;
   RtThrottleGroup group_;
   bool throttled_ = false;

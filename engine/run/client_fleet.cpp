@@ -62,6 +62,7 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
     SpawnSpec spec;
     spec.argv = client_argv(f, i);
     spec.cgroup_procs = f.cgroup_procs;
+    spec.cpus = f.cpus;
     spec.output_path = fmt::format("{}/clients/c{:02d}.log", f.run_dir, i);
     spec.stdin_pipe = true;
     spec.fd3_pipe = true;

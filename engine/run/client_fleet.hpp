@@ -36,6 +36,7 @@ struct FleetSpec {
   std::optional<InjectSpec> inject;  // one client overruns on purpose
   int inject_client = 1;
   std::string cgroup_procs;  // start every client inside this cgroup ("" = where we are)
+  std::vector<int> cpus;     // --cpus: every client's CPU affinity, set before exec (empty = ours)
 };
 
 // "xrunlab-c07" for prefix "xrunlab-" and index 7.

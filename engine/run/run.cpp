@@ -152,6 +152,7 @@ class Runner {
   LoadSet loads_;
   std::optional<DmaLatencyHold> dma_latency_;  // --dma-latency
   void fill_dma_latency(RunResult& r) const;
+  void fill_affinity(RunResult& r) const;  // --cpus / --load-cpus
   Child baseline_;
   std::vector<std::string> baseline_argv_;
   std::string baseline_program_, baseline_json_path_, baseline_error_;
@@ -203,6 +204,8 @@ void Runner::preflight() {
                 "xrunlab-client not found at '" + client_binary_ +
                     "': build it (cmake --build build) or pass --client-binary PATH");
   }
+  // --cpus / --load-cpus on this machine's CPUs (and SCHED_DEADLINE's root domain).
+  check_cpus(o_, read_cpu_facts());
   policy_.check_permitted(o_.clients);
   // Held from here to the Runner's end (every exit path; the kernel drops it on a crash).
   if (o_.dma_latency) dma_latency_.emplace(kDmaLatencyDevice, 0);
@@ -269,6 +272,7 @@ void Runner::start_server() {
   req.frames_given = o_.period_given;
   req.timeout = milliseconds(static_cast<int64_t>(o_.server_timeout_s * 1000));
   req.run_dir = run_dir_;
+  req.cpus = o_.cpus;
   req.say = [this](const std::string& s) { say(s); };
   if (backend_->launches_server()) {
     if (const std::string said = policy_.create_group(journal_); !said.empty()) say(said);
@@ -370,6 +374,7 @@ void Runner::start_clients() {
   f.inject = o_.inject;
   f.inject_client = o_.inject_client;
   f.cgroup_procs = policy_.cgroup_procs();
+  f.cpus = o_.cpus;
   const vcard::Shm* card = backend_->card_record();
   cycle_table_ = CycleTableShm::create(
       cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
@@ -472,7 +477,21 @@ void Runner::wire() {
 
 void Runner::start_loads() {
   if (o_.loads.empty()) return;
-  loads_.start(o_.loads, load_tool_, run_dir_);
+  loads_.start(o_.loads, load_tool_, run_dir_, o_.load_cpus);
+  // --load-cpus, read back from every supervisor: a load elsewhere fails the run like an audio
+  // thread out of its class.
+  if (!o_.load_cpus.empty()) {
+    for (const LoadResult& l : loads_.results()) {
+      if (l.cpus == o_.load_cpus) continue;
+      throw Error(ExitCode::kRunFailed,
+                  fmt::format("load '{}' (pid {}) is not on the requested CPUs: {}, expected {} "
+                              "(--load-cpus)",
+                              l.spec.text, l.pid,
+                              l.cpus.empty() ? "affinity unreadable (" + l.cpus_why + ")"
+                                             : "CPU affinity " + format_cpu_list(l.cpus),
+                              format_cpu_list(o_.load_cpus)));
+    }
+  }
   std::vector<std::string> texts;
   for (const LoadSpec& l : o_.loads) texts.push_back(l.text);
   say(fmt::format("started {} load(s): {}", o_.loads.size(), fmt::join(texts, ", ")));
@@ -495,6 +514,7 @@ void Runner::start_baseline() {
   SpawnSpec spec;
   spec.argv = baseline_argv_;
   spec.output_path = run_dir_ + "/baseline-cyclictest.log";
+  spec.cpus = o_.cpus;  // --cpus: the timer baseline measures the audio threads' CPUs
   baseline_ = Child::spawn(spec);
   say(fmt::format("started the timer baseline: cyclictest at {} {}, every {} usecs",
                   baseline_priority_ > 0 ? "SCHED_FIFO" : "SCHED_OTHER", baseline_priority_,
@@ -557,6 +577,10 @@ void Runner::fill_dma_latency(RunResult& r) const {
         "--dma-latency: {} read back {} us after writing {} (another holder asked for less)",
         dma_latency_->device(), *back, dma_latency_->requested_us()));
   }
+}
+
+void Runner::fill_affinity(RunResult& r) const {
+  r.affinity = affinity_json(o_.cpus, o_.load_cpus, r.threads_start, r.threads_end, r.loads);
 }
 
 std::vector<ClientThread> Runner::client_threads() {
@@ -880,6 +904,7 @@ void Runner::finish_failed(const std::exception& e) {
   finalize(r);
   fill_baseline(r);
   fill_dma_latency(r);
+  fill_affinity(r);
   try {
     write_run_files(run_dir_, render_run_files(r));
   } catch (const Error&) {
@@ -919,6 +944,7 @@ RunOutcome Runner::run() {
   finalize(r);
   fill_baseline(r);
   fill_dma_latency(r);
+  fill_affinity(r);
   for (std::string& w : audio_match_warnings(r)) r.warnings.push_back(std::move(w));
   // Plots first: a plot that fails is a warning in the files, which are written once.
   write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));

@@ -4,14 +4,28 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/loads/load_spec.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
+namespace {
+
+// The CPUs a child of the engine may be given: online and in the engine's own set.
+std::vector<int> allowed_online(const CpuFacts& f) {
+  std::vector<int> out;
+  std::set_intersection(f.online.begin(), f.online.end(), f.allowed.begin(), f.allowed.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+}  // namespace
 
 int RunOptions::server_priority() const {
   const bool carries_priority =
@@ -36,6 +50,8 @@ nlohmann::json to_json(const RunOptions& o) {
           {"loads", load_texts},
           {"baseline", o.baseline},
           {"dma_latency", o.dma_latency},
+          {"cpus", format_cpu_list(o.cpus)},
+          {"load_cpus", format_cpu_list(o.load_cpus)},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},
@@ -114,6 +130,43 @@ void validate(const RunOptions& o) {
   }
   if (o.nperiods < 2 || o.nperiods > 32) {
     bad("--nperiods " + std::to_string(o.nperiods) + ": must be 2..32 periods");
+  }
+  if (!o.load_cpus.empty() && o.loads.empty()) {
+    bad("--load-cpus " + format_cpu_list(o.load_cpus) +
+        " without --load: it sets the loads' CPUs; add a --load or leave --load-cpus out");
+  }
+}
+
+CpuFacts read_cpu_facts() {
+  CpuFacts f;
+  f.online = parse_cpu_list(read_file("/sys/devices/system/cpu/online").value_or(""));
+  f.allowed = read_affinity(0).value_or(std::vector<int>{});
+  return f;
+}
+
+void check_cpus(const RunOptions& o, const CpuFacts& facts) {
+  auto check = [&](const char* flag, const std::vector<int>& cpus) {
+    for (const int c : cpus) {
+      const bool online = std::binary_search(facts.online.begin(), facts.online.end(), c);
+      const bool allowed = std::binary_search(facts.allowed.begin(), facts.allowed.end(), c);
+      if (online && allowed) continue;
+      throw Error(
+          ExitCode::kUsage,
+          fmt::format("{} {}: CPU {} is {}; choose from CPUs {}", flag, format_cpu_list(cpus), c,
+                      online ? "not in the CPUs xrunlab itself may run on" : "not online",
+                      format_cpu_list(allowed_online(facts))));
+    }
+  };
+  check("--cpus", o.cpus);
+  check("--load-cpus", o.load_cpus);
+  if (o.policy.kind == PolicyKind::kDeadline && !o.cpus.empty() &&
+      !std::includes(o.cpus.begin(), o.cpus.end(), facts.online.begin(), facts.online.end())) {
+    throw Error(ExitCode::kUsage,
+                fmt::format("--cpus {} with --policy {}: the kernel refuses SCHED_DEADLINE for a "
+                            "thread whose affinity is narrower than its root domain (online CPUs "
+                            "{}); leave --cpus out or give --cpus {}",
+                            format_cpu_list(o.cpus), o.policy.text, format_cpu_list(facts.online),
+                            format_cpu_list(facts.online)));
   }
 }
 

@@ -37,6 +37,8 @@ struct RunOptions {
   std::vector<LoadSpec> loads;           // --load SPEC, repeatable
   std::string baseline = "none";         // --baseline: none | cyclictest (baseline.hpp)
   bool dma_latency = false;              // --dma-latency: hold /dev/cpu_dma_latency at 0
+  std::vector<int> cpus;       // --cpus LIST: jackd's and the clients' affinity (empty: none set)
+  std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";
@@ -66,6 +68,20 @@ nlohmann::json to_json(const RunOptions& o);
 // The checks that involve more than one flag, and the ranges. Throws xrunlab::Error(kUsage)
 // naming the option at fault.
 void validate(const RunOptions& o);
+
+// What --cpus and --load-cpus are checked against (read_cpu_facts(): this machine).
+struct CpuFacts {
+  std::vector<int> online;   // /sys/devices/system/cpu/online
+  std::vector<int> allowed;  // the engine's own affinity (sched_getaffinity)
+};
+CpuFacts read_cpu_facts();
+
+// --cpus / --load-cpus, before anything starts: every CPU online and in the engine's allowed
+// set (a child cannot be given a CPU its parent may not use), and SCHED_DEADLINE (--policy
+// deadline) only with --cpus spanning every online CPU, the root domain, as the kernel refuses
+// sched_setattr for a narrower affinity. Throws xrunlab::Error(kUsage), one line naming the flag,
+// the CPU and what is available.
+void check_cpus(const RunOptions& o, const CpuFacts& facts);
 
 // --source FILE, before anything starts: the file exists, libsndfile reads it, it has frames,
 // and its rate is the run's (unless the run attaches to a server without --rate: then the

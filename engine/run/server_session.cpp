@@ -54,6 +54,7 @@ void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, 
   spec.env = {{"JACK_NO_AUDIO_RESERVATION", "1"}};
   for (const auto& kv : backend_.server_env()) spec.env.push_back(kv);
   spec.cgroup_procs = req.cgroup_procs;
+  spec.cpus = req.cpus;
   jackd_ = Child::spawn(spec);
   hub.add(jackd_.output_fd(), [&tap](std::string_view line) { tap.on_line(line); });
   if (req.say) {

@@ -1,6 +1,9 @@
 #include "engine/system/process.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -8,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "engine/base/errno_text.hpp"
@@ -30,7 +35,7 @@ void make_pipe(int fds[2]) {
 }
 
 // What failed in the child before exec, written to the error pipe as {what, errno}.
-enum ChildFailure : int { kExecFailed = 1, kCgroupFailed = 2 };
+enum ChildFailure : int { kExecFailed = 1, kCgroupFailed = 2, kAffinityFailed = 3 };
 
 // In the child, after fork: only async-signal-safe calls from here to exec.
 [[noreturn]] void report_and_exit(int err_fd, ChildFailure what, int err) {
@@ -113,6 +118,21 @@ pid_t spawn_process(const SpawnOptions& o) {
   char* const* env = o.env ? envp.data() : environ;
   const char* path = program.c_str();
   const char* cgroup = o.cgroup_procs.empty() ? nullptr : o.cgroup_procs.c_str();
+  // The CPU set, built before fork (CPU_ALLOC allocates); the child only passes it on.
+  const int ncpus = o.cpus.empty() ? 0 : *std::max_element(o.cpus.begin(), o.cpus.end()) + 1;
+  std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> cpu_set(ncpus > 0 ? CPU_ALLOC(ncpus) : nullptr,
+                                                           [](cpu_set_t* p) {
+                                                             if (p != nullptr) CPU_FREE(p);
+                                                           });
+  const size_t cpu_set_size = ncpus > 0 ? CPU_ALLOC_SIZE(ncpus) : 0;
+  if (ncpus > 0) {
+    if (!cpu_set) throw Error(ExitCode::kRunFailed, "spawn: cannot allocate a CPU set");
+    CPU_ZERO_S(cpu_set_size, cpu_set.get());
+    for (const int c : o.cpus) {
+      if (c >= 0) CPU_SET_S(static_cast<size_t>(c), cpu_set_size, cpu_set.get());
+    }
+  }
+  const cpu_set_t* cpus = cpu_set.get();
   const bool need_null =
       o.stdin_fd == kDevNullFd || o.stdout_fd == kDevNullFd || o.stderr_fd == kDevNullFd;
   int err[2] = {-1, -1};
@@ -150,6 +170,10 @@ pid_t spawn_process(const SpawnOptions& o) {
     if (cgroup != nullptr && !join_cgroup(cgroup, ::getpid())) {
       report_and_exit(err[1], kCgroupFailed, errno);
     }
+    // The affinity before exec, so that every thread the program starts inherits it.
+    if (cpus != nullptr && ::sched_setaffinity(0, cpu_set_size, cpus) != 0) {
+      report_and_exit(err[1], kAffinityFailed, errno);
+    }
     // A bare name is looked up in PATH only (never the current folder); a path is run as is.
     ::execvpe(path, argv.data(), env);
     report_and_exit(err[1], kExecFailed, errno);
@@ -169,6 +193,11 @@ pid_t spawn_process(const SpawnOptions& o) {
   if (child_error[0] == kCgroupFailed) {
     throw Error(ExitCode::kRunFailed, "cannot move '" + program + "' into the cgroup (" +
                                           o.cgroup_procs + "): " + errno_text(child_error[1]));
+  }
+  if (child_error[0] == kAffinityFailed) {
+    throw Error(ExitCode::kRunFailed, "cannot set the CPU affinity of '" + program + "' to " +
+                                          fmt::format("{}", fmt::join(o.cpus, ",")) + ": " +
+                                          errno_text(child_error[1]));
   }
   throw Error(ExitCode::kMissingProgram,
               "cannot run '" + program + "': " + errno_text(child_error[1]));
@@ -259,6 +288,7 @@ Child Child::spawn(const SpawnSpec& spec) {
     o.fd3 = fd3[1];
     o.death_signal = spec.death_signal;
     o.cgroup_procs = spec.cgroup_procs;
+    o.cpus = spec.cpus;
     c.pid_ = spawn_process(o);
   } catch (...) {
     close_child_ends();

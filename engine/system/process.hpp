@@ -38,13 +38,17 @@ struct SpawnOptions {
   // If set: the child writes its pid here (a cgroup's cgroup.procs) before exec, so that no
   // thread of the program ever runs outside that cgroup.
   std::string cgroup_procs;
+  // If not empty: the child's CPU affinity (sched_setaffinity) before exec, so every thread
+  // and child process of the program inherits it (--cpus, --load-cpus).
+  std::vector<int> cpus;
 };
 
 // Forks and execs; returns the child's pid once the program runs. The caller's descriptors
 // named in `o` stay open in the caller (close them after the call). Throws
 // xrunlab::Error(kMissingProgram) "cannot run 'PROGRAM': <errno text>" when the program cannot
-// be executed, Error(kRunFailed) when fork or a pipe fails or the cgroup refuses the child (the
-// child has then been reaped). Waiting for the child is the caller's business.
+// be executed, Error(kRunFailed) when fork or a pipe fails, the cgroup refuses the child or the
+// kernel refuses its CPU affinity (the child has then been reaped). Waiting for the child is the
+// caller's business.
 pid_t spawn_process(const SpawnOptions& o);
 
 // ---- Child: a spawned program with its pipes, reaped and killed by its owner -------------
@@ -59,6 +63,7 @@ struct SpawnSpec {
   std::vector<std::pair<std::string, std::string>> env;  // set in the environment (replacing)
   std::string cgroup_procs;    // if set: the child joins this cgroup (its cgroup.procs) before exec
   int death_signal = SIGTERM;  // PR_SET_PDEATHSIG
+  std::vector<int> cpus;       // if not empty: the child's CPU affinity, set before exec
 };
 
 class Child {
@@ -72,7 +77,7 @@ class Child {
 
   // Throws xrunlab::Error(kMissingProgram) when argv[0] cannot be executed (a bare name is
   // looked up in PATH), Error(kOutput) when output_path cannot be opened, Error(kRunFailed)
-  // when the cgroup refuses the child or fork fails.
+  // when the cgroup refuses the child, the kernel refuses its CPU affinity or fork fails.
   static Child spawn(const SpawnSpec& spec);
 
   pid_t pid() const { return pid_; }

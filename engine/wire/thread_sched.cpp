@@ -72,6 +72,8 @@ bool have_cap_sys_nice() {
   return ((caps >> kCapSysNice) & 1u) != 0;
 }
 
+}  // namespace
+
 std::optional<std::vector<int>> read_affinity(pid_t tid) {
   for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
     cpu_set_t* set = CPU_ALLOC(ncpus);
@@ -95,6 +97,8 @@ std::optional<std::vector<int>> read_affinity(pid_t tid) {
   errno = EINVAL;
   return std::nullopt;
 }
+
+namespace {
 
 std::string signed_nice(int nice) {
   return nice > 0 ? fmt::format("+{}", nice) : fmt::format("{}", nice);
@@ -435,17 +439,42 @@ std::string format_thread_line(const ThreadSched& s) {
                      sched, signed_nice(s.nice), format_cpu_list(s.cpus));
 }
 
-std::vector<int> parse_cpu_list(std::string_view text) {
+std::optional<std::vector<int>> parse_cpu_list_checked(std::string_view text, std::string* why) {
+  auto fail = [why](const std::string& w) -> std::optional<std::vector<int>> {
+    if (why != nullptr) *why = w;
+    return std::nullopt;
+  };
+  // A CPU number: decimal digits only, below kMaxCpuNumber (no sign, no spaces, no hex).
+  auto number = [](std::string_view s) -> std::optional<int> {
+    if (s.empty() || s.size() > 5) return std::nullopt;
+    int v = 0;
+    for (const char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return v < kMaxCpuNumber ? std::optional<int>(v) : std::nullopt;
+  };
+  const std::string_view all = trim(text);
+  if (all.empty()) return fail("an empty CPU list; give CPU numbers like 0, 0-1 or 0,2-3");
   std::vector<int> cpus;
-  for (std::string_view part : split(trim(text), ',')) {
-    if (part.empty()) continue;
-    const std::string s(part);
-    const auto dash = s.find('-');
-    const int lo = std::atoi(s.c_str());
-    const int hi = dash == std::string::npos ? lo : std::atoi(s.c_str() + dash + 1);
-    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  for (std::string_view part : split(all, ',')) {
+    const std::string bad = fmt::format(
+        "'{}' is not a CPU number or range (expected N or N-M, e.g. 0, 0-1 or 0,2-3)", part);
+    const auto dash = part.find('-');
+    const std::optional<int> lo = number(part.substr(0, dash));
+    const std::optional<int> hi =
+        dash == std::string_view::npos ? lo : number(part.substr(dash + 1));
+    if (!lo || !hi) return fail(bad);
+    if (*hi < *lo) return fail(fmt::format("'{}' is a range that runs backwards", part));
+    for (int c = *lo; c <= *hi; ++c) cpus.push_back(c);
   }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
+}
+
+std::vector<int> parse_cpu_list(std::string_view text) {
+  return parse_cpu_list_checked(text, nullptr).value_or(std::vector<int>{});
 }
 
 std::string format_cpu_list(const std::vector<int>& cpus) {

@@ -70,8 +70,19 @@ std::string format_thread_line(const ThreadSched& s);
 // Ascending CPU numbers as ranges: {0, 1, 4} -> "0-1,4"; {} -> "".
 std::string format_cpu_list(const std::vector<int>& cpus);
 
-// The other way, as /sys/devices/system/cpu/online writes it: "0-2,5\n" -> {0, 1, 2, 5}.
+// The other way, in the cpuset list syntax of taskset -c, cgroups and
+// /sys/devices/system/cpu/online: "0-2,5\n" -> {0, 1, 2, 5}, ascending without repeats.
+// nullopt (and *why, which may be null: one line naming the part at fault) for an empty list,
+// a part that is not N or N-M in decimal, a range that runs backwards or a CPU number of
+// kMaxCpuNumber or more. For lists a person typed (--cpus).
+inline constexpr int kMaxCpuNumber = 8192;  // the kernel's largest NR_CPUS
+std::optional<std::vector<int>> parse_cpu_list_checked(std::string_view text, std::string* why);
+// The same for lists the kernel wrote (/sys, /proc): {} when malformed.
 std::vector<int> parse_cpu_list(std::string_view text);
+
+// The CPU affinity of thread `tid` (a pid is its main thread's tid; 0 = the calling thread),
+// as sched_getaffinity gives it, ascending; nullopt with errno set when it cannot be read.
+std::optional<std::vector<int>> read_affinity(pid_t tid);
 
 // Keys: pid, tid, process, thread, policy (name), policy_number, rt_priority, nice,
 // dl_runtime_ns, dl_deadline_ns, dl_period_ns, flags, cpus (array), last_cpu.

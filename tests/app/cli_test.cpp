@@ -193,6 +193,74 @@ TEST(Options, BackendAndNperiodsAreValidated) {
   EXPECT_FALSE(o.rate_given);
 }
 
+TEST(Options, CpusAndLoadCpusArriveAsSortedCpuSets) {
+  const RunOptions o = parse({"run", "--cpus", "3,0-1", "--load", "cpu:1", "--load-cpus", "2"}).run;
+  EXPECT_EQ(o.cpus, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(o.load_cpus, (std::vector<int>{2}));
+  const auto j = to_json(o);
+  EXPECT_EQ(j.at("cpus"), "0-1,3");
+  EXPECT_EQ(j.at("load_cpus"), "2");
+  const RunOptions d = parse({"run"}).run;
+  EXPECT_TRUE(d.cpus.empty());
+  EXPECT_TRUE(d.load_cpus.empty());
+  EXPECT_EQ(to_json(d).at("cpus"), "");
+}
+
+TEST(Options, MalformedCpuListsAndLoadCpusWithoutALoadAreUsageErrors) {
+  EXPECT_EQ(usage_error({"run", "--cpus", "0-"}),
+            "--cpus '0-': '0-' is not a CPU number or range (expected N or N-M, e.g. 0, 0-1 or "
+            "0,2-3)");
+  EXPECT_EQ(usage_error({"run", "--cpus", "2-1"}),
+            "--cpus '2-1': '2-1' is a range that runs backwards");
+  EXPECT_EQ(usage_error({"run", "--load", "cpu:1", "--load-cpus", "one"}),
+            "--load-cpus 'one': 'one' is not a CPU number or range (expected N or N-M, e.g. 0, "
+            "0-1 or 0,2-3)");
+  EXPECT_EQ(usage_error({"run", "--load-cpus", "1"}),
+            "--load-cpus 1 without --load: it sets the loads' CPUs; add a --load or leave "
+            "--load-cpus out");
+}
+
+// The machine's side, on made-up facts: CPUs 0-3 online, the engine itself allowed on 0-2.
+TEST(Options, CpusMustBeOnlineAndAllowedAndDeadlineNeedsTheWholeRootDomain) {
+  const CpuFacts facts{{0, 1, 2, 3}, {0, 1, 2}};
+  auto refusal = [&](const std::vector<std::string>& args) -> std::string {
+    try {
+      check_cpus(parse(args).run, facts);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal({"run", "--cpus", "0-2", "--load", "cpu:1", "--load-cpus", "1"}), "");
+  EXPECT_EQ(refusal({"run"}), "");
+  EXPECT_EQ(refusal({"run", "--cpus", "1,5"}),
+            "--cpus 1,5: CPU 5 is not online; choose from CPUs 0-2");
+  EXPECT_EQ(refusal({"run", "--cpus", "3"}),
+            "--cpus 3: CPU 3 is not in the CPUs xrunlab itself may run on; choose from CPUs 0-2");
+  EXPECT_EQ(refusal({"run", "--load", "cpu:1", "--load-cpus", "0-3"}),
+            "--load-cpus 0-3: CPU 3 is not in the CPUs xrunlab itself may run on; choose from "
+            "CPUs 0-2");
+  const CpuFacts all{{0, 1}, {0, 1}};
+  const RunOptions dl = parse({"run", "--policy", "deadline", "--cpus", "0"}).run;
+  try {
+    check_cpus(dl, all);
+    ADD_FAILURE() << "SCHED_DEADLINE on one of two CPUs accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_EQ(std::string(e.what()),
+              "--cpus 0 with --policy deadline: the kernel refuses SCHED_DEADLINE for a thread "
+              "whose affinity is narrower than its root domain (online CPUs 0-1); leave --cpus "
+              "out or give --cpus 0-1");
+  }
+  EXPECT_NO_THROW(check_cpus(parse({"run", "--policy", "deadline", "--cpus", "0-1"}).run, all));
+  EXPECT_NO_THROW(check_cpus(parse({"run", "--policy", "deadline"}).run, all));
+  // This machine's own facts: the engine runs on at least one online CPU.
+  const CpuFacts here = read_cpu_facts();
+  EXPECT_FALSE(here.online.empty());
+  EXPECT_FALSE(here.allowed.empty());
+}
+
 TEST(DoctorOptions, DefaultsAreTheRealRootsTheTableAndJackdsDefaultPriority) {
   const Command c = parse({"doctor"});
   ASSERT_EQ(c.kind, Command::Kind::kDoctor);

@@ -57,6 +57,20 @@ TEST(CampaignPlan, TheCasesAreTheProductWithTheLastAxisFastest) {
   EXPECT_EQ(p.seed, 7u) << "the file's seed wins over the one drawn";
 }
 
+TEST(CampaignPlan, RunCpusAndLoadCpusBecomeTheRunsFlags) {
+  const CampaignPlan p = plan_campaign(spec_of(R"(name = "pinned"
+[run]
+duration = 2
+cpus = "0"
+load = "cpu:1"
+load-cpus = 1
+)"),
+                                       1, std::nullopt, check);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].run_args, (std::vector<std::string>{"--duration", "2", "--cpus", "0",
+                                                           "--load", "cpu:1", "--load-cpus", "1"}));
+}
+
 TEST(CampaignPlan, ShuffledIsBlockedEveryRoundRunsEveryCaseOnce) {
   const CampaignPlan p = plan_campaign(spec_of(kTwoAxes), 1, std::nullopt, check);
   ASSERT_EQ(p.runs.size(), 12u);

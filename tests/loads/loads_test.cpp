@@ -233,6 +233,9 @@ TEST(LoadResultJson, TimesRelativeToTheWindow) {
   EXPECT_EQ(j["report"], r.report);
   EXPECT_EQ(j["error"], "");
   EXPECT_EQ(j["log"], "loads/1-cpu.log");
+  EXPECT_TRUE(j["cpus"].is_null()) << "no affinity read back";
+  r.cpus = {1};
+  EXPECT_EQ(to_json(r, 2'000'000)["cpus"], nlohmann::json({1}));
   r.stopped_us = 0;  // still running when written
   EXPECT_TRUE(to_json(r, 2'000'000)["stop_s"].is_null());
 }

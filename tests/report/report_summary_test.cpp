@@ -222,6 +222,50 @@ TEST(FormatSummary, UnderPipewireNoLineIsNamedAfterJack2OrJackd) {
   EXPECT_EQ(parse_summary(text).at("XRUN Count"), "2");
 }
 
+std::string without_newline(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+// --cpus / --load-cpus: one line with the sets and whether the read-backs matched, in the three
+// states run.json's affinity.verified can have.
+TEST(FormatSummary, CpuAffinityLineSaysTheSetsAndWhatWasVerified) {
+  RunResult r;
+  r.status = "completed";
+  finalize(r);
+  EXPECT_EQ(format_summary(r).find("CPU affinity"), std::string::npos) << "null: no line";
+  auto line = [&](const nlohmann::json& affinity) {
+    r.affinity = affinity;
+    const std::string text = format_summary(r);
+    const auto at = text.find(" CPU affinity");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_EQ(line({{"cpus", {0}},
+                  {"load_cpus", {1}},
+                  {"threads_checked", 30},
+                  {"loads_checked", 1},
+                  {"verified", true}}),
+            without_newline(
+                summary_field_line("CPU affinity",
+                                   " audio threads on CPUs 0; loads on CPUs 1 (verified: 30 thread "
+                                   "and 1 load read-backs matched)")));
+  EXPECT_NE(line({{"cpus", {0, 1, 3}},
+                  {"load_cpus", nullptr},
+                  {"threads_checked", 4},
+                  {"loads_checked", 0},
+                  {"verified", false}})
+                .find(": audio threads on CPUs 0-1,3 (NOT as requested: see run.json scheduling)"),
+            std::string::npos);
+  EXPECT_NE(line({{"cpus", nullptr},
+                  {"load_cpus", {1}},
+                  {"threads_checked", 0},
+                  {"loads_checked", 0},
+                  {"verified", nullptr}})
+                .find(": loads on CPUs 1 (not verified: the run ended before it was read back "
+                      "(0 thread and 0 load read-backs))"),
+            std::string::npos);
+}
+
 // Lists that hold only the first events: the counts taken from them say so, with the totals.
 TEST(FormatSummary, CountsFromCutListsSayWhatTheyCover) {
   RunResult r;

@@ -1,6 +1,10 @@
 #include "engine/run/audio_threads.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
 namespace {
@@ -19,6 +23,77 @@ TEST(FirstMismatch, NamesTheFirstThreadOutOfItsClass) {
   t[1].mismatch.clear();
   t[2].mismatch.clear();
   EXPECT_EQ(first_mismatch(t), "");
+}
+
+TEST(FirstMismatch, AnAffinityMismatchIsNamedAsNotOnTheRequestedCpus) {
+  std::vector<AudioThread> t(1);
+  t[0].role = "server";
+  t[0].sched.tid = 77;
+  t[0].mismatch = "CPU affinity 0-1, expected 0 (--cpus)";
+  EXPECT_EQ(first_mismatch(t),
+            "server thread 77 is not on the requested CPUs: CPU affinity 0-1, expected 0 (--cpus)");
+}
+
+// read() on this test's own thread standing in for a client's process thread: --priority 0
+// makes the target SCHED_OTHER nice 0, which this thread runs under, so only --cpus decides.
+TEST(AudioThreadPolicy, ReadChecksEveryThreadsAffinityAgainstCpus) {
+  if (getpriority(PRIO_PROCESS, 0) != 0) GTEST_SKIP() << "this test runs niced";
+  const std::optional<std::vector<int>> mine = read_affinity(0);
+  ASSERT_TRUE(mine.has_value());
+  const std::vector<ClientThread> self = {{"self", getpid(), static_cast<pid_t>(gettid())}};
+  RunOptions o;
+  o.priority = 0;
+  {
+    const std::vector<AudioThread> t = AudioThreadPolicy(o).read(getpid(), self);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].mismatch, "") << "without --cpus the affinity is not checked";
+  }
+  o.cpus = *mine;
+  {
+    const std::vector<AudioThread> t = AudioThreadPolicy(o).read(getpid(), self);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].mismatch, "");
+    EXPECT_EQ(t[0].sched.cpus, *mine);
+  }
+  o.cpus = {4000};  // never this thread's set
+  {
+    const std::vector<AudioThread> t = AudioThreadPolicy(o).read(getpid(), self);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].mismatch, "CPU affinity " + format_cpu_list(*mine) + ", expected 4000 (--cpus)");
+    EXPECT_EQ(first_mismatch(t), "self thread " + std::to_string(gettid()) +
+                                     " is not on the requested CPUs: " + t[0].mismatch);
+  }
+}
+
+// run.json's affinity from what the result holds: every read-back counted, any differing one
+// makes verified false, and a requested set with nothing read back leaves it null.
+TEST(AffinityJson, CountsTheReadBacksAndVerifiesOnlyWhatWasRead) {
+  EXPECT_TRUE(affinity_json({}, {}, {}, {}, nlohmann::json::array()).is_null());
+  std::vector<AudioThread> start(3), end(3);
+  for (auto* set : {&start, &end}) {
+    for (AudioThread& a : *set) a.sched.cpus = {0};
+  }
+  const nlohmann::json loads = {{{"spec", "cpu:1"}, {"cpus", {1}}}};
+  const nlohmann::json all = affinity_json({0}, {1}, start, end, loads);
+  EXPECT_EQ(all, nlohmann::json({{"cpus", {0}},
+                                 {"load_cpus", {1}},
+                                 {"threads_checked", 6},
+                                 {"loads_checked", 1},
+                                 {"verified", true}}));
+  const nlohmann::json no_loads = affinity_json({0}, {}, start, end, loads);
+  EXPECT_TRUE(no_loads["load_cpus"].is_null());
+  EXPECT_EQ(no_loads["loads_checked"], 0);
+  EXPECT_EQ(no_loads["verified"], true);
+  end[2].sched.cpus = {0, 1};
+  EXPECT_EQ(affinity_json({0}, {1}, start, end, loads)["verified"], false);
+  end[2].sched.cpus = {0};
+  const nlohmann::json unreadable = {{{"spec", "cpu:1"}, {"cpus", nullptr}}};
+  EXPECT_EQ(affinity_json({0}, {1}, start, end, unreadable)["verified"], false);
+  // The run ended before the window: nothing read back, nothing verified.
+  const nlohmann::json early = affinity_json({0}, {}, {}, {}, nlohmann::json::array());
+  EXPECT_EQ(early["threads_checked"], 0);
+  EXPECT_TRUE(early["verified"].is_null());
+  EXPECT_TRUE(affinity_json({}, {1}, {}, {}, nlohmann::json::array())["verified"].is_null());
 }
 
 TEST(AudioThreadPolicy, FifoServerPriorityFromThePolicyClientsFiveBelow) {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -234,6 +235,53 @@ TEST(Child, ACgroupThatRefusesTheChildIsARunError) {
     EXPECT_EQ(std::string(e.what()),
               "cannot move 'true' into the cgroup (/nonexistent/cgroup.procs): No such file or "
               "directory");
+  }
+}
+
+// The last CPU this process may run on: a one-CPU set that differs from the whole set on a
+// machine with more than one CPU.
+int last_allowed_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  int last = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) last = c;
+  }
+  return last;
+}
+
+TEST(Child, CpusBecomeTheProgramsAffinityBeforeExec) {
+  const int cpu = last_allowed_cpu();
+  ASSERT_GE(cpu, 0);
+  // grep reads its own /proc/self/status: what the exec'd program itself runs with.
+  SpawnSpec s;
+  s.argv = {"grep", "^Cpus_allowed_list:", "/proc/self/status"};
+  s.capture_output = true;
+  s.cpus = {cpu};
+  Child c = Child::spawn(s);
+  const std::string text = read_all(c.output_fd());
+  ASSERT_TRUE(c.wait_for(kForever));
+  EXPECT_EQ(text, "Cpus_allowed_list:\t" + std::to_string(cpu) + "\n");
+  // Without cpus the child keeps the caller's whole set.
+  const std::string whole = output_of({"grep", "^Cpus_allowed_list:", "/proc/self/status"});
+  const std::string mine = read_text_or_empty("/proc/self/status");
+  const auto at = mine.find("Cpus_allowed_list:");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(whole, mine.substr(at, mine.find('\n', at) - at + 1));
+}
+
+TEST(Child, CpusTheKernelRefusesAreARunErrorNamingTheList) {
+  SpawnSpec s;
+  s.argv = {"true"};
+  s.cpus = {4000, 4001};  // no machine this runs on has them online
+  try {
+    Child::spawn(s);
+    ADD_FAILURE() << "spawned although its CPUs do not exist";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kRunFailed);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot set the CPU affinity of 'true' to 4000,4001: Invalid argument");
   }
 }
 

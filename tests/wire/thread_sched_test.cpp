@@ -123,6 +123,58 @@ TEST(CpuList, RangesBothWays) {
   EXPECT_EQ(parse_cpu_list(""), (std::vector<int>{}));
 }
 
+// What a person types after --cpus / --load-cpus: taskset -c's syntax, and a one-line reason
+// naming the part at fault for everything else.
+TEST(CpuList, CheckedParserTakesTasksetSyntaxSortedWithoutRepeats) {
+  EXPECT_EQ(parse_cpu_list_checked("0", nullptr), (std::vector<int>{0}));
+  EXPECT_EQ(parse_cpu_list_checked("0-1", nullptr), (std::vector<int>{0, 1}));
+  EXPECT_EQ(parse_cpu_list_checked("0,2-3", nullptr), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(parse_cpu_list_checked("3,1,1-2", nullptr), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(parse_cpu_list_checked(" 5-5\n", nullptr), (std::vector<int>{5}));
+  EXPECT_EQ(parse_cpu_list_checked("8191", nullptr), (std::vector<int>{8191}));
+  // The formatter gives back what the parser takes.
+  EXPECT_EQ(format_cpu_list(*parse_cpu_list_checked("4,0-2,7", nullptr)), "0-2,4,7");
+}
+
+TEST(CpuList, CheckedParserRefusesMalformedListsNamingThePart) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "an empty CPU list"},
+      {" ", "an empty CPU list"},
+      {"a", "'a' is not a CPU number or range"},
+      {"0,", "'' is not a CPU number or range"},
+      {",1", "'' is not a CPU number or range"},
+      {"0-", "'0-' is not a CPU number or range"},
+      {"-1", "'-1' is not a CPU number or range"},
+      {"1-2-3", "'1-2-3' is not a CPU number or range"},
+      {"0x1", "'0x1' is not a CPU number or range"},
+      {"+1", "'+1' is not a CPU number or range"},
+      {"0, 1", "' 1' is not a CPU number or range"},
+      {"3-1", "'3-1' is a range that runs backwards"},
+      {"8192", "'8192' is not a CPU number or range"},
+      {"99999999999", "'99999999999' is not a CPU number or range"},
+  };
+  for (const auto& [text, reason] : bad) {
+    std::string why;
+    EXPECT_FALSE(parse_cpu_list_checked(text, &why).has_value()) << text;
+    EXPECT_NE(why.find(reason), std::string::npos) << text << " -> " << why;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  }
+  // The kernel's own lists stay lenient: a malformed one is empty rather than an error.
+  EXPECT_EQ(parse_cpu_list("garbage"), (std::vector<int>{}));
+}
+
+TEST(CpuList, ReadAffinityOfThisProcessIsWhatSchedGetaffinitySays) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  std::vector<int> expected;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) expected.push_back(c);
+  }
+  EXPECT_EQ(read_affinity(0), expected);
+  EXPECT_EQ(read_affinity(getpid()), expected);
+}
+
 TEST(FormatThreadLine, SchedtoolLikeWithSignedNice) {
   ThreadSched s;
   s.pid = 1234;
