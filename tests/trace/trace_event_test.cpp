@@ -1,0 +1,90 @@
+// parse_trace_line on lines as this kernel's trace_pipe prints them (copied from a real
+// instance with trace_clock mono).
+#include "engine/trace/trace_event.hpp"
+
+#include <gtest/gtest.h>
+
+namespace xrunlab {
+namespace {
+
+TEST(TraceEvent, SchedSwitchGivesBothTasksTheirPrioAndTheTimeInNanoseconds) {
+  const TraceLine l = parse_trace_line(
+      "         cc1plus-3361    [001] d..2. 19534.648190: sched_switch: prev_comm=cc1plus "
+      "prev_pid=3361 prev_prio=120 prev_state=R ==> next_comm=jackd next_pid=3385 next_prio=29\n");
+  ASSERT_TRUE(l.event);
+  const TraceEvent& e = *l.event;
+  EXPECT_EQ(e.kind, TraceKind::kSwitch);
+  EXPECT_EQ(e.cpu, 1);
+  EXPECT_EQ(e.t_ns, 19534648190000);
+  EXPECT_EQ(comm_text(e.comm), "cc1plus");
+  EXPECT_EQ(e.pid, 3361);
+  EXPECT_EQ(e.prio, 120);
+  EXPECT_EQ(e.prev_state, 'R');
+  EXPECT_EQ(comm_text(e.next_comm), "jackd");
+  EXPECT_EQ(e.next_pid, 3385);
+  EXPECT_EQ(e.next_prio, 29);
+}
+
+TEST(TraceEvent, CommsWithSpacesDashesAndBracketsAreReadWhole) {
+  const TraceLine l = parse_trace_line(
+      "   my task-[1]-x-77      [000] d..2.   12.000001: sched_switch: prev_comm=my task-[1]-x "
+      "prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120");
+  ASSERT_TRUE(l.event);
+  EXPECT_EQ(l.event->cpu, 0);
+  EXPECT_EQ(l.event->t_ns, 12000001000);
+  EXPECT_EQ(comm_text(l.event->comm), "my task-[1]-x");
+  EXPECT_EQ(l.event->pid, 77);
+  EXPECT_EQ(l.event->prev_state, 'S');
+  EXPECT_EQ(comm_text(l.event->next_comm), "swapper/0");
+  EXPECT_EQ(l.event->next_pid, 0);
+}
+
+TEST(TraceEvent, WakingIrqAndSoftirqEventsKeepTheirNumbersAndNames) {
+  const TraceLine w = parse_trace_line(
+      "         cc1plus-3385    [001] dNs3. 19534.652142: sched_waking: comm=rcu_preempt pid=15 "
+      "prio=120 target_cpu=000");
+  ASSERT_TRUE(w.event);
+  EXPECT_EQ(w.event->kind, TraceKind::kWaking);
+  EXPECT_EQ(w.event->pid, 15);
+  EXPECT_EQ(w.event->num, 0);
+  EXPECT_EQ(comm_text(w.event->comm), "rcu_preempt");
+  const TraceLine i = parse_trace_line(
+      "          <idle>-0       [000] d.h1.   100.000010: irq_handler_entry: irq=11 name=virtio0");
+  ASSERT_TRUE(i.event);
+  EXPECT_EQ(i.event->kind, TraceKind::kIrqEntry);
+  EXPECT_EQ(i.event->num, 11);
+  EXPECT_EQ(comm_text(i.event->comm), "virtio0");
+  const TraceLine ix = parse_trace_line(
+      "          <idle>-0       [000] d.h1.   100.000020: irq_handler_exit: irq=11 ret=handled");
+  ASSERT_TRUE(ix.event);
+  EXPECT_EQ(ix.event->kind, TraceKind::kIrqExit);
+  EXPECT_EQ(ix.event->num, 11);
+  const TraceLine s = parse_trace_line(
+      "          <idle>-0       [001] ..s1.   100.000030: softirq_entry: vec=1 [action=TIMER]");
+  ASSERT_TRUE(s.event);
+  EXPECT_EQ(s.event->kind, TraceKind::kSoftirqEntry);
+  EXPECT_EQ(s.event->num, 1);
+  EXPECT_EQ(comm_text(s.event->comm), "TIMER");
+  const TraceLine sx = parse_trace_line(
+      "          <idle>-0       [001] ..s1.   100.000040: softirq_exit: vec=1 [action=TIMER]");
+  ASSERT_TRUE(sx.event);
+  EXPECT_EQ(sx.event->kind, TraceKind::kSoftirqExit);
+}
+
+TEST(TraceEvent, LostMarkerIsCountedAndOtherLinesAreNeitherEventNorLoss) {
+  const TraceLine lost = parse_trace_line("CPU:1 [LOST 4242 EVENTS]");
+  EXPECT_FALSE(lost.event);
+  EXPECT_EQ(lost.lost, 4242u);
+  for (const char* other :
+       {"", "# tracer: nop",
+        "            bash-1 [000] d..2. 1.000000: sched_wakeup: comm=a pid=2 prio=120 "
+        "target_cpu=000",
+        "garbage [x] no stamp"}) {
+    const TraceLine l = parse_trace_line(other);
+    EXPECT_FALSE(l.event) << other;
+    EXPECT_EQ(l.lost, 0u) << other;
+  }
+}
+
+}  // namespace
+}  // namespace xrunlab
