@@ -269,6 +269,25 @@ TEST_F(SysJournalTest, JournalOfALiveRunIsLeftAlone) {
   ASSERT_EQ(::waitpid(other, nullptr, 0), other);
 }
 
+TEST_F(SysJournalTest, LiveRunsJournalWithAKindThisVersionDoesNotKnowIsLeftAloneNotSetAside) {
+  // A newer xrunlab journals kinds this one cannot restore: while it runs, its journal is its.
+  const pid_t other = ::fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    for (;;) ::pause();
+  }
+  const std::string text = journal_text(
+      other, {{{"kind", "kind-from-the-future"}, {"path", sys_ + "/x"}, {"old_value", ""},
+               {"new_value", ""}}});
+  write_text(journal_of(other), text);
+  SysJournal next(SysJournal::journal_path_in(run_));
+  EXPECT_TRUE(next.recover_stale().empty());
+  EXPECT_EQ(read_text_or_empty(journal_of(other)), text);
+  EXPECT_FALSE(path_exists(journal_of(other) + ".corrupt"));
+  ::kill(other, SIGKILL);
+  ASSERT_EQ(::waitpid(other, nullptr, 0), other);
+}
+
 TEST_F(SysJournalTest, CorruptJournalIsSetAsideWithOneLine) {
   write_text(journal_of(kDeadPid), "{\"format\": \"xrunlab-sys-jour");
   write_text(journal_of(kDeadPid + 1), journal_text(kDeadPid + 1, {{{"kind", "format-disk"}}}));
