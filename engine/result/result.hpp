@@ -232,6 +232,10 @@ struct RunResult {
   // --dma-latency: {device, requested_us, read_back_us} (engine/system/dma_latency.hpp); null
   // without.
   nlohmann::json dma_latency;
+  // --explain: the worst cycles' late hops from the kernel trace (engine/trace/explain.hpp):
+  // {requested, trace: {events, lost, ...}, cycles: [{cycle, t_s, slack_ns, line, hops: [...]}]};
+  // null without.
+  nlohmann::json explain;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -336,6 +336,7 @@ json to_json(const RunResult& r) {
       {"loads", json(r.loads)},
       {"baseline", json(r.baseline)},
       {"dma_latency", json(r.dma_latency)},
+      {"explain", json(r.explain)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -954,6 +955,7 @@ RunResult run_from(const Object& j) {
   j.get("loads", r.loads);
   j.get("baseline", r.baseline);
   j.get("dma_latency", r.dma_latency);
+  j.get("explain", r.explain);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

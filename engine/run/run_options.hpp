@@ -37,6 +37,7 @@ struct RunOptions {
   std::vector<LoadSpec> loads;           // --load SPEC, repeatable
   std::string baseline = "none";         // --baseline: none | cyclictest (baseline.hpp)
   bool dma_latency = false;              // --dma-latency: hold /dev/cpu_dma_latency at 0
+  int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";

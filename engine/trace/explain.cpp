@@ -121,106 +121,177 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   const auto first_in = std::lower_bound(events.begin(), events.end(), a, by_time);
   const auto after = std::upper_bound(events.begin(), events.end(), b,
                                       [](int64_t t, const TraceEvent& e) { return t < e.t_ns; });
-  // The CPU: where the thread was last switched in at or before the window's end.
-  const TraceEvent* in = nullptr;
-  for (auto it = after; it != events.begin();) {
+  // The thread's own timeline through the window: running (on a CPU) or waiting. Waiting
+  // after a preemption is spent on the CPU it was preempted on (what ran there kept it off);
+  // waiting after a wake-up on the CPU it next runs on.
+  auto is_in = [&](const TraceEvent& e) { return e.kind == TraceKind::kSwitch && e.next_pid == hop.tid; };
+  auto is_out = [&](const TraceEvent& e) { return e.kind == TraceKind::kSwitch && e.pid == hop.tid; };
+  int running_cpu = -1;  // where it runs now; -1: waiting (or unknown)
+  int queued_cpu = -1;   // where it was preempted and waits, -1: none known
+  int last_cpu = -1;     // where it ran last
+  int target_prio = -1000;  // the thread's kernel prio, from its switches (-1000: unknown)
+  auto switched = [&](const TraceEvent& e) {
+    target_prio = is_in(e) ? e.next_prio : e.prio;
+    if (is_in(e)) {
+      running_cpu = last_cpu = e.cpu;
+      queued_cpu = -1;
+    } else {
+      running_cpu = -1;
+      last_cpu = e.cpu;
+      queued_cpu = e.prev_state == 'R' ? e.cpu : -1;
+    }
+  };
+  for (auto it = first_in; it != events.begin();) {
     --it;
-    if (it->kind == TraceKind::kSwitch && it->next_pid == hop.tid) {
-      in = &*it;
+    if (is_in(*it) || is_out(*it)) {
+      switched(*it);
       break;
     }
   }
-  if (in == nullptr) {
-    x.line = head + ": the trace has no switch-in of " + hop.thread + " (tid " +
+  struct Stretch {
+    int64_t from = 0, to = 0;
+    int cpu = -1;
+    bool running = false;
+  };
+  std::vector<Stretch> stretches;
+  int64_t at = a;
+  for (auto it = first_in; it != after; ++it) {
+    if (it->kind == TraceKind::kWaking && it->pid == hop.tid) {
+      x.woken_ns = it->t_ns - (a - hop.rel_start_ns);
+    }
+    if (!is_in(*it) && !is_out(*it)) continue;
+    // A running stretch ends on its CPU; a waiting one where it waited or is switched in.
+    stretches.push_back(
+        {at, it->t_ns, is_in(*it) && queued_cpu >= 0 ? queued_cpu : it->cpu, is_out(*it)});
+    at = it->t_ns;
+    switched(*it);
+    if (is_in(*it)) x.cpu = it->cpu;
+  }
+  if (at < b) {
+    int cpu = running_cpu >= 0 ? running_cpu : queued_cpu;
+    if (cpu < 0) {  // asleep or woken at the end: the CPU it runs on next, else where it ran last
+      cpu = last_cpu;
+      for (auto it = after; it != events.end(); ++it) {
+        if (is_in(*it)) {
+          cpu = it->cpu;
+          break;
+        }
+      }
+    }
+    stretches.push_back({at, b, cpu, running_cpu >= 0});
+  }
+  if (x.cpu < 0) x.cpu = running_cpu >= 0 ? running_cpu : last_cpu;
+  if (x.cpu < 0) {
+    x.line = head + ": the trace has no switch of " + hop.thread + " (tid " +
              std::to_string(hop.tid) + ")";
     return x;
   }
-  x.cpu = in->cpu;
-  if (x.cpu >= 0 && static_cast<size_t>(x.cpu) < steal_pct.size()) x.cpu_steal_pct = steal_pct[x.cpu];
-  // Who ran on that CPU when the window began: the last switch there before it.
-  struct Task {
-    pid_t pid = -1;  // -1: unknown
-    std::string comm;
-    int prio = 0;
-  } current;
-  for (auto it = first_in; it != events.begin();) {
-    --it;
-    if (it->cpu == x.cpu && it->kind == TraceKind::kSwitch) {
-      current = {it->next_pid, comm_text(it->next_comm), it->next_prio};
-      break;
-    }
-  }
-  if (current.pid < 0) {  // none before: the first switch in the window says who it was
-    for (auto it = first_in; it != after; ++it) {
-      if (it->cpu == x.cpu && it->kind == TraceKind::kSwitch) {
-        current = {it->pid, comm_text(it->comm), it->prio};
-        break;
-      }
-    }
-  }
-  struct Open {
-    bool soft = false;
-    int num = 0;
-    std::string name;
-  };
-  std::vector<Open> open;  // the handlers running, innermost last
+  if (static_cast<size_t>(x.cpu) < steal_pct.size()) x.cpu_steal_pct = steal_pct[x.cpu];
+
   std::map<pid_t, TaskTime> tasks;
   std::map<int, IrqTime> irqs, softirqs;
-  auto give = [&](int64_t from, int64_t to) {
-    const int64_t d = to - from;
-    if (d <= 0) return;
-    if (!open.empty()) {
-      auto& m = open.back().soft ? softirqs : irqs;
-      IrqTime& t = m[open.back().num];
-      t.num = open.back().num;
-      if (t.name.empty()) t.name = open.back().name;
-      t.ns += d;
-    } else if (current.pid < 0) {
-      x.unknown_ns += d;
-    } else if (current.pid == 0) {
-      x.idle_ns += d;
-    } else if (current.pid == hop.tid) {
-      x.self_ns += d;
-    } else {
-      TaskTime& t = tasks[current.pid];
-      t.pid = current.pid;
-      t.comm = current.comm;
-      t.prio = current.prio;
-      t.ns += d;
+  // Gives [from, to] on `cpu` to what the trace shows there.
+  auto account = [&](int cpu, int64_t from, int64_t to) {
+    if (to <= from) return;
+    if (cpu < 0) {
+      x.unknown_ns += to - from;
+      return;
     }
+    x.cpus.insert(cpu);
+    const auto lo = std::lower_bound(events.begin(), events.end(), from, by_time);
+    const auto hi = std::upper_bound(lo, events.end(), to,
+                                     [](int64_t t, const TraceEvent& e) { return t < e.t_ns; });
+    // Who ran there at `from`: the last switch there before it, else the first one after.
+    struct Task {
+      pid_t pid = -1;  // -1: unknown
+      std::string comm;
+      int prio = 0;
+    } current;
+    for (auto it = lo; it != events.begin();) {
+      --it;
+      if (it->cpu == cpu && it->kind == TraceKind::kSwitch) {
+        current = {it->next_pid, comm_text(it->next_comm), it->next_prio};
+        break;
+      }
+    }
+    if (current.pid < 0) {
+      for (auto it = lo; it != hi; ++it) {
+        if (it->cpu == cpu && it->kind == TraceKind::kSwitch) {
+          current = {it->pid, comm_text(it->comm), it->prio};
+          break;
+        }
+      }
+    }
+    struct Open {
+      bool soft = false;
+      int num = 0;
+      std::string name;
+    };
+    std::vector<Open> open;  // the handlers running, innermost last
+    auto give = [&](int64_t f, int64_t t) {
+      const int64_t d = t - f;
+      if (d <= 0) return;
+      if (!open.empty()) {
+        IrqTime& it = (open.back().soft ? softirqs : irqs)[open.back().num];
+        if (it.name.empty()) it.name = open.back().name;
+        it.ns += d;
+      } else if (current.pid < 0) {
+        x.unknown_ns += d;
+      } else if (current.pid == 0) {
+        x.idle_ns += d;
+      } else if (current.pid == hop.tid) {
+        x.self_ns += d;
+      } else {
+        TaskTime& tt = tasks[current.pid];
+        tt.pid = current.pid;
+        tt.comm = current.comm;
+        tt.prio = current.prio;
+        tt.ns += d;
+      }
+    };
+    int64_t cursor = from;
+    for (auto it = lo; it != hi; ++it) {
+      const TraceEvent& e = *it;
+      if (e.cpu != cpu) continue;
+      give(cursor, e.t_ns);
+      cursor = std::max(cursor, e.t_ns);
+      switch (e.kind) {
+        case TraceKind::kSwitch:
+          current = {e.next_pid, comm_text(e.next_comm), e.next_prio};
+          break;
+        case TraceKind::kIrqEntry:
+        case TraceKind::kSoftirqEntry: {
+          const bool soft = e.kind == TraceKind::kSoftirqEntry;
+          open.push_back({soft, e.num, comm_text(e.comm)});
+          (soft ? softirqs : irqs)[e.num].count += 1;
+          break;
+        }
+        case TraceKind::kIrqExit:
+        case TraceKind::kSoftirqExit: {
+          const bool soft = e.kind == TraceKind::kSoftirqExit;
+          // An exit whose entry was before the stretch: nothing open to close.
+          if (!open.empty() && open.back().soft == soft && open.back().num == e.num) {
+            open.pop_back();
+          }
+          break;
+        }
+        case TraceKind::kWaking:
+          break;
+      }
+    }
+    give(cursor, to);
   };
-  int64_t cursor = a;
-  for (auto it = first_in; it != after; ++it) {
-    const TraceEvent& e = *it;
-    if (e.kind == TraceKind::kWaking && e.pid == hop.tid) x.woken_ns = e.t_ns - (a - hop.rel_start_ns);
-    if (e.cpu != x.cpu) continue;
-    give(cursor, e.t_ns);
-    cursor = std::max(cursor, e.t_ns);
-    switch (e.kind) {
-      case TraceKind::kSwitch:
-        current = {e.next_pid, comm_text(e.next_comm), e.next_prio};
-        break;
-      case TraceKind::kIrqEntry:
-      case TraceKind::kSoftirqEntry: {
-        const bool soft = e.kind == TraceKind::kSoftirqEntry;
-        open.push_back({soft, e.num, comm_text(e.comm)});
-        (soft ? softirqs : irqs)[e.num].count += 1;
-        break;
-      }
-      case TraceKind::kIrqExit:
-      case TraceKind::kSoftirqExit: {
-        const bool soft = e.kind == TraceKind::kSoftirqExit;
-        // An exit whose entry was before the window: nothing open to close.
-        if (!open.empty() && open.back().soft == soft && open.back().num == e.num) open.pop_back();
-        break;
-      }
-      case TraceKind::kWaking:
-        break;
-    }
+  // Before its last wake-up in the window the thread was not runnable: nothing held it, its
+  // waker was late (a timer, its upstream). That part is counted as asleep, not given away.
+  const int64_t woken_at = x.woken_ns ? *x.woken_ns + (a - hop.rel_start_ns) : a;
+  for (const Stretch& st : stretches) {
+    const int64_t split = st.running ? st.from : std::clamp(woken_at, st.from, st.to);
+    x.asleep_ns += split - st.from;
+    account(st.cpu, split, st.to);
   }
-  give(cursor, b);
   for (auto& [pid, t] : tasks) {
     t.policy = policy_text(t.prio, policy ? policy(pid) : std::nullopt);
+    t.lower_priority = target_prio != -1000 && t.prio > target_prio;
     x.blockers.push_back(t);
   }
   std::stable_sort(x.blockers.begin(), x.blockers.end(),
@@ -241,7 +312,12 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   auto part = [&](const std::string& s) { parts += (parts.empty() ? "" : ", ") + s; };
   for (size_t i = 0; i < x.blockers.size() && i < 3; ++i) {
     const TaskTime& t = x.blockers[i];
-    part(fmt::format("{} pid {} {} ran {} us", t.comm, t.pid, t.policy, us(t.ns)));
+    part(fmt::format("{} pid {} {} ran {} us{}", t.comm, t.pid, t.policy, us(t.ns),
+                     t.lower_priority ? " [below " + hop.thread +
+                                            "'s priority: the CPU did not act on its wake-up "
+                                            "(interrupts off, or the host did not run this "
+                                            "virtual CPU)]"
+                                      : std::string()));
   }
   for (size_t i = 0; i < x.irqs.size() && i < 2; ++i) {
     part(fmt::format("irq {} {} {} us", x.irqs[i].num, x.irqs[i].name, us(x.irqs[i].ns)));
@@ -253,8 +329,14 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   }
   int64_t others = 0;
   for (const TaskTime& t : x.blockers) others += t.ns;
-  const int64_t window = b - a;
-  std::string line = fmt::format("{} on CPU {}: ", head, x.cpu);
+  const int64_t window = b - std::max(a, woken_at);  // the part in which it was runnable
+  std::string cpus;
+  for (const int c : x.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
+  std::string line =
+      fmt::format("{} on CPU{} {}: ", head, x.cpus.size() > 1 ? "s" : "", cpus.empty() ? "?" : cpus);
+  if (x.asleep_ns > 0) {
+    line += fmt::format("woken {} us into it, then ", us(x.asleep_ns));
+  }
   if (others * 2 < window) {
     // Nothing runnable took most of the window: the CPU was idle, or the thread itself ran (on
     // a VM the host may have held the virtual CPU meanwhile: steal).
@@ -276,7 +358,8 @@ nlohmann::json to_json(const HopExplanation& e) {
                  softirqs = nlohmann::json::array();
   for (const TaskTime& t : e.blockers) {
     blockers.push_back(
-        {{"pid", t.pid}, {"comm", t.comm}, {"prio", t.prio}, {"policy", t.policy}, {"ns", t.ns}});
+        {{"pid", t.pid}, {"comm", t.comm}, {"prio", t.prio}, {"policy", t.policy}, {"ns", t.ns},
+         {"lower_priority", t.lower_priority}});
   }
   for (const IrqTime& t : e.irqs) {
     irqs.push_back({{"irq", t.num}, {"name", t.name}, {"count", t.count}, {"ns", t.ns}});
@@ -292,10 +375,12 @@ nlohmann::json to_json(const HopExplanation& e) {
                       {"late_ns", e.hop.late_ns},
                       {"traced", e.traced},
                       {"cpu", e.cpu >= 0 ? nlohmann::json(e.cpu) : nlohmann::json()},
+                      {"cpus", e.cpus},
                       {"woken_ns", e.woken_ns ? nlohmann::json(*e.woken_ns) : nlohmann::json()},
                       {"blockers", blockers},
                       {"irqs", irqs},
                       {"softirqs", softirqs},
+                      {"asleep_ns", e.asleep_ns},
                       {"self_ns", e.self_ns},
                       {"idle_ns", e.idle_ns},
                       {"unknown_ns", e.unknown_ns},

@@ -8,20 +8,24 @@
 //   interrupt -> jackd wake-up   the woken thread is jackd's realtime thread
 //   upstream done -> cNN entry    cNN's process thread (c01: from jackd's wake-up)
 //   cNN entry -> cNN exit         cNN's process thread, preempted during its DSP
-// The thread's CPU is the one it was switched in on last before the hop's end. On that CPU,
-// every microsecond of the window [hop start, hop end] is given to what the trace shows there:
-// the interrupt or softirq handler running (innermost), else the task switched in (the thread
-// itself, idle = pid 0, or another task: a blocker). A window with no trace (before the trace
+// The thread's own timeline through the window [hop start, hop end] is followed from its
+// switches: while it runs, the time is spent on its CPU; while it waits after a preemption, on
+// the CPU it was preempted on; while it waits after a wake-up, on the CPU it next runs on. Every microsecond is given to what the trace shows on that CPU
+// then: the interrupt or softirq handler running (innermost), else the task switched in (the
+// thread itself, idle = pid 0, or another task: a blocker). Before the thread's last wake-up
+// in the window it was not runnable: that part is "asleep" (its waker was late), given to no one. A window with no trace (before the trace
 // started, after its store filled) says so. Time nobody competed for (idle, the thread itself)
 // on a VM may be steal: the CPU's steal share over the run (/proc/stat) is given beside it.
 // Limits: the trace prints whole microseconds; a thread that waited on one CPU's run queue and
-// then migrated is attributed to the CPU it ran on.
+// then migrated is attributed to the CPU it was preempted on, or (after a wake-up) to the one
+// it ran on next.
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +73,10 @@ struct TaskTime {
   int prio = 0;        // the kernel's prio (trace): <0 deadline, 0..99 realtime, 100..139 fair
   std::string policy;  // "SCHED_FIFO 90", "realtime 90", "SCHED_OTHER nice 0", "nice 0" ...
   int64_t ns = 0;
+  // It ran while the (higher priority) thread was runnable: no preemption would allow that,
+  // so the CPU did not act on the wake-up (interrupts off, or on a VM the host did not run the
+  // virtual CPU).
+  bool lower_priority = false;
 };
 
 struct IrqTime {
@@ -82,10 +90,13 @@ struct HopExplanation {
   HopWindow hop;
   bool traced = false;      // the window lies inside the trace's coverage
   std::string no_trace;     // why not, when !traced
-  int cpu = -1;             // where the thread ran (-1: no switch-in of it in the trace)
+  int cpu = -1;             // where the thread ran last (-1: no switch of it in the trace)
+  std::set<int> cpus;       // the CPUs its window was spent on (it may have migrated)
   std::optional<int64_t> woken_ns;  // its last sched_waking in the window, relative to the interrupt
   std::vector<TaskTime> blockers;   // other tasks that ran there, most time first
   std::vector<IrqTime> irqs, softirqs;  // most time first
+  int64_t asleep_ns = 0;   // before its last wake-up in the window: not runnable, so not held
+                           // by anyone (its waker came late); not given to what ran meanwhile
   int64_t self_ns = 0;     // the thread itself ran (before reaching the hop's end)
   int64_t idle_ns = 0;     // the CPU idle (pid 0)
   int64_t unknown_ns = 0;  // no switch on that CPU tells who ran

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <set>
+
 namespace xrunlab {
 namespace {
 
@@ -85,7 +88,8 @@ TEST(Explain, RealtimeCompetitorThatRanBeforeTheThreadIsTheBlockerWithItsPidPoli
   EXPECT_EQ(x.blockers[0].policy, "SCHED_FIFO 90");
   EXPECT_EQ(x.blockers[0].ns, (350 - 12) * kUs);  // the irq's 12 us are the irq's
   EXPECT_EQ(x.blockers[1].pid, 300);
-  EXPECT_EQ(x.blockers[1].ns, 100 * kUs);
+  EXPECT_EQ(x.blockers[1].ns, 50 * kUs);  // from the wake-up at 1050 us: before, c02 slept
+  EXPECT_EQ(x.asleep_ns, 50 * kUs);
   ASSERT_EQ(x.irqs.size(), 1u);
   EXPECT_EQ(x.irqs[0].num, 11);
   EXPECT_EQ(x.irqs[0].name, "virtio0");
@@ -99,7 +103,7 @@ TEST(Explain, RealtimeCompetitorThatRanBeforeTheThreadIsTheBlockerWithItsPidPoli
   ASSERT_TRUE(x.cpu_steal_pct);
   EXPECT_DOUBLE_EQ(*x.cpu_steal_pct, 1.5);
   // Every microsecond of the window is given to exactly one thing.
-  int64_t sum = x.self_ns + x.idle_ns + x.unknown_ns;
+  int64_t sum = x.asleep_ns + x.self_ns + x.idle_ns + x.unknown_ns;
   for (const auto& b : x.blockers) sum += b.ns;
   for (const auto& i : x.irqs) sum += i.ns;
   EXPECT_EQ(sum, 500 * kUs);
@@ -147,7 +151,7 @@ TEST(Explain, NoSwitchInOfTheThreadMeansNoCpuAndNoBlockers) {
   const HopExplanation x = explain_hop(events, hop(500, 1000, 1300), kAll, kFifo, {});
   EXPECT_EQ(x.cpu, -1);
   EXPECT_TRUE(x.blockers.empty());
-  EXPECT_NE(x.line.find("no switch-in of c02 (tid 500)"), std::string::npos) << x.line;
+  EXPECT_NE(x.line.find("no switch of c02 (tid 500)"), std::string::npos) << x.line;
 }
 
 TEST(Explain, WithoutASwitchBeforeTheWindowTheFirstSwitchInItSaysWhoRanFromItsStart) {
@@ -161,6 +165,30 @@ TEST(Explain, WithoutASwitchBeforeTheWindowTheFirstSwitchInItSaysWhoRanFromItsSt
   EXPECT_EQ(x.unknown_ns, 0);
 }
 
+TEST(Explain, ALowerPriorityTaskRunningWhileTheThreadWasRunnableIsMarkedNotAPreemption) {
+  // c02 (prio 34 = FIFO 65) is woken at 1000 us while cc1plus (SCHED_OTHER) runs on CPU 0, and
+  // is switched in only at 1300 us: the CPU did not act on the wake-up.
+  const std::vector<TraceEvent> events = {
+      sw(900, 0, 0, "swapper/0", 120, 300, "cc1plus", 120),
+      waking(1000, 1, 500),
+      sw(1300, 0, 300, "cc1plus", 120, 500, "c02", 34),
+  };
+  const HopExplanation x = explain_hop(events, hop(500, 1000, 1350), kAll, kFifo, {});
+  ASSERT_EQ(x.blockers.size(), 1u);
+  EXPECT_TRUE(x.blockers[0].lower_priority);
+  EXPECT_EQ(x.blockers[0].ns, 300 * kUs);
+  EXPECT_NE(x.line.find("cc1plus pid 300 nice 0 ran 300 us [below c02's priority"),
+            std::string::npos)
+      << x.line;
+  // The busy loop of the first test is above c02: a real preemption.
+  const std::vector<TraceEvent> fifo = {
+      sw(900, 0, 0, "swapper/0", 120, 4242, "busyloop", 9),
+      waking(1000, 1, 500),
+      sw(1300, 0, 4242, "busyloop", 9, 500, "c02", 34),
+  };
+  EXPECT_FALSE(explain_hop(fifo, hop(500, 1000, 1350), kAll, kFifo, {}).blockers[0].lower_priority);
+}
+
 TEST(Explain, PolicyTextFollowsTheKernelsPrio) {
   EXPECT_EQ(policy_text(9, SCHED_FIFO), "SCHED_FIFO 90");
   EXPECT_EQ(policy_text(9, SCHED_RR), "SCHED_RR 90");
@@ -169,6 +197,72 @@ TEST(Explain, PolicyTextFollowsTheKernelsPrio) {
   EXPECT_EQ(policy_text(139, SCHED_BATCH), "SCHED_BATCH nice 19");
   EXPECT_EQ(policy_text(100, std::nullopt), "nice -20");
   EXPECT_EQ(policy_text(-1, std::nullopt), "SCHED_DEADLINE");
+}
+
+TEST(Explain, APreemptedThreadThatMigratesIsHeldByWhatPreemptedItNotByTheCpuItMovedTo) {
+  // c02 (tid 500) runs its DSP on CPU 0 from 1000 us, is preempted there at 1300 us by a FIFO 99
+  // task (prio 0) and runs again on CPU 1 at 1360 us, where an editor had run.
+  std::vector<TraceEvent> events = {
+      sw(990, 0, 0, "swapper/0", 120, 500, "c02", 34),
+      sw(900, 1, 0, "swapper/1", 120, 300, "editor", 120),
+      sw(1300, 0, 500, "c02", 34, 600, "cyclictest", 0),
+      sw(1360, 1, 300, "editor", 120, 500, "c02", 34),
+  };
+  events[2].prev_state = 'R';
+  std::stable_sort(events.begin(), events.end(),
+                   [](const TraceEvent& l, const TraceEvent& r) { return l.t_ns < r.t_ns; });
+  const HopExplanation x = explain_hop(events, hop(500, 1000, 1500), kAll, kFifo, {});
+  EXPECT_EQ(x.cpu, 1);
+  EXPECT_EQ(x.cpus, (std::set<int>{0, 1}));
+  EXPECT_EQ(x.self_ns, (300 + 140) * kUs);
+  ASSERT_EQ(x.blockers.size(), 1u);
+  EXPECT_EQ(x.blockers[0].pid, 600);
+  EXPECT_EQ(x.blockers[0].ns, 60 * kUs);
+  EXPECT_NE(x.line.find("on CPUs 0,1"), std::string::npos) << x.line;
+}
+
+TEST(Explain, AWokenThreadIsHeldByWhatRanOnTheCpuItRanOnNext) {
+  // c02 sleeps (prev_state S) on CPU 0, is woken at 1050 us and runs on CPU 1 at 1400 us after
+  // the busy loop there.
+  std::vector<TraceEvent> events = {
+      sw(950, 0, 500, "c02", 34, 0, "swapper/0", 120),
+      sw(960, 1, 0, "swapper/1", 120, 4242, "busyloop", 9),
+      waking(1050, 0, 500),
+      sw(1400, 1, 4242, "busyloop", 9, 500, "c02", 34),
+  };
+  events[0].prev_state = 'S';
+  const HopExplanation x = explain_hop(events, hop(500, 1000, 1450), kAll, kFifo, {});
+  ASSERT_EQ(x.blockers.size(), 1u);
+  EXPECT_EQ(x.blockers[0].pid, 4242);
+  EXPECT_EQ(x.blockers[0].ns, 350 * kUs);  // from its wake-up at 1050 us
+  EXPECT_EQ(x.asleep_ns, 50 * kUs);
+  EXPECT_EQ(x.idle_ns, 0);
+  EXPECT_EQ(x.self_ns, 50 * kUs);
+}
+
+TEST(Explain, AThreadWokenLateWasHeldByNoOneWhateverRanBeforeItsWakeUp) {
+  // jackd's timer fires late: a compiler runs on CPU 0 until 1400 us, jackd is woken at 1400 us
+  // and runs at 1410 us. The compiler did not hold jackd (it was not runnable).
+  HopWindow h = hop(500, 1000, 1500);
+  h.hop_text = "jackd's wake-up";
+  h.thread = "jackd";
+  std::vector<TraceEvent> events = {
+      sw(900, 0, 0, "swapper/0", 120, 300, "cc1plus", 120),
+      waking(1400, 0, 500),
+      sw(1410, 0, 300, "cc1plus", 120, 500, "jackd", 29),
+      sw(1420, 0, 500, "jackd", 29, 0, "swapper/0", 120),
+      sw(1480, 0, 0, "swapper/0", 120, 500, "jackd", 29),
+  };
+  events[1].prev_state = 'R';
+  events[3].prev_state = 'S';
+  const HopExplanation x = explain_hop(events, h, kAll, kFifo, {});
+  EXPECT_EQ(x.asleep_ns, 400 * kUs);
+  ASSERT_EQ(x.blockers.size(), 1u);
+  EXPECT_EQ(x.blockers[0].ns, 10 * kUs);
+  EXPECT_TRUE(x.blockers[0].lower_priority);  // the 10 us from the wake-up to the switch
+  EXPECT_NE(x.line.find("woken 400 us into it, then nothing runnable competed"),
+            std::string::npos)
+      << x.line;
 }
 
 CycleRow row(uint64_t id, double t_s, int64_t wake, std::vector<std::pair<int64_t, int64_t>> c) {
