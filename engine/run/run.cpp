@@ -834,6 +834,7 @@ void Runner::explain_worst(int64_t t0_ns) {
                    {"lost_kernel", st.lost_kernel},
                    {"dropped_store", st.dropped_store},
                    {"unparsed_lines", st.unparsed_lines},
+                   {"unseen_switches", st.unseen_switches},
                    {"coverage_ns", {coverage.start_ns, coverage.end_ns}},
                    {"cpu_steal_pct", steal_json}}},
                  {"cycles", std::move(cycles)}};

@@ -312,11 +312,10 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   auto part = [&](const std::string& s) { parts += (parts.empty() ? "" : ", ") + s; };
   for (size_t i = 0; i < x.blockers.size() && i < 3; ++i) {
     const TaskTime& t = x.blockers[i];
+    // Below the thread's priority: not a preemption; the CPU did not act on the wake-up
+    // (interrupts off, or the host did not run this virtual CPU).
     part(fmt::format("{} pid {} {} ran {} us{}", t.comm, t.pid, t.policy, us(t.ns),
-                     t.lower_priority ? " [below " + hop.thread +
-                                            "'s priority: the CPU did not act on its wake-up "
-                                            "(interrupts off, or the host did not run this "
-                                            "virtual CPU)]"
+                     t.lower_priority ? " [below " + hop.thread + ": the CPU did not act on the wake-up]"
                                       : std::string()));
   }
   for (size_t i = 0; i < x.irqs.size() && i < 2; ++i) {

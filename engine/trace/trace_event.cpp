@@ -1,7 +1,10 @@
 #include "engine/trace/trace_event.hpp"
 
 #include <charconv>
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace xrunlab {
 
@@ -87,6 +90,13 @@ TraceLine parse_trace_line(std::string_view line) {
         TraceEvent e;
         e.t_ns = secs * 1000000000 + usecs * 1000;
         e.cpu = static_cast<int32_t>(cpu);
+        // "<comm>-<pid>" before the cpu: the task running then.
+        std::string_view task = line.substr(0, open);
+        while (!task.empty() && task.back() == ' ') task.remove_suffix(1);
+        if (const size_t dash = task.rfind('-'); dash != std::string_view::npos) {
+          int64_t cur = 0;
+          if (parse_int(task.substr(dash + 1), &cur)) e.current = static_cast<int32_t>(cur);
+        }
         bool ok = true;
         if (name == "sched_switch") {
           e.kind = TraceKind::kSwitch;
@@ -127,6 +137,101 @@ TraceLine parse_trace_line(std::string_view line) {
     open = line.find(" [", open + 1);
   }
   return out;
+}
+
+uint64_t add_unseen_switches(std::vector<TraceEvent>& events) {
+  struct Cpu {
+    int32_t pid = -1;  // running, as the switches say (-1: none seen yet)
+    TraceComm comm{};
+    int32_t prio = 120;
+    int64_t last_t = 0;  // the previous event there
+    const TraceEvent* woken = nullptr;  // a sched_waking there since (the latest)
+  };
+  std::vector<Cpu> cpus;
+  std::vector<TraceEvent> added;
+  // The priority and comm each pid was last seen with (for the inserted switch's next side).
+  struct Seen {
+    TraceComm comm{};
+    int32_t prio = 120;
+  };
+  std::vector<std::pair<int32_t, Seen>> seen_list;
+  auto remember = [&](int32_t pid, const TraceComm& comm, int32_t prio) {
+    for (auto& [p, s] : seen_list) {
+      if (p == pid) {
+        s = {comm, prio};
+        return;
+      }
+    }
+    seen_list.push_back({pid, {comm, prio}});
+  };
+  auto seen = [&](int32_t pid) -> const Seen* {
+    for (const auto& [p, s] : seen_list) {
+      if (p == pid) return &s;
+    }
+    return nullptr;
+  };
+  for (const TraceEvent& e : events) {
+    if (e.cpu < 0) continue;
+    if (static_cast<size_t>(e.cpu) >= cpus.size()) cpus.resize(static_cast<size_t>(e.cpu) + 1);
+    Cpu& c = cpus[static_cast<size_t>(e.cpu)];
+    if (e.current >= 0 && c.pid >= 0 && e.current != c.pid) {
+      TraceEvent sw;
+      sw.kind = TraceKind::kSwitch;
+      sw.cpu = e.cpu;
+      sw.current = c.pid;
+      sw.pid = c.pid;
+      sw.comm = c.comm;
+      sw.prio = c.prio;
+      sw.prev_state = '?';
+      sw.next_pid = e.current;
+      if (c.woken != nullptr && c.woken->pid == e.current) {
+        sw.t_ns = c.woken->t_ns;
+        sw.next_comm = c.woken->comm;
+        sw.next_prio = c.woken->prio;
+      } else {
+        sw.t_ns = c.last_t;
+        if (const Seen* s = seen(e.current)) {
+          sw.next_comm = s->comm;
+          sw.next_prio = s->prio;
+        } else {
+          set_comm(sw.next_comm, "?");
+          sw.next_prio = 120;
+        }
+      }
+      added.push_back(sw);
+      c.pid = sw.next_pid;
+      c.comm = sw.next_comm;
+      c.prio = sw.next_prio;
+    }
+    c.last_t = e.t_ns;
+    switch (e.kind) {
+      case TraceKind::kSwitch:
+        c.pid = e.next_pid;
+        c.comm = e.next_comm;
+        c.prio = e.next_prio;
+        c.woken = nullptr;
+        remember(e.pid, e.comm, e.prio);
+        remember(e.next_pid, e.next_comm, e.next_prio);
+        break;
+      case TraceKind::kWaking: {
+        // Recorded on the waker's CPU; the task goes to target_cpu.
+        const size_t target = static_cast<size_t>(e.num >= 0 ? e.num : e.cpu);
+        remember(e.pid, e.comm, e.prio);
+        if (target >= cpus.size()) cpus.resize(target + 1);
+        cpus[target].woken = &e;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (added.empty()) return 0;
+  std::vector<TraceEvent> merged;
+  merged.reserve(events.size() + added.size());
+  std::merge(events.begin(), events.end(), added.begin(), added.end(), std::back_inserter(merged),
+             [](const TraceEvent& a, const TraceEvent& b) { return a.t_ns < b.t_ns; });
+  events = std::move(merged);
+  return added.size();
 }
 
 }  // namespace xrunlab

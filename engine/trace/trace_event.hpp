@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace xrunlab {
 
@@ -30,6 +31,7 @@ using TraceComm = std::array<char, 16>;  // the kernel's TASK_COMM_LEN, NUL-term
 struct TraceEvent {
   int64_t t_ns = 0;  // the trace clock (mono = CLOCK_MONOTONIC), 1 us resolution
   int32_t cpu = 0;
+  int32_t current = -1;  // the task running on that CPU at the event (the line's "comm-pid")
   TraceKind kind = TraceKind::kSwitch;
   int32_t pid = 0;   // sched_switch: prev_pid; sched_waking: pid
   int32_t prio = 0;  // the kernel's prio: 0..99 realtime (rt priority 99 - prio), 100..139 nice + 120
@@ -47,6 +49,15 @@ struct TraceLine {
   uint64_t lost = 0;  // "[LOST n EVENTS]"
 };
 TraceLine parse_trace_line(std::string_view line);
+
+// Adds the switches the trace does not show. On this kernel (6.18 on a VM) a CPU's switch from
+// idle to a task is sometimes not recorded (the idle path runs while the tracer may not
+// record: every switch to idle on CPU 1 was there, none from it). Each event names the task
+// running when it fired, so a task seen running without its switch-in was switched in unseen:
+// a sched_switch is inserted at its last sched_waking on that CPU since the previous event
+// there (the switch follows the wake-up), else just after that previous event. `events` in
+// time order; returns how many were inserted. Pure.
+uint64_t add_unseen_switches(std::vector<TraceEvent>& events);
 
 std::string comm_text(const TraceComm& c);
 void set_comm(TraceComm& c, std::string_view text);

@@ -181,6 +181,7 @@ void TraceSession::stop() noexcept {
   // close stamps of different CPUs may come in any order: a stable sort by time.
   std::stable_sort(events_.begin(), events_.end(),
                    [](const TraceEvent& a, const TraceEvent& b) { return a.t_ns < b.t_ns; });
+  stats_.unseen_switches = add_unseen_switches(events_);
   stats_.events = events_.size();
   if (!events_.empty()) {
     stats_.first_ns = events_.front().t_ns;

@@ -12,7 +12,7 @@
 //      events enabled, tracing_on = 1.
 // The global trace (/sys/kernel/tracing/trace) and other instances are not touched.
 //
-// The store: events are kept in memory, up to max_events (about 64 bytes each); once full,
+// The store: events are kept in memory, up to max_events (72 bytes each); once full,
 // later events are dropped and counted, and a window after the store's last event is said to
 // have no trace, never guessed. The kernel's own losses (ring buffer overruns while the reader
 // was not scheduled) are counted from the pipe's LOST markers and per_cpu/cpuN/stats.
@@ -39,6 +39,7 @@ struct TraceStats {
   uint64_t dropped_store = 0;   // parsed, not kept: the store was full
   uint64_t lost_kernel = 0;     // the kernel overwrote or dropped them (LOST markers + stats)
   uint64_t unparsed_lines = 0;  // lines the parser did not read
+  uint64_t unseen_switches = 0;  // switches the trace did not record, inserted (trace_event.hpp)
   int64_t first_ns = 0, last_ns = 0;  // the kept events' span (0, 0 when none)
 };
 

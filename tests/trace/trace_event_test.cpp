@@ -71,6 +71,61 @@ TEST(TraceEvent, WakingIrqAndSoftirqEventsKeepTheirNumbersAndNames) {
   EXPECT_EQ(sx.event->kind, TraceKind::kSoftirqExit);
 }
 
+TEST(TraceEvent, EachEventNamesTheTaskRunningThen) {
+  const TraceLine l = parse_trace_line(
+      "  my task-[1]-x-77      [001] d.h3. 22109.869401: sched_waking: comm=python3 pid=32152 "
+      "prio=9 target_cpu=001");
+  ASSERT_TRUE(l.event);
+  EXPECT_EQ(l.event->current, 77);
+  EXPECT_EQ(parse_trace_line("          <idle>-0       [001] d.h3. 1.000000: irq_handler_exit: "
+                             "irq=1 ret=handled")
+                .event->current,
+            0);
+}
+
+TraceEvent at(int64_t t_us, int cpu, int current, TraceKind kind) {
+  TraceEvent e;
+  e.t_ns = t_us * 1000;
+  e.cpu = cpu;
+  e.current = current;
+  e.kind = kind;
+  return e;
+}
+
+TEST(TraceEvent, ASwitchFromIdleTheTraceDidNotRecordIsInsertedAtTheWakeUp) {
+  // As this kernel left it on CPU 1: busy loop 42 switched out to idle, woken from idle at
+  // 1000 us, then seen running at 3000 us (a tick) with no switch-in recorded.
+  TraceEvent out = at(500, 1, 42, TraceKind::kSwitch);
+  out.pid = 42;
+  set_comm(out.comm, "busyloop");
+  out.prio = 9;
+  out.next_pid = 0;
+  set_comm(out.next_comm, "swapper/1");
+  out.next_prio = 120;
+  TraceEvent wake = at(1000, 1, 0, TraceKind::kWaking);
+  wake.pid = 42;
+  set_comm(wake.comm, "busyloop");
+  wake.prio = 9;
+  wake.num = 1;
+  const TraceEvent tick = at(3000, 1, 42, TraceKind::kSoftirqEntry);
+  // CPU 0: a task seen without any switch there yet is not a gap (nothing known before).
+  const TraceEvent other = at(2000, 0, 7, TraceKind::kIrqEntry);
+  std::vector<TraceEvent> events = {out, wake, other, tick};
+  EXPECT_EQ(add_unseen_switches(events), 1u);
+  ASSERT_EQ(events.size(), 5u);
+  const TraceEvent& sw = events[2];
+  EXPECT_EQ(sw.kind, TraceKind::kSwitch);
+  EXPECT_EQ(sw.t_ns, 1000000);
+  EXPECT_EQ(sw.cpu, 1);
+  EXPECT_EQ(sw.pid, 0);
+  EXPECT_EQ(sw.next_pid, 42);
+  EXPECT_EQ(comm_text(sw.next_comm), "busyloop");
+  EXPECT_EQ(sw.next_prio, 9);
+  // A complete trace gets nothing.
+  std::vector<TraceEvent> again = events;
+  EXPECT_EQ(add_unseen_switches(again), 0u);
+}
+
 TEST(TraceEvent, LostMarkerIsCountedAndOtherLinesAreNeitherEventNorLoss) {
   const TraceLine lost = parse_trace_line("CPU:1 [LOST 4242 EVENTS]");
   EXPECT_FALSE(lost.event);
