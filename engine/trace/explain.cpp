@@ -250,9 +250,16 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
       }
     };
     int64_t cursor = from;
+    auto silent = [&](int64_t f, int64_t t) {
+      if (t - f > x.silent_ns) {
+        x.silent_ns = t - f;
+        x.silent_cpu = cpu;
+      }
+    };
     for (auto it = lo; it != hi; ++it) {
       const TraceEvent& e = *it;
       if (e.cpu != cpu) continue;
+      silent(cursor, e.t_ns);
       give(cursor, e.t_ns);
       cursor = std::max(cursor, e.t_ns);
       switch (e.kind) {
@@ -263,7 +270,9 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
         case TraceKind::kSoftirqEntry: {
           const bool soft = e.kind == TraceKind::kSoftirqEntry;
           open.push_back({soft, e.num, comm_text(e.comm)});
-          (soft ? softirqs : irqs)[e.num].count += 1;
+          IrqTime& it_time = (soft ? softirqs : irqs)[e.num];
+          it_time.count += 1;
+          if (it_time.name.empty()) it_time.name = comm_text(e.comm);
           break;
         }
         case TraceKind::kIrqExit:
@@ -279,6 +288,7 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
           break;
       }
     }
+    silent(cursor, to);
     give(cursor, to);
   };
   // Before its last wake-up in the window the thread was not runnable: nothing held it, its
@@ -348,6 +358,11 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   } else {
     line += parts;
   }
+  if (x.silent_ns >= kSilentNs) {
+    line += fmt::format("; CPU {} recorded no event for {} us of it (not even a timer tick: the "
+                        "host may not have run this virtual CPU)",
+                        x.silent_cpu, us(x.silent_ns));
+  }
   x.line = line;
   return x;
 }
@@ -383,6 +398,8 @@ nlohmann::json to_json(const HopExplanation& e) {
                       {"self_ns", e.self_ns},
                       {"idle_ns", e.idle_ns},
                       {"unknown_ns", e.unknown_ns},
+                      {"silent_ns", e.silent_ns},
+                      {"silent_cpu", e.silent_cpu >= 0 ? nlohmann::json(e.silent_cpu) : nlohmann::json()},
                       {"cpu_steal_pct",
                        e.cpu_steal_pct ? nlohmann::json(*e.cpu_steal_pct) : nlohmann::json()},
                       {"line", e.line}};

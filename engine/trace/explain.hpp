@@ -86,6 +86,8 @@ struct IrqTime {
   int64_t ns = 0;
 };
 
+inline constexpr int64_t kSilentNs = 5000000;  // 5 ms: longer than a 250 Hz tick
+
 struct HopExplanation {
   HopWindow hop;
   bool traced = false;      // the window lies inside the trace's coverage
@@ -100,6 +102,11 @@ struct HopExplanation {
   int64_t self_ns = 0;     // the thread itself ran (before reaching the hop's end)
   int64_t idle_ns = 0;     // the CPU idle (pid 0)
   int64_t unknown_ns = 0;  // no switch on that CPU tells who ran
+  // The longest stretch of the window in which its CPU recorded no event at all: a busy CPU
+  // records at least its timer tick every few ms, so a long silence suggests the host did not
+  // run the virtual CPU (the line says so from kSilentNs).
+  int64_t silent_ns = 0;
+  int silent_cpu = -1;
   std::optional<double> cpu_steal_pct;  // that CPU's steal over the run
   std::string line;        // one line for people
 };

@@ -189,6 +189,22 @@ TEST(Explain, ALowerPriorityTaskRunningWhileTheThreadWasRunnableIsMarkedNotAPree
   EXPECT_FALSE(explain_hop(fifo, hop(500, 1000, 1350), kAll, kFifo, {}).blockers[0].lower_priority);
 }
 
+TEST(Explain, ALongSilenceOfTheCpuIsSaid) {
+  // cc1plus "runs" on CPU 1 for 20 ms while c02 is runnable, and CPU 1 records nothing at all.
+  const std::vector<TraceEvent> events = {
+      sw(900, 1, 0, "swapper/1", 120, 300, "cc1plus", 120),
+      waking(1000, 0, 500),
+      sw(21000, 1, 300, "cc1plus", 120, 500, "c02", 34),
+  };
+  const HopExplanation x = explain_hop(events, hop(500, 1000, 21050), kAll, kFifo, {});
+  EXPECT_EQ(x.silent_ns, 20000 * kUs);
+  EXPECT_EQ(x.silent_cpu, 1);
+  EXPECT_NE(x.line.find("CPU 1 recorded no event for 20000 us of it"), std::string::npos)
+      << x.line;
+  const HopExplanation short_one = explain_hop(events, hop(500, 20000, 21050), kAll, kFifo, {});
+  EXPECT_EQ(short_one.line.find("recorded no event"), std::string::npos) << short_one.line;
+}
+
 TEST(Explain, PolicyTextFollowsTheKernelsPrio) {
   EXPECT_EQ(policy_text(9, SCHED_FIFO), "SCHED_FIFO 90");
   EXPECT_EQ(policy_text(9, SCHED_RR), "SCHED_RR 90");
