@@ -99,13 +99,16 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                 "every wake-up. Needs write access to the device (root); recorded and read "
                 "back in run.json (dma_latency); the kernel drops the hold when the run ends, "
                 "however it ends.");
-  run->add_flag("--explain{5}", o.explain,
-                "--explain[=N]: explain the N worst cycles (default 5) from a private kernel trace "
+  run->add_option("--explain", o.explain,
+                "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
+                "(1..100), explained from a private kernel trace "
                 "(tracefs, mounted if needed, restored at the end): for each late hop, which "
                 "tasks (pid, policy, priority), interrupts and softirqs ran on that thread's CPU "
                 "between its wake-up and its callback, or that nothing competed (steal). In "
                 "run.json (explain) and one line per cycle in the summary. Needs root.")
-      ->type_name("N");
+      ->expected(0, 1)
+      ->default_str("5")
+      ->type_name("[=N]");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");

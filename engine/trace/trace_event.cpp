@@ -174,7 +174,14 @@ uint64_t add_unseen_switches(std::vector<TraceEvent>& events) {
     if (e.cpu < 0) continue;
     if (static_cast<size_t>(e.cpu) >= cpus.size()) cpus.resize(static_cast<size_t>(e.cpu) + 1);
     Cpu& c = cpus[static_cast<size_t>(e.cpu)];
-    if (e.current >= 0 && c.pid >= 0 && e.current != c.pid) {
+    if (e.current >= 0 && c.pid < 0) {  // the first event there: who runs, without a gap
+      c.pid = e.current;
+      if (const Seen* s = seen(e.current)) {
+        c.comm = s->comm;
+        c.prio = s->prio;
+      }
+    }
+    if (e.current >= 0 && e.current != c.pid) {
       TraceEvent sw;
       sw.kind = TraceKind::kSwitch;
       sw.cpu = e.cpu;
@@ -185,7 +192,8 @@ uint64_t add_unseen_switches(std::vector<TraceEvent>& events) {
       sw.prev_state = '?';
       sw.next_pid = e.current;
       if (c.woken != nullptr && c.woken->pid == e.current) {
-        sw.t_ns = c.woken->t_ns;
+        // Not before the CPU's previous event, which still showed the old task.
+        sw.t_ns = std::max(c.woken->t_ns, c.last_t);
         sw.next_comm = c.woken->comm;
         sw.next_prio = c.woken->prio;
       } else {
@@ -226,6 +234,9 @@ uint64_t add_unseen_switches(std::vector<TraceEvent>& events) {
     }
   }
   if (added.empty()) return 0;
+  // Found in the order of the events that revealed them; their times go back to a wake-up.
+  std::stable_sort(added.begin(), added.end(),
+                   [](const TraceEvent& a, const TraceEvent& b) { return a.t_ns < b.t_ns; });
   std::vector<TraceEvent> merged;
   merged.reserve(events.size() + added.size());
   std::merge(events.begin(), events.end(), added.begin(), added.end(), std::back_inserter(merged),

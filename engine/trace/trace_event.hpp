@@ -54,8 +54,8 @@ TraceLine parse_trace_line(std::string_view line);
 // idle to a task is sometimes not recorded (the idle path runs while the tracer may not
 // record: every switch to idle on CPU 1 was there, none from it). Each event names the task
 // running when it fired, so a task seen running without its switch-in was switched in unseen:
-// a sched_switch is inserted at its last sched_waking on that CPU since the previous event
-// there (the switch follows the wake-up), else just after that previous event. `events` in
+// a sched_switch is inserted at its last sched_waking for that CPU (the switch follows the
+// wake-up), but not before the CPU's previous event, which still showed the old task. `events` in
 // time order; returns how many were inserted. Pure.
 uint64_t add_unseen_switches(std::vector<TraceEvent>& events);
 

@@ -108,7 +108,7 @@ TEST(TraceEvent, ASwitchFromIdleTheTraceDidNotRecordIsInsertedAtTheWakeUp) {
   wake.prio = 9;
   wake.num = 1;
   const TraceEvent tick = at(3000, 1, 42, TraceKind::kSoftirqEntry);
-  // CPU 0: a task seen without any switch there yet is not a gap (nothing known before).
+  // CPU 0: the first event there says who runs; that is not a missing switch.
   const TraceEvent other = at(2000, 0, 7, TraceKind::kIrqEntry);
   std::vector<TraceEvent> events = {out, wake, other, tick};
   EXPECT_EQ(add_unseen_switches(events), 1u);
@@ -121,6 +121,26 @@ TEST(TraceEvent, ASwitchFromIdleTheTraceDidNotRecordIsInsertedAtTheWakeUp) {
   EXPECT_EQ(sw.next_pid, 42);
   EXPECT_EQ(comm_text(sw.next_comm), "busyloop");
   EXPECT_EQ(sw.next_prio, 9);
+  // Switches revealed late but dated earlier keep the list in time order; one is not put
+  // before the CPU's previous event (which still showed the old task).
+  TraceEvent idle_tick = at(3500, 0, 7, TraceKind::kSoftirqEntry);
+  TraceEvent wake0 = at(2500, 1, 42, TraceKind::kWaking);
+  wake0.pid = 9;
+  wake0.num = 0;
+  TraceEvent seen9 = at(4000, 0, 9, TraceKind::kIrqEntry);
+  std::vector<TraceEvent> later = events;
+  later.push_back(wake0);
+  later.push_back(idle_tick);
+  later.push_back(seen9);
+  std::stable_sort(later.begin(), later.end(),
+                   [](const TraceEvent& l, const TraceEvent& r) { return l.t_ns < r.t_ns; });
+  EXPECT_EQ(add_unseen_switches(later), 1u);
+  for (size_t i = 1; i < later.size(); ++i) ASSERT_LE(later[i - 1].t_ns, later[i].t_ns);
+  for (const TraceEvent& e : later) {
+    if (e.kind == TraceKind::kSwitch && e.next_pid == 9) {
+      EXPECT_EQ(e.t_ns, 3500000);
+    }
+  }
   // A complete trace gets nothing.
   std::vector<TraceEvent> again = events;
   EXPECT_EQ(add_unseen_switches(again), 0u);
