@@ -121,6 +121,16 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "for --cpus; each load's affinity is read back at its start and recorded in "
                   "run.json (affinity, loads[].cpus).")
       ->type_name("LIST");
+  run->add_option("--explain", o.explain,
+                "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
+                "(1..100), explained from a private kernel trace "
+                "(tracefs, mounted if needed, restored at the end): for each late hop, which "
+                "tasks (pid, policy, priority), interrupts and softirqs ran on that thread's CPU "
+                "between its wake-up and its callback, or that nothing competed (steal). In "
+                "run.json (explain) and one line per cycle in the summary. Needs root.")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->type_name("[=N]");
   run->add_option("--inject", inject_text,
                   "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
       ->type_name("USEC:EVERY_N_CYCLES");
@@ -480,6 +490,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   o.priority_given = run->count("--priority") > 0;
   o.period_given = run->count("--period") > 0;
   o.rate_given = run->count("--rate") > 0;
+  // --explain=0 would silently mean "off": refused like any value outside 1..100.
+  if (run->count("--explain") > 0 && o.explain == 0) o.explain = -1;
   make_specs(policy_text, load_texts, inject_text, backend_text, cpus_text, load_cpus_text, o);
   validate(o);
   check_source(o);

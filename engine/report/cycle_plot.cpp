@@ -11,11 +11,17 @@ double us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-void add_row(const CycleRow& row, size_t index, std::string& out) {
-  const std::string label =
+void add_row(const CycleRow& row, size_t index, std::string& out,
+             const std::map<uint64_t, std::string>& notes) {
+  std::string label =
       row.slack_ns ? fmt::format("{} @{:.3f}s slack {:.0f}{}", row.id, row.t_s, us(*row.slack_ns),
                                  row.out_of_order ? " out of order" : "")
                    : fmt::format("{} @{:.3f}s incomplete", row.id, row.t_s);
+  if (const auto n = notes.find(row.id); n != notes.end()) {
+    std::string note = n->second;
+    for (char& c : note) c = c == '"' ? '\'' : c;  // the label is a quoted gnuplot string
+    label += " | " + note;
+  }
   auto segment = [&](int64_t from, int64_t to, int kind) {
     out += fmt::format("{} {:.3f} {:.3f} {} \"{}\"\n", index, us(from), us(to), kind, label);
   };
@@ -44,19 +50,20 @@ void add_row(const CycleRow& row, size_t index, std::string& out) {
 
 }  // namespace
 
-CyclePlotData cycle_plot_data(const CycleTableResult& t, size_t worst_rows, size_t missed_rows) {
+CyclePlotData cycle_plot_data(const CycleTableResult& t, size_t worst_rows, size_t missed_rows,
+                              const std::map<uint64_t, std::string>& notes) {
   CyclePlotData d;
   if (!t.present) return d;
   std::set<uint64_t> shown;
   for (size_t i = 0; i < t.worst.size() && i < worst_rows; ++i) {
-    add_row(t.worst[i], d.rows++, d.text);
+    add_row(t.worst[i], d.rows++, d.text, notes);
     shown.insert(t.worst[i].id);
   }
   size_t missed = 0;
   for (const CycleRow& row : t.missed_rows) {
     if (missed == missed_rows) break;
     if (shown.count(row.id) != 0) continue;
-    add_row(row, d.rows++, d.text);
+    add_row(row, d.rows++, d.text, notes);
     ++missed;
   }
   return d;

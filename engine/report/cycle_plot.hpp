@@ -1,6 +1,8 @@
 #pragma once
 // The data of plots/cycles.png (scripts/cycles.gp): the worst cycles of a run, hop by hop, as
 // a waterfall against the deadline. Pure. Non-realtime.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,8 +18,10 @@ struct CyclePlotData {
 // The rows drawn: the `worst_rows` worst cycles by slack (CycleTableResult::worst, worst first),
 // then up to `missed_rows` missed cycles not among them (in time order). Hop kinds: 1 interrupt
 // -> jackd wake-up, 2 a client's wake-up, 3 its DSP, 4 a client that did not run (one marker per
-// such client, at the row's last known time).
+// such client, at the row's last known time). `notes` (--explain: cycle id -> a few words, e.g.
+// the largest blocker) are added to those rows' labels.
 CyclePlotData cycle_plot_data(const CycleTableResult& t, size_t worst_rows = 12,
-                              size_t missed_rows = 8);
+                              size_t missed_rows = 8,
+                              const std::map<uint64_t, std::string>& notes = {});
 
 }  // namespace xrunlab

@@ -450,7 +450,28 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   const double resolution =
       latency.hops ? known(r.cycle_table.resolution_us) : context.resolution_us;
 
-  const CyclePlotData cycles = cycle_plot_data(r.cycle_table);
+  // --explain: each explained row's latest hop in a few words (its largest blocker).
+  std::map<uint64_t, std::string> notes;
+  if (r.explain.is_object()) {
+    for (const nlohmann::json& c : r.explain.value("cycles", nlohmann::json::array())) {
+      const nlohmann::json& hops = c.value("hops", nlohmann::json::array());
+      if (hops.empty()) continue;
+      const nlohmann::json& h = hops[0];
+      const nlohmann::json& b = h.value("blockers", nlohmann::json::array());
+      std::string note = h.value("hop", std::string()) + ": ";
+      if (!h.value("traced", false)) {
+        note += "no trace";
+      } else if (!b.empty() && 2 * b[0].value("ns", int64_t{0}) >=
+                                   h["window_ns"][1].get<int64_t>() - h["window_ns"][0].get<int64_t>()) {
+        note += fmt::format("{} pid {} {:.0f} us", b[0].value("comm", std::string()),
+                            b[0].value("pid", 0), b[0].value("ns", 0.0) / 1000.0);
+      } else {
+        note += "nothing competed";
+      }
+      notes[c.value("cycle", uint64_t{0})] = note;
+    }
+  }
+  const CyclePlotData cycles = cycle_plot_data(r.cycle_table, 12, 8, notes);
 
   PlotInputs in;
   in.data = {

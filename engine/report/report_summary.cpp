@@ -356,6 +356,21 @@ void own_block_rest(std::string& out, const RunResult& r) {
     }
     out += summary_field_line("CPU affinity", fmt::format("{} ({})", sets, outcome));
   }
+  if (r.explain.is_object()) {
+    // --explain: the trace's coverage, then one line per worst cycle (engine/trace/explain.hpp).
+    const nlohmann::json& e = r.explain;
+    const nlohmann::json& t = e.value("trace", nlohmann::json::object());
+    out += summary_field_line(
+        "Explained (kernel trace)",
+        fmt::format(" {} worst cycles; {} events kept, {} lost by the kernel, {} not kept (store "
+                    "full); 1 usec resolution",
+                    e.value("cycles", nlohmann::json::array()).size(), t.value("events", 0),
+                    t.value("lost_kernel", 0), t.value("dropped_store", 0)));
+    for (const nlohmann::json& c : e.value("cycles", nlohmann::json::array())) {
+      out += summary_field_line(fmt::format("Cycle {}", c.value("cycle", 0)),
+                                " " + one_line(c.value("line", std::string())));
+    }
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

@@ -235,6 +235,10 @@ struct RunResult {
   // --cpus / --load-cpus: {cpus, load_cpus, threads_checked, loads_checked, verified}
   // (engine/run/audio_threads.hpp affinity_json); null without either.
   nlohmann::json affinity;
+  // --explain: the worst cycles' late hops from the kernel trace (engine/trace/explain.hpp):
+  // {requested, trace: {events, lost, ...}, cycles: [{cycle, t_s, slack_ns, line, hops: [...]}]};
+  // null without.
+  nlohmann::json explain;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

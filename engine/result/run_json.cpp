@@ -337,6 +337,7 @@ json to_json(const RunResult& r) {
       {"baseline", json(r.baseline)},
       {"dma_latency", json(r.dma_latency)},
       {"affinity", json(r.affinity)},
+      {"explain", json(r.explain)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -956,6 +957,7 @@ RunResult run_from(const Object& j) {
   j.get("baseline", r.baseline);
   j.get("dma_latency", r.dma_latency);
   j.get("affinity", r.affinity);
+  j.get("explain", r.explain);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

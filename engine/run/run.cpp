@@ -47,6 +47,8 @@
 #include "engine/system/host_context.hpp"
 #include "engine/system/proc_stat.hpp"
 #include "engine/system/process.hpp"
+#include "engine/trace/explain.hpp"
+#include "engine/trace/trace_session.hpp"
 #include "engine/wire/version.hpp"
 
 namespace xrunlab {
@@ -151,6 +153,12 @@ class Runner {
   uint64_t reports_until_us_ = UINT64_MAX;  // xrun reports after this (JACK time) are not counted
   LoadSet loads_;
   std::optional<DmaLatencyHold> dma_latency_;  // --dma-latency
+  // --explain: the kernel trace through the window (its instance and mount are in journal_).
+  std::unique_ptr<TraceSession> trace_;
+  int64_t trace_start_ns_ = 0, trace_stop_ns_ = 0;
+  std::string trace_stat_before_;
+  void start_trace();
+  void explain_worst(int64_t t0_ns);
   void fill_dma_latency(RunResult& r) const;
   void fill_affinity(RunResult& r) const;  // --cpus / --load-cpus
   Child baseline_;
@@ -207,6 +215,7 @@ void Runner::preflight() {
   // --cpus / --load-cpus on this machine's CPUs (and SCHED_DEADLINE's root domain).
   check_cpus(o_, read_cpu_facts());
   policy_.check_permitted(o_.clients);
+  if (o_.explain > 0) TraceSession::check_available();
   // Held from here to the Runner's end (every exit path; the kernel drops it on a crash).
   if (o_.dma_latency) dma_latency_.emplace(kDmaLatencyDevice, 0);
   if (o_.baseline == "cyclictest") {
@@ -405,6 +414,7 @@ void Runner::start_cycle_reader() {
                 "'s wake-up as each cycle's first client saw it (jack_frames_since_cycle_start, "
                 "one frame)";
   jc.resolution_us = card != nullptr ? 0.001 : 1e6 / std::max<uint32_t>(session_.rate(), 1);
+  jc.worst_keep = std::max<size_t>(jc.worst_keep, static_cast<size_t>(o_.explain));
   live_.with([&](const RunResult& r) {
     for (const ClientResult& c : r.client_results) {
       jc.client_names.push_back(fmt::format("c{:02d}", c.index));
@@ -662,6 +672,7 @@ void Runner::measure() {
     live_.with([&](RunResult& r) { r.threads_start = std::move(threads); });
     if (!bad.empty()) throw Error(ExitCode::kRunFailed, bad);
   }
+  start_trace();
   Monitor& monitor = session_.monitor();
   // The window starts a little in the future so every client knows it before it begins.
   const uint64_t t0 = monitor.now_us() + 300000;
@@ -801,6 +812,63 @@ void Runner::measure() {
   tap_.fill(x);
   live_.with([&](RunResult& r) { r.xruns = std::move(x); });
   collect_cycles(t0_ns, static_cast<int64_t>(end) * 1000 + mono_offset_ns);
+  explain_worst(t0_ns);
+}
+
+void Runner::start_trace() {
+  if (o_.explain <= 0) return;
+  trace_ = std::make_unique<TraceSession>(journal_);
+  trace_->start();
+  trace_start_ns_ = mono_ns();
+  trace_stat_before_ = read_file("/proc/stat").value_or("");
+  say(fmt::format("tracing the scheduler and interrupts in {} for --explain", trace_->instance()));
+}
+
+void Runner::explain_worst(int64_t t0_ns) {
+  if (!trace_) return;
+  trace_->stop();
+  trace_stop_ns_ = mono_ns();
+  const std::vector<double> steal =
+      steal_pct_per_cpu(trace_stat_before_, read_file("/proc/stat").value_or(""));
+  const TraceStats st = trace_->stats();
+  // Complete up to tracing off, unless the store filled: then up to its last event.
+  const TraceCoverage coverage{trace_start_ns_, st.dropped_store > 0 ? st.last_ns : trace_stop_ns_};
+  ExplainThreads threads;
+  live_.with([&](const RunResult& r) {
+    for (const AudioThread& t : r.threads_start) {
+      if (t.role == "server") threads.jackd_tid = t.sched.tid;
+    }
+    for (const ClientResult& c : r.client_results) {
+      threads.client_tids.push_back(static_cast<pid_t>(c.rt_tid));
+      threads.client_names.push_back(fmt::format("c{:02d}", c.index));
+    }
+  });
+  live_.with([&](RunResult& r) {
+    nlohmann::json cycles =
+        explain_cycles(trace_->events(), r.cycle_table, static_cast<size_t>(o_.explain), threads,
+                       t0_ns, coverage, proc_policy, steal);
+    nlohmann::json steal_json = nlohmann::json::array();
+    for (const double s : steal) steal_json.push_back(s);
+    r.explain = {{"requested", o_.explain},
+                 {"trace",
+                  {{"instance", trace_->instance()},
+                   {"clock", "mono"},
+                   {"resolution_us", 1},
+                   {"events", st.events},
+                   {"lost_kernel", st.lost_kernel},
+                   {"dropped_store", st.dropped_store},
+                   {"unparsed_lines", st.unparsed_lines},
+                   {"unseen_switches", st.unseen_switches},
+                   {"coverage_ns", {coverage.start_ns, coverage.end_ns}},
+                   {"cpu_steal_pct", steal_json}}},
+                 {"cycles", std::move(cycles)}};
+    if (st.lost_kernel > 0) {
+      r.warnings.push_back(fmt::format(
+          "--explain: the kernel lost {} trace events (its buffer overran); a window with lost "
+          "events may miss a task or an interrupt",
+          st.lost_kernel));
+    }
+  });
 }
 
 void Runner::stop_loads_into_result(uint64_t t0_us) {
@@ -869,6 +937,10 @@ void Runner::stop_all() noexcept {
   t.add("cycle table", [&] {
     cycle_reader_.reset();
     cycle_table_.reset();
+  });
+  // The trace's reader closes its pipe first: the instance cannot be removed while it is open.
+  t.add("trace", [&] {
+    if (trace_) trace_->stop();
   });
   t.add("system settings", [&] {
     for (const std::string& problem : journal_.restore_all()) {

@@ -52,6 +52,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"dma_latency", o.dma_latency},
           {"cpus", format_cpu_list(o.cpus)},
           {"load_cpus", format_cpu_list(o.load_cpus)},
+          {"explain", o.explain},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},
@@ -72,6 +73,10 @@ void validate(const RunOptions& o) {
     bad("--clients " + std::to_string(o.clients) + ": must be 1..200 (JACK2 allows ~254 clients)");
   }
   if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
+  if (o.explain < 0 || o.explain > 100) {
+    bad("--explain=" + std::to_string(std::max(o.explain, 0)) +
+        ": must be 1..100 worst cycles (--explain alone: 5)");
+  }
   if (o.repeat < 1 || o.repeat > 1000) {
     bad("--repeat " + std::to_string(o.repeat) + ": must be 1..1000");
   }

@@ -39,6 +39,7 @@ struct RunOptions {
   bool dma_latency = false;              // --dma-latency: hold /dev/cpu_dma_latency at 0
   std::vector<int> cpus;       // --cpus LIST: jackd's and the clients' affinity (empty: none set)
   std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
+  int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";

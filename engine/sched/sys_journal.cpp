@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,13 +170,32 @@ StaleJournal parse_journal(const std::string& text) {
     entry.path = e.at("path").get<std::string>();
     entry.old_value = e.value("old_value", "");
     entry.new_value = e.value("new_value", "");
-    if ((entry.kind != "write" && entry.kind != "mkdir") || entry.path.empty() ||
+    if ((entry.kind != "write" && entry.kind != "mkdir" && entry.kind != "mount") ||
+        entry.path.empty() ||
         entry.path[0] != '/') {
       throw std::runtime_error("bad entry " + e.dump());
     }
     s.entries.push_back(std::move(entry));
   }
   return s;
+}
+
+// True when the text names an owner (pid, start time) that is alive: then the journal is not
+// stale, and its entries are not read. False when the owner cannot be read.
+bool live_owner(const std::string& text) {
+  try {
+    const auto j = nlohmann::json::parse(text);
+    const auto& owner = j.at("owner");
+    const pid_t pid = owner.at("pid").get<pid_t>();
+    if (pid == ::getpid()) return false;  // ours: the caller decides
+    std::optional<uint64_t> start;
+    if (owner.contains("start_time")) start = owner.at("start_time").get<uint64_t>();
+    const std::string boot = owner.value("boot_id", std::string());
+    if (!boot.empty() && boot != current_boot_id()) return false;
+    return owner_alive(pid, start);
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 enum class Outcome { kRestored, kNothingToDo, kRetryLater, kGaveUp };
@@ -268,6 +288,37 @@ Outcome restore_mkdir(const JournalEntry& e, std::string* problem) {
   return Outcome::kRetryLater;
 }
 
+// Names in `dir` other than "." and "..".
+std::vector<std::string> dir_names(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (const dirent* ent = ::readdir(d)) {
+    const std::string name = ent->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+// A file system the run mounted (tracefs): umount, unless another run's trace instance is in it
+// (that run did not mount it and would lose its trace); then it stays, and that is said.
+Outcome restore_mount(const JournalEntry& e, std::string* problem) {
+  const std::vector<std::string> others = dir_names(e.path + "/instances");
+  if (!others.empty()) {
+    std::string names;
+    for (const auto& n : others) names += (names.empty() ? "" : " ") + n;
+    *problem = "left " + e.path + " mounted: trace instances of other runs are in it (" + names +
+               "); umount it when they are done";
+    return Outcome::kGaveUp;
+  }
+  if (::umount2(e.path.c_str(), 0) == 0) return Outcome::kRestored;
+  const int err = errno;
+  if (err == EINVAL || err == ENOENT) return Outcome::kNothingToDo;  // not mounted (any more)
+  *problem = "cannot umount " + e.path + ": " + errno_text(err);
+  return err == EBUSY ? Outcome::kRetryLater : Outcome::kGaveUp;
+}
+
 bool inside(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 &&
          path[dir.size()] == '/';
@@ -296,11 +347,15 @@ RestoreResult restore_entries(const std::vector<JournalEntry>& entries, const st
     }
     if (skipped) continue;
     std::string problem;
-    const Outcome o = e.kind == "mkdir" ? restore_mkdir(e, &problem) : restore_write(e, &problem);
+    const Outcome o = e.kind == "mkdir"   ? restore_mkdir(e, &problem)
+                      : e.kind == "mount" ? restore_mount(e, &problem)
+                                          : restore_write(e, &problem);
     switch (o) {
       case Outcome::kRestored:
         if (e.kind == "mkdir") {
           r.restored.push_back("restored " + e.path + ": removed the directory" + suffix);
+        } else if (e.kind == "mount") {
+          r.restored.push_back("restored " + e.path + ": unmounted the " + e.old_value + suffix);
         } else {
           r.restored.push_back("restored " + e.path + " to " + shown(e.old_value) + " (was " +
                                shown(e.new_value) + ")" + suffix);
@@ -481,6 +536,31 @@ void SysJournal::make_dir(const std::string& path) {
   }
 }
 
+void SysJournal::mount_fs(const std::string& type, const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (::getpid() != owner_pid_) {
+    throw SysChangeError(
+        "cannot mount " + path + ": this journal belongs to pid " + std::to_string(owner_pid_), 0);
+  }
+  entries_.push_back({"mount", path, type, ""});
+  try {
+    save_locked();
+  } catch (...) {
+    entries_.pop_back();
+    throw;
+  }
+  if (::mount("nodev", path.c_str(), type.c_str(), 0, nullptr) != 0) {
+    const int err = errno;
+    entries_.pop_back();
+    try {
+      sync_locked();
+    } catch (const Error&) {
+      // A journalled mount that did not happen restores as "nothing to do" (EINVAL).
+    }
+    throw SysChangeError("cannot mount " + type + " at " + path + ": " + errno_text(err), err);
+  }
+}
+
 std::vector<std::string> SysJournal::restore_all() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (::getpid() != owner_pid_) {
@@ -556,6 +636,9 @@ std::vector<std::string> SysJournal::recover_stale() {
       lines.push_back("cannot read the journal " + file + ": " + errno_text(errno));
       continue;
     }
+    // A journal whose owner still runs is its owner's, whatever this version makes of its
+    // entries (a newer xrunlab may journal kinds this one does not know): left alone unread.
+    if (live_owner(*text)) continue;
     StaleJournal j;
     try {
       j = parse_journal(*text);

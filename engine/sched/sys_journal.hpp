@@ -26,7 +26,11 @@ struct JournalEntry {
   // "mkdir": a directory (cgroup) made by this run; restored by moving its tasks to the parent
   //          group, setting its cpu.rt_runtime_us (if any) to 0 so that the parent gets the RT
   //          share back at once, and removing it. "write" entries inside it are not restored:
-  //          they go with it.
+  //          they go with it. A tracefs instance (engine/trace) is one too: its rmdir stops its
+  //          tracing and frees its ring buffer.
+  // "mount": a file system this run mounted at `path` (tracefs, old_value = its type); restored
+  //          by umount, unless another run still has a trace instance in it (then it is left
+  //          mounted for that run, and that is said).
   std::string kind;
   std::string path;
   std::string old_value;  // "write": the file's content before the change (trailing \n removed)
@@ -75,6 +79,9 @@ class SysJournal {
   void write_setting(const std::string& path, const std::string& value);
   // mkdir (for a cgroup). The directory must not exist yet.
   void make_dir(const std::string& path);
+  // mount(2) of a pseudo file system without a device (tracefs): `type` at `path`, which must
+  // exist and not be a mount point yet.
+  void mount_fs(const std::string& type, const std::string& path);
 
   // Restores everything this run changed, LIFO, then removes its journal file. A "write" is put
   // back only if the file still holds what this run wrote (someone else's later change is not

@@ -13,6 +13,13 @@ inline uint64_t mono_raw_us() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec) / 1000u;
 }
 
+// CLOCK_MONOTONIC in ns: the cycle table's clock and the kernel trace's "mono".
+inline int64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 // CLOCK_MONOTONIC minus CLOCK_MONOTONIC_RAW, in ns, now: maps JACK time (RAW) to the clock the
 // vcard and the cycle table use (MONOTONIC). Both clocks are read back to back; NTP slewing
 // between the two over a run is far below a period.

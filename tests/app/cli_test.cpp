@@ -56,6 +56,16 @@ TEST(Options, ParsesEveryOption) {
   EXPECT_FALSE(c.run.plots);
 }
 
+TEST(Options, ExplainIsOffByDefaultFiveAloneAndNWithAValue) {
+  EXPECT_EQ(parse({"run"}).run.explain, 0);
+  EXPECT_EQ(parse({"run", "--explain"}).run.explain, 5);
+  EXPECT_EQ(parse({"run", "--explain=12"}).run.explain, 12);
+  EXPECT_NE(usage_error({"run", "--explain=0"}).find("--explain=0: must be 1..100"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"run", "--explain=101"}).find("--explain=101: must be 1..100"),
+            std::string::npos);
+}
+
 TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(usage_error({"run", "--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--clients", "0"}).find("--clients"), std::string::npos);

@@ -51,6 +51,18 @@ TEST(CyclePlotData, HopsInChainOrderAndAMarkerWhereAClientDidNotRun) {
   EXPECT_EQ(l[13], "2 480.000 480.000 4 \"9 @1.500s incomplete\"");
 }
 
+TEST(CyclePlotData, ExplainNotesAreAddedToTheirRowsLabelsWithoutQuotes) {
+  CycleTableResult t;
+  t.present = true;
+  t.worst = {row(7, true, -100000), row(8, true, 4433333)};
+  const CyclePlotData d =
+      cycle_plot_data(t, 12, 8, {{7, "jackd_wakeup: busy \"loop\" pid 42 350 us"}});
+  const auto l = lines_of(d.text);
+  ASSERT_FALSE(l.empty());
+  EXPECT_EQ(l[0], "0 0.000 50.000 1 \"7 @1.500s slack -100 | jackd_wakeup: busy 'loop' pid 42 350 us\"");
+  EXPECT_EQ(l.back().find("|"), std::string::npos) << l.back();  // row 8 has no note
+}
+
 TEST(CyclePlotData, NoTableNoRows) {
   EXPECT_EQ(cycle_plot_data(CycleTableResult{}).rows, 0u);
 }

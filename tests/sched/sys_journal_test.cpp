@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -268,6 +269,25 @@ TEST_F(SysJournalTest, JournalOfALiveRunIsLeftAlone) {
   ASSERT_EQ(::waitpid(other, nullptr, 0), other);
 }
 
+TEST_F(SysJournalTest, LiveRunsJournalWithAKindThisVersionDoesNotKnowIsLeftAloneNotSetAside) {
+  // A newer xrunlab journals kinds this one cannot restore: while it runs, its journal is its.
+  const pid_t other = ::fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    for (;;) ::pause();
+  }
+  const std::string text = journal_text(
+      other, {{{"kind", "kind-from-the-future"}, {"path", sys_ + "/x"}, {"old_value", ""},
+               {"new_value", ""}}});
+  write_text(journal_of(other), text);
+  SysJournal next(SysJournal::journal_path_in(run_));
+  EXPECT_TRUE(next.recover_stale().empty());
+  EXPECT_EQ(read_text_or_empty(journal_of(other)), text);
+  EXPECT_FALSE(path_exists(journal_of(other) + ".corrupt"));
+  ::kill(other, SIGKILL);
+  ASSERT_EQ(::waitpid(other, nullptr, 0), other);
+}
+
 TEST_F(SysJournalTest, CorruptJournalIsSetAsideWithOneLine) {
   write_text(journal_of(kDeadPid), "{\"format\": \"xrunlab-sys-jour");
   write_text(journal_of(kDeadPid + 1), journal_text(kDeadPid + 1, {{{"kind", "format-disk"}}}));
@@ -311,6 +331,79 @@ TEST_F(SysJournalTest, UnrestorableCrashedJournalIsKeptAsFailed) {
   EXPECT_TRUE(contains(lines[0], "cannot remove " + sys_ + "/g")) << lines[0];
   EXPECT_TRUE(path_exists(journal_of(kDeadPid) + ".failed"));
   EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
+}
+
+// "mount": a tmpfs stands in for tracefs (the same mount(2) without a device). Needs root, as
+// the tests here have; skipped otherwise.
+bool is_mount_point(const std::string& path) {
+  struct stat a {}, b {};
+  if (::stat(path.c_str(), &a) != 0 || ::stat((path + "/..").c_str(), &b) != 0) return false;
+  return a.st_dev != b.st_dev;
+}
+
+TEST_F(SysJournalTest, MountedFileSystemIsUnmountedByRestoreAllAndAnInstanceInsideGoesFirst) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mount(2) needs root";
+  const std::string mnt = sys_ + "/tracing";
+  fs::create_directory(mnt);
+  SysJournal journal(SysJournal::journal_path_in(run_));
+  journal.mount_fs("tmpfs", mnt);
+  ASSERT_TRUE(is_mount_point(mnt));
+  fs::create_directory(mnt + "/instances");
+  journal.make_dir(mnt + "/instances/xrunlab-1");
+  ASSERT_EQ(journal.entries().size(), 2u);
+  EXPECT_EQ(journal.entries()[0].kind, "mount");
+  EXPECT_EQ(journal.entries()[0].old_value, "tmpfs");
+  EXPECT_TRUE(journal.restore_all().empty());
+  EXPECT_FALSE(is_mount_point(mnt));
+  EXPECT_FALSE(path_exists(journal.journal_path()));
+}
+
+TEST_F(SysJournalTest, MountOfACrashedRunIsUnmountedAtTheNextStart) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mount(2) needs root";
+  const std::string mnt = sys_ + "/tracing";
+  fs::create_directory(mnt);
+  ASSERT_EQ(::mount("nodev", mnt.c_str(), "tmpfs", 0, nullptr), 0);
+  ASSERT_TRUE(is_mount_point(mnt));
+  write_text(journal_of(kDeadPid),
+             journal_text(kDeadPid, nlohmann::json::array({{{"kind", "mount"},
+                                                             {"path", mnt},
+                                                             {"old_value", "tmpfs"},
+                                                             {"new_value", ""}}})));
+  SysJournal next(SysJournal::journal_path_in(run_));
+  const auto lines = next.recover_stale();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("unmounted the tmpfs left by a crashed run"), std::string::npos)
+      << lines[0];
+  EXPECT_FALSE(is_mount_point(mnt));
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
+}
+
+TEST_F(SysJournalTest, MountWithAnotherRunsTraceInstanceInsideStaysMountedAndThatIsSaid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mount(2) needs root";
+  const std::string mnt = sys_ + "/tracing";
+  fs::create_directory(mnt);
+  SysJournal journal(SysJournal::journal_path_in(run_));
+  journal.mount_fs("tmpfs", mnt);
+  fs::create_directories(mnt + "/instances/xrunlab-424242");  // another run's, not journalled
+  const auto problems = journal.restore_all();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("left " + mnt + " mounted"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("xrunlab-424242"), std::string::npos) << problems[0];
+  EXPECT_TRUE(is_mount_point(mnt));
+  ASSERT_EQ(::umount2(mnt.c_str(), 0), 0);
+}
+
+TEST_F(SysJournalTest, FailedMountThrowsNamingThePathAndLeavesNoEntry) {
+  SysJournal journal(SysJournal::journal_path_in(run_));
+  const std::string missing = sys_ + "/no-such-folder";
+  try {
+    journal.mount_fs("tmpfs", missing);
+    FAIL() << "mount_fs on a missing folder did not throw";
+  } catch (const SysChangeError& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(journal.entries().empty());
+  EXPECT_FALSE(path_exists(journal.journal_path()));
 }
 
 }  // namespace
