@@ -27,6 +27,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -35,6 +37,49 @@
 namespace {
 
 namespace vc = xrunlab::vcard;
+
+#ifdef XRUNLAB_VCARD_PROBE
+// A measuring build only (cmake -DXRUNLAB_VCARD_PROBE=ON), never the default: every
+// poll_descriptors, poll_revents and timer arming of the process's PCMs, with its
+// CLOCK_MONOTONIC time, in a fixed array; written as text to the file named by the environment
+// variable XRUNLAB_VCARD_PROBE when a PCM closes. It breaks jackd's wake-up down into the card's
+// hops (scripts/vcard-probe.py reads the file).
+namespace probe {
+enum Kind : unsigned { kPollDescriptors = 0, kPollRevents = 1, kArm = 2, kArmed = 3 };
+struct Event {
+  int64_t t;
+  int64_t arg;  // kArm: the deadline; kPollRevents: the fd's revents | the card's << 16
+  unsigned kind;
+  unsigned stream;
+};
+constexpr size_t kEvents = size_t{1} << 20;
+Event g_events[kEvents];
+size_t g_count = 0;  // jackd's driver thread is the only writer (the card's threading rule)
+
+// Realtime: wait-free (a store into the fixed array).
+void note(Kind kind, unsigned stream, int64_t t, int64_t arg) noexcept {
+  if (g_count < kEvents) g_events[g_count++] = {t, arg, kind, stream};
+}
+
+// Not realtime (close).
+void dump() noexcept {
+  const char* path = getenv("XRUNLAB_VCARD_PROBE");
+  if (path == nullptr || g_count == 0) return;
+  FILE* f = fopen(path, "a");
+  if (f == nullptr) return;
+  for (size_t i = 0; i < g_count; ++i) {
+    const Event& e = g_events[i];
+    fprintf(f, "%u %u %lld %lld\n", e.kind, e.stream, static_cast<long long>(e.t),
+            static_cast<long long>(e.arg));
+  }
+  fclose(f);
+  g_count = 0;
+}
+}  // namespace probe
+#define XRUNLAB_PROBE(kind, stream, t, arg) probe::note(probe::kind, stream, t, arg)
+#else
+#define XRUNLAB_PROBE(kind, stream, t, arg) ((void)0)
+#endif
 
 constexpr unsigned kStreamPlayback = 0;
 constexpr unsigned kStreamCapture = 1;
@@ -266,7 +311,9 @@ void arm_timer(Card& c, uint64_t deadline_ns) noexcept {
   itimerspec its{};
   its.it_value.tv_sec = static_cast<time_t>(deadline_ns / 1000000000u);
   its.it_value.tv_nsec = static_cast<long>(deadline_ns % 1000000000u);
+  XRUNLAB_PROBE(kArm, c.playback ? kStreamPlayback : kStreamCapture, mono_ns(), static_cast<int64_t>(deadline_ns));
   timerfd_settime(c.timer_fd, TFD_TIMER_ABSTIME, &its, nullptr);
+  XRUNLAB_PROBE(kArmed, c.playback ? kStreamPlayback : kStreamCapture, mono_ns(), 0);
   vc::StreamRecord& r = *c.rec;
   r.timer_arms.store(r.timer_arms.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
@@ -395,6 +442,9 @@ snd_pcm_sframes_t cb_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_t
 
 int cb_close(snd_pcm_ioplug_t* io) noexcept {
   Card* c = card_of(io);
+#ifdef XRUNLAB_VCARD_PROBE
+  probe::dump();
+#endif
   if (c->rec != nullptr && c->owns_stream) c->rec->open.store(0, std::memory_order_release);
   if (c->timer_fd >= 0) close(c->timer_fd);
   if (c->shm != nullptr) munmap(c->shm, sizeof(vc::Shm));
@@ -432,7 +482,9 @@ int cb_poll_descriptors_count(snd_pcm_ioplug_t* /*io*/) noexcept {
 int cb_poll_descriptors(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int space) noexcept {
   if (pfd == nullptr || space < 1) return 0;
   Card& c = *card_of(io);
-  arm_for(c, update(c, mono_ns()));
+  const int64_t now = mono_ns();
+  XRUNLAB_PROBE(kPollDescriptors, c.playback ? kStreamPlayback : kStreamCapture, now, 0);
+  arm_for(c, update(c, now));
   pfd->fd = c.timer_fd;
   pfd->events = POLLIN;  // a timerfd is readable when it fires; poll_revents translates
   pfd->revents = 0;
@@ -459,6 +511,8 @@ int cb_poll_revents(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int nfds,
   }
   if (pfd->revents & POLLNVAL) r |= POLLNVAL;
   *revents = r;
+  XRUNLAB_PROBE(kPollRevents, c.playback ? kStreamPlayback : kStreamCapture, now,
+                static_cast<int64_t>(pfd->revents) | (static_cast<int64_t>(r) << 16));
   return 0;
 }
 
