@@ -10,7 +10,9 @@
 # priority (65). Prints one Markdown row per repetition: p50 / p99 / max (usecs) of the loop, of
 # cyclictest and of jackd's wake-up after the card's interrupt (the card's record), and the
 # ratios of jackd's p99 to the loop's and to cyclictest's.
-# Usage: scripts/vcard-floor.sh [SECONDS=30] [REPETITIONS=3] [CLIENTS=2]
+# Usage: scripts/vcard-floor.sh [SECONDS=30] [REPETITIONS=3] [CLIENTS=2] [LOOP_PRIORITY=70]
+# (LOOP_PRIORITY other than jackd's 70 is an experiment: which of the two, woken by timers on
+# the same instants, runs first.)
 # Needs root (or an rtprio limit of 70), jq, cyclictest (rt-tests) and a build (cmake --build
 # build); results go to results/vcard-floor/.
 set -euo pipefail
@@ -28,7 +30,7 @@ for tool in jq cyclictest "$bin" "$floor"; do
 done
 period=256
 rate=48000
-priority=70  # jackd's (-P 70, xrunlab's default server priority)
+priority="${4:-70}"  # jackd's by default (-P 70, xrunlab's default server priority)
 out=results/vcard-floor
 mkdir -p "$out"
 
@@ -43,8 +45,8 @@ stop_loop() {  # every exit path stops the loop this script started
 trap stop_loop EXIT
 
 echo "jackd wake-up on vcard against a bare timerfd loop and cyclictest, beside each other:"
-echo "$clients clients, $period frames at $rate Hz, $seconds s per repetition," \
-     "$(uname -r), $(nproc) CPUs"
+echo "$clients clients, $period frames at $rate Hz, $seconds s per repetition, loop at" \
+     "SCHED_FIFO $priority, $(uname -r), $(nproc) CPUs"
 echo
 echo "| rep | timerfd loop p50 / p99 / max | cyclictest p50 / p99 / max |" \
      "jackd wake-up p50 / p99 / max | jackd p99 / loop p99 | jackd p99 / cyclictest p99 |"

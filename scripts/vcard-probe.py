@@ -10,7 +10,9 @@ playback and capture poll_revents at or after B and the calls within [B, B + one
 prints the distribution (usecs) of
   B -> playback poll_revents   the first card callback after jackd's poll() returned
   playback -> capture revents  alsa-lib and the card between the two streams' callbacks
-  B -> capture poll_revents    jackd's wake-up as the card's record has it
+  B -> capture poll_revents    where the card's record took jackd's wake-up with one timer per
+                               stream (with shared_timer 1 the record takes the round's first
+                               callback, i.e. the playback one)
   timerfd_settime              the time of one call
 and, per period, the number of timerfd_settime calls, of poll_revents calls per stream and of
 poll rounds (playback poll_descriptors calls), and how often jackd entered poll() after B.
@@ -98,7 +100,7 @@ def main():
     print("|---|---|---|---|---|---|")
     line("boundary -> playback poll_revents", to_play)
     line("playback -> capture poll_revents", play_to_cap)
-    line("boundary -> capture poll_revents (jackd wake-up)", to_cap)
+    line("boundary -> capture poll_revents", to_cap)
     line("one timerfd_settime call", arm_cost)
     print()
 

@@ -580,7 +580,7 @@ int cb_poll_descriptors_count(snd_pcm_ioplug_t* /*io*/) noexcept {
 }
 
 // Called by jackd before every poll(): arms the timer for the stream's state now.
-// Realtime: wait-free apart from one timerfd_settime.
+// Realtime: wait-free apart from at most one timerfd_settime.
 int cb_poll_descriptors(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int space) noexcept {
   if (pfd == nullptr || space < 1) return 0;
   Card& c = *card_of(io);
