@@ -81,6 +81,7 @@ int64_t floor_us(int64_t ns) noexcept {
 }
 
 struct Measured {
+  uint64_t first_boundary = 0, last_boundary = 0;  // the boundaries of the window
   uint64_t wakeups = 0;
   uint64_t missed = 0;  // boundaries passed while the loop was late (not waited for)
   bool interrupted = false;
@@ -94,6 +95,9 @@ std::string measure(const Options& o, int fd, xrunlab::Histogram* h, Measured* o
   const int64_t end =
       mono_ns() + static_cast<int64_t>(std::llround(o.duration_s * 1e9));
   uint64_t m = vc::boundary_index(static_cast<uint64_t>(mono_ns()), o.rate, o.period) + 1;
+  const uint64_t last = vc::boundary_index(static_cast<uint64_t>(end), o.rate, o.period);
+  out->first_boundary = m;
+  out->last_boundary = last;
   pollfd pfd{fd, POLLIN, 0};
   while (!g_stop) {
     const uint64_t deadline = vc::boundary_ns(m, o.rate, o.period);
@@ -107,8 +111,12 @@ std::string measure(const Options& o, int fd, xrunlab::Histogram* h, Measured* o
     }
     h->add(floor_us(now - static_cast<int64_t>(deadline)));
     ++out->wakeups;
-    // The next boundary still ahead; the ones already passed are counted, not waited for.
-    const uint64_t cur = vc::boundary_index(static_cast<uint64_t>(now), o.rate, o.period);
+    // The next boundary still ahead; the ones already passed (within the window) are counted,
+    // not waited for. Without an interruption, wakeups + missed covers the window's boundaries
+    // first..last exactly once.
+    uint64_t cur = vc::boundary_index(static_cast<uint64_t>(now), o.rate, o.period);
+    if (cur < m) cur = m;  // never: a timerfd does not fire before its deadline
+    if (cur > last) cur = last;
     out->missed += cur - m;
     m = cur + 1;
   }
@@ -133,6 +141,8 @@ nlohmann::ordered_json result_json(const Options& o, const xrunlab::Histogram& h
   j["duration_s"] = o.duration_s;
   j["mlockall"] = o.mlock;
   j["interrupted"] = r.interrupted;
+  j["first_boundary"] = r.first_boundary;
+  j["last_boundary"] = r.last_boundary;
   j["wakeups"] = r.wakeups;
   j["missed_boundaries"] = r.missed;
   j["lateness_us"] = xrunlab::to_json(xrunlab::summarize(h));
