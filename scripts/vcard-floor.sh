@@ -11,8 +11,10 @@
 # cyclictest and of jackd's wake-up after the card's interrupt (the card's record), and the
 # ratios of jackd's p99 to the loop's and to cyclictest's.
 # Usage: scripts/vcard-floor.sh [SECONDS=30] [REPETITIONS=3] [CLIENTS=2] [LOOP_PRIORITY=70]
-# (LOOP_PRIORITY other than jackd's 70 is an experiment: which of the two, woken by timers on
-# the same instants, runs first.)
+#                               [LOOP_OFFSET_US=0]
+# (Experiments: LOOP_PRIORITY other than jackd's 70 decides which of the two, woken by timers on
+# the same instants, runs first; LOOP_OFFSET_US moves the loop's deadlines off the boundaries,
+# e.g. by half a period, so that the two do not compete.)
 # Needs root (or an rtprio limit of 70), jq, cyclictest (rt-tests) and a build (cmake --build
 # build); results go to results/vcard-floor/.
 set -euo pipefail
@@ -31,6 +33,7 @@ done
 period=256
 rate=48000
 priority="${4:-70}"  # jackd's by default (-P 70, xrunlab's default server priority)
+offset_us="${5:-0}"
 out=results/vcard-floor
 mkdir -p "$out"
 
@@ -46,7 +49,7 @@ trap stop_loop EXIT
 
 echo "jackd wake-up on vcard against a bare timerfd loop and cyclictest, beside each other:"
 echo "$clients clients, $period frames at $rate Hz, $seconds s per repetition, loop at" \
-     "SCHED_FIFO $priority, $(uname -r), $(nproc) CPUs"
+     "SCHED_FIFO $priority, +$offset_us us, $(uname -r), $(nproc) CPUs"
 echo
 echo "| rep | timerfd loop p50 / p99 / max | cyclictest p50 / p99 / max |" \
      "jackd wake-up p50 / p99 / max | jackd p99 / loop p99 | jackd p99 / cyclictest p99 |"
@@ -54,7 +57,7 @@ echo "|---|---|---|---|---|---|"
 for rep in $(seq 1 "$reps"); do
   stamp=$(date -u +%Y%m%dT%H%M%SZ)
   loop_json="$out/timer-floor-$stamp-$rep.json"
-  "$floor" --rate "$rate" --period "$period" --priority "$priority" \
+  "$floor" --rate "$rate" --period "$period" --priority "$priority" --offset-us "$offset_us" \
     --duration $(( seconds + 600 )) --output "$loop_json" &
   loop_pid=$!
   "$bin" run --backend vcard --baseline cyclictest --clients "$clients" --ports 1 \

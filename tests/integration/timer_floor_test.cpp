@@ -90,6 +90,22 @@ TEST(TimerFloor, EveryBoundaryOfTheWindowIsAWakeUpOrCountedMissedAndNoneBeforeIt
   EXPECT_TRUE(j.at("lateness_us").at("p99").at("exact").get<bool>());
 }
 
+TEST(TimerFloor, WithAnOffsetEveryBoundaryIsStillCountedOnceAndNoneBeforeItsDeadline) {
+  TempDir dir("timer-floor");
+  const std::string out = (dir.path() / "floor.json").string();
+  const Ran r = run_floor({"--priority", "0", "--duration", "1", "--offset-us", "2667",
+                           "--output", out},
+                          (dir.path() / "log").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(read_text_or_empty(out));
+  EXPECT_EQ(j.at("offset_us"), 2667);
+  const uint64_t first = j.at("first_boundary").get<uint64_t>();
+  const uint64_t last = j.at("last_boundary").get<uint64_t>();
+  EXPECT_EQ(j.at("wakeups").get<uint64_t>() + j.at("missed_boundaries").get<uint64_t>(),
+            last - first + 1);
+  EXPECT_GE(j.at("lateness_us").at("min").get<int64_t>(), 0) << "woke before a deadline";
+}
+
 TEST(TimerFloor, SigintEndsTheLoopEarlyAndTheJsonIsStillWritten) {
   TempDir dir("timer-floor");
   const std::string out = (dir.path() / "floor.json").string();

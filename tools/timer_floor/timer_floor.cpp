@@ -50,6 +50,7 @@ struct Options {
   uint32_t period = 256;
   int priority = 70;
   double duration_s = 10;
+  uint32_t offset_us = 0;  // an experiment: the deadlines this much after the boundaries
   std::string output = "-";
   bool mlock = true;
 };
@@ -95,12 +96,14 @@ std::string measure(const Options& o, int fd, xrunlab::Histogram* h, Measured* o
   const int64_t end =
       mono_ns() + static_cast<int64_t>(std::llround(o.duration_s * 1e9));
   uint64_t m = vc::boundary_index(static_cast<uint64_t>(mono_ns()), o.rate, o.period) + 1;
-  const uint64_t last = vc::boundary_index(static_cast<uint64_t>(end), o.rate, o.period);
+  const uint64_t offset_ns = uint64_t{o.offset_us} * 1000u;
+  const uint64_t last =
+      vc::boundary_index(static_cast<uint64_t>(end) - offset_ns, o.rate, o.period);
   out->first_boundary = m;
   out->last_boundary = last;
   pollfd pfd{fd, POLLIN, 0};
   while (!g_stop) {
-    const uint64_t deadline = vc::boundary_ns(m, o.rate, o.period);
+    const uint64_t deadline = vc::boundary_ns(m, o.rate, o.period) + offset_ns;
     if (static_cast<int64_t>(deadline) > end) break;
     if (arm(fd, deadline) != 0) return "timerfd_settime: " + xrunlab::errno_text(errno);
     const int r = poll(&pfd, 1, -1);
@@ -114,7 +117,7 @@ std::string measure(const Options& o, int fd, xrunlab::Histogram* h, Measured* o
     // The next boundary still ahead; the ones already passed (within the window) are counted,
     // not waited for. Without an interruption, wakeups + missed covers the window's boundaries
     // first..last exactly once.
-    uint64_t cur = vc::boundary_index(static_cast<uint64_t>(now), o.rate, o.period);
+    uint64_t cur = vc::boundary_index(static_cast<uint64_t>(now) - offset_ns, o.rate, o.period);
     if (cur < m) cur = m;  // never: a timerfd does not fire before its deadline
     if (cur > last) cur = last;
     out->missed += cur - m;
@@ -138,6 +141,7 @@ nlohmann::ordered_json result_json(const Options& o, const xrunlab::Histogram& h
   j["interval_us"] = static_cast<double>(o.period) * 1e6 / static_cast<double>(o.rate);
   j["policy"] = o.priority > 0 ? "SCHED_FIFO" : "SCHED_OTHER";
   j["priority"] = o.priority;
+  j["offset_us"] = o.offset_us;
   j["duration_s"] = o.duration_s;
   j["mlockall"] = o.mlock;
   j["interrupted"] = r.interrupted;
@@ -169,6 +173,11 @@ std::optional<int> parse(int argc, char** argv, Options* o) {
       ->capture_default_str();
   app.add_option("--duration", o->duration_s, "Seconds to measure (SIGINT/SIGTERM end it early).")
       ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  app.add_option("--offset-us", o->offset_us,
+                 "Deadlines this many usecs after the boundaries (an experiment: beside jackd, "
+                 "wake-ups that do not compete with its own); lateness is from the deadline.")
+      ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   app.add_option("--output", o->output, "Write the JSON to FILE ('-': standard output).")
       ->type_name("FILE")
