@@ -2,14 +2,18 @@
 // through the private ALSA configuration the engine writes (engine/backend/vcard.hpp). It models a
 // real card whose DMA interrupts come on a fixed grid: boundary m at exactly m * frames / rate s of
 // CLOCK_MONOTONIC (engine/wire/vcard_shared.hpp). After boundary s + j of a stream started in
-// period s, its hardware position is j periods. Poll readiness comes from one timerfd per PCM,
-// armed before every poll() at the first boundary at which the stream becomes ready. The card
+// period s, its hardware position is j periods. Poll readiness comes from a timerfd, armed before
+// poll() at the first boundary at which the stream becomes ready: one per PCM, or with
+// `shared_timer 1` (what the engine writes for jackd) one per card for the PCMs of one process,
+// which then fires once per period for both streams (see SharedTimer). The card
 // detects xruns itself (ioplug never does), writes the period marker into its clock capture channel
 // and records, per boundary, when jackd woke for it in the shared-memory record.
 //
 // Threads: alsa-lib calls every callback from the thread that uses the PCM; in jackd that is the
 // driver thread (realtime) for poll, pointer, transfer and, on xrun recovery, prepare/start/stop.
 // The card's state therefore needs no locks. The shared-memory record has one writer per stream.
+// `shared_timer 1` declares that both streams of the card are driven from one thread, as jackd's
+// driver thread does (alsa_driver_wait polls both): their SharedTimer is then that thread's too.
 //
 // Written in the C subset of C++ that alsa-lib can call: no exceptions (built with
 // -fno-exceptions), no allocation after open, C-style error codes.
@@ -18,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -27,6 +32,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -35,6 +42,49 @@
 namespace {
 
 namespace vc = xrunlab::vcard;
+
+#ifdef XRUNLAB_VCARD_PROBE
+// A measuring build only (cmake -DXRUNLAB_VCARD_PROBE=ON), never the default: every
+// poll_descriptors, poll_revents and timer arming of the process's PCMs, with its
+// CLOCK_MONOTONIC time, in a fixed array; written as text to the file named by the environment
+// variable XRUNLAB_VCARD_PROBE when a PCM closes. It breaks jackd's wake-up down into the card's
+// hops (scripts/vcard-probe.py reads the file).
+namespace probe {
+enum Kind : unsigned { kPollDescriptors = 0, kPollRevents = 1, kArm = 2, kArmed = 3 };
+struct Event {
+  int64_t t;
+  int64_t arg;  // kArm: the deadline; kPollRevents: the fd's revents | the card's << 16
+  unsigned kind;
+  unsigned stream;
+};
+constexpr size_t kEvents = size_t{1} << 20;
+Event g_events[kEvents];
+size_t g_count = 0;  // jackd's driver thread is the only writer (the card's threading rule)
+
+// Realtime: wait-free (a store into the fixed array).
+void note(Kind kind, unsigned stream, int64_t t, int64_t arg) noexcept {
+  if (g_count < kEvents) g_events[g_count++] = {t, arg, kind, stream};
+}
+
+// Not realtime (close).
+void dump() noexcept {
+  const char* path = getenv("XRUNLAB_VCARD_PROBE");
+  if (path == nullptr || g_count == 0) return;
+  FILE* f = fopen(path, "a");
+  if (f == nullptr) return;
+  for (size_t i = 0; i < g_count; ++i) {
+    const Event& e = g_events[i];
+    fprintf(f, "%u %u %lld %lld\n", e.kind, e.stream, static_cast<long long>(e.t),
+            static_cast<long long>(e.arg));
+  }
+  fclose(f);
+  g_count = 0;
+}
+}  // namespace probe
+#define XRUNLAB_PROBE(kind, stream, t, arg) probe::note(probe::kind, stream, t, arg)
+#else
+#define XRUNLAB_PROBE(kind, stream, t, arg) ((void)0)
+#endif
 
 constexpr unsigned kStreamPlayback = 0;
 constexpr unsigned kStreamCapture = 1;
@@ -49,6 +99,7 @@ struct Config {
   long playback_channels = 0;
   long capture_channels = 0;
   long clock_channel = 0;
+  long shared_timer = 0;
   char shm[NAME_MAX + 1] = {};
 };
 
@@ -71,6 +122,7 @@ int parse_config(snd_config_t* conf, Config* cfg) {
       {"playback_channels", &cfg->playback_channels, true, 1, 1024, false},
       {"capture_channels", &cfg->capture_channels, true, 1, 1024, false},
       {"clock_channel", &cfg->clock_channel, false, 0, 1024, false},
+      {"shared_timer", &cfg->shared_timer, false, 0, 1, false},
   };
   bool shm_seen = false;
   snd_config_iterator_t i, next;
@@ -140,6 +192,81 @@ int parse_config(snd_config_t* conf, Config* cfg) {
   return 0;
 }
 
+// ---- one timer per card ----------------------------------------------------------------------
+// With `shared_timer 1` the PCMs of one card (same shm object) in one process share one timerfd:
+// both expose it as their poll descriptor, so one hrtimer per period wakes the poller for both
+// streams, and it is armed once per period instead of once per stream. Each stream states the
+// deadline it wants (want[]); the timer is armed at the earliest, and re-armed only when that
+// earliest changes. The wishes hold for one poll round: jackd asks the descriptors of the
+// streams it waits for, polls once, then asks them for their events. The first
+// poll_descriptors after a poll_revents opens a new round and drops every wish, so a stream
+// that is not in this poll (served, or no longer waited for) holds no deadline. An armed deadline
+// that has passed leaves the timerfd readable (it is never read; timerfd_settime clears it),
+// which is right for a wish at or before it: that stream is due now. A stream that finds itself
+// not ready after a wake states its own boundary again before the next poll, so another stream's
+// earlier deadline cannot make it spin.
+// The first poll_revents after a poll is the card's earliest sight of jackd's wake-up; the
+// other stream's poll_revents in the same round records that same instant (round_wake_ns)
+// instead of the later moment alsa-lib reached its callback.
+struct SharedTimer {
+  char shm[NAME_MAX + 1];  // the card ("" = free slot)
+  unsigned refs;           // PCMs using it
+  int fd;
+  uint64_t want[2];        // per stream: the deadline it waits for (0 none, 1 at once)
+  uint64_t armed;          // the deadline the timerfd is armed at (0 disarmed)
+  int64_t round_wake_ns;   // first poll_revents since the last poll_descriptors (0 none)
+  unsigned round_seen;     // bit per stream: its poll_revents ran in this round
+  bool round_open;         // poll_descriptors ran since the last poll_revents
+};
+constexpr unsigned kSharedTimers = 16;
+SharedTimer g_shared[kSharedTimers];
+// Guards g_shared's slots (refs, shm, fd) at open and close only, never in the realtime paths.
+pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// The card's shared timer, created on first use; nullptr with *err (SNDERR given) on failure.
+// Not realtime (open).
+SharedTimer* acquire_shared_timer(const char* shm, int* err) {
+  pthread_mutex_lock(&g_shared_lock);
+  SharedTimer* found = nullptr;
+  SharedTimer* free_slot = nullptr;
+  for (SharedTimer& t : g_shared) {
+    if (t.refs > 0 && std::strcmp(t.shm, shm) == 0) found = &t;
+    if (t.refs == 0 && free_slot == nullptr) free_slot = &t;
+  }
+  if (found == nullptr && free_slot != nullptr) {
+    const int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) {
+      *err = -errno;
+      SNDERR("xrunlab: timerfd_create: %s", std::strerror(-*err));
+      pthread_mutex_unlock(&g_shared_lock);
+      return nullptr;
+    }
+    *free_slot = SharedTimer{};
+    std::memcpy(free_slot->shm, shm, std::strlen(shm) + 1);
+    free_slot->fd = fd;
+    found = free_slot;
+  }
+  if (found == nullptr) {
+    SNDERR("xrunlab: more than %u cards with shared_timer open in this process", kSharedTimers);
+    *err = -EMFILE;
+  } else {
+    ++found->refs;
+  }
+  pthread_mutex_unlock(&g_shared_lock);
+  return found;
+}
+
+// Not realtime (close).
+void release_shared_timer(SharedTimer* t) {
+  pthread_mutex_lock(&g_shared_lock);
+  if (--t->refs == 0) {
+    close(t->fd);
+    t->shm[0] = '\0';
+    t->fd = -1;
+  }
+  pthread_mutex_unlock(&g_shared_lock);
+}
+
 // ---- the card --------------------------------------------------------------------------------
 
 struct Card {
@@ -150,7 +277,9 @@ struct Card {
   uint32_t period = 0;
   bool playback = false;
   uint32_t clock_channel = 0;  // 1-based capture channel with the marker; 0 = none
-  int timer_fd = -1;
+  unsigned stream = kStreamPlayback;  // kStreamPlayback or kStreamCapture
+  int timer_fd = -1;                  // this PCM's own, or the shared timer's
+  SharedTimer* shared = nullptr;      // shared_timer 1: the card's timer in this process
   vc::Shm* shm = nullptr;
   vc::StreamRecord* rec = nullptr;
   bool owns_stream = false;  // this PCM set rec->open (a card's stream has one opener at a time)
@@ -261,12 +390,27 @@ Snapshot update(Card& c, int64_t now) noexcept {
 }
 
 // One-shot absolute deadline on the grid (0 = disarm). timerfd_settime also clears expirations
-// that are still pending. Realtime: one non-blocking system call.
+// that are still pending. With a shared timer: this stream's wish, and the timer armed at the
+// earliest wish only when that changed. Realtime: at most one non-blocking system call.
 void arm_timer(Card& c, uint64_t deadline_ns) noexcept {
+  if (c.shared != nullptr) {
+    SharedTimer& t = *c.shared;
+    t.want[c.stream] = deadline_ns;
+    uint64_t earliest = 0;
+    for (const uint64_t w : t.want) {
+      if (w != 0 && (earliest == 0 || w < earliest)) earliest = w;
+    }
+    if (earliest == t.armed) return;  // pending, or passed and still readable: due now
+    t.armed = earliest;
+    deadline_ns = earliest;
+  }
   itimerspec its{};
   its.it_value.tv_sec = static_cast<time_t>(deadline_ns / 1000000000u);
   its.it_value.tv_nsec = static_cast<long>(deadline_ns % 1000000000u);
+  XRUNLAB_PROBE(kArm, c.stream, mono_ns(),
+                static_cast<int64_t>(deadline_ns));
   timerfd_settime(c.timer_fd, TFD_TIMER_ABSTIME, &its, nullptr);
+  XRUNLAB_PROBE(kArmed, c.stream, mono_ns(), 0);
   vc::StreamRecord& r = *c.rec;
   r.timer_arms.store(r.timer_arms.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
@@ -395,8 +539,16 @@ snd_pcm_sframes_t cb_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_t
 
 int cb_close(snd_pcm_ioplug_t* io) noexcept {
   Card* c = card_of(io);
+#ifdef XRUNLAB_VCARD_PROBE
+  probe::dump();
+#endif
   if (c->rec != nullptr && c->owns_stream) c->rec->open.store(0, std::memory_order_release);
-  if (c->timer_fd >= 0) close(c->timer_fd);
+  if (c->shared != nullptr) {
+    c->shared->want[c->stream] = 0;
+    release_shared_timer(c->shared);
+  } else if (c->timer_fd >= 0) {
+    close(c->timer_fd);
+  }
   if (c->shm != nullptr) munmap(c->shm, sizeof(vc::Shm));
   delete c;
   return 0;
@@ -428,11 +580,20 @@ int cb_poll_descriptors_count(snd_pcm_ioplug_t* /*io*/) noexcept {
 }
 
 // Called by jackd before every poll(): arms the timer for the stream's state now.
-// Realtime: wait-free apart from one timerfd_settime.
+// Realtime: wait-free apart from at most one timerfd_settime.
 int cb_poll_descriptors(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int space) noexcept {
   if (pfd == nullptr || space < 1) return 0;
   Card& c = *card_of(io);
-  arm_for(c, update(c, mono_ns()));
+  const int64_t now = mono_ns();
+  XRUNLAB_PROBE(kPollDescriptors, c.stream, now, 0);
+  if (c.shared != nullptr && !c.shared->round_open) {  // a new poll round begins
+    SharedTimer& t = *c.shared;
+    t.round_open = true;
+    t.want[kStreamPlayback] = t.want[kStreamCapture] = 0;
+    t.round_wake_ns = 0;
+    t.round_seen = 0;
+  }
+  arm_for(c, update(c, now));
   pfd->fd = c.timer_fd;
   pfd->events = POLLIN;  // a timerfd is readable when it fires; poll_revents translates
   pfd->revents = 0;
@@ -448,7 +609,20 @@ int cb_poll_revents(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int nfds,
   Card& c = *card_of(io);
   const int64_t now = mono_ns();
   const Snapshot s = update(c, now);
-  if (c.running) record_wakes(c, s.cur, now);
+  // jackd woke when its poll returned: with a shared timer, the round's first poll_revents is
+  // the nearest the card sees (if no boundary passed since, else this call's time).
+  int64_t wake = now;
+  if (c.shared != nullptr) {
+    SharedTimer& t = *c.shared;
+    t.round_open = false;  // the poll returned
+    // A stream asked twice without a poll_descriptors between: a new round all the same.
+    if (t.round_seen & (1u << c.stream)) t.round_wake_ns = 0;
+    t.round_seen |= 1u << c.stream;
+    int64_t& first = t.round_wake_ns;
+    if (first == 0) first = now;
+    if (vc::boundary_index(static_cast<uint64_t>(first), c.rate, c.period) == s.cur) wake = first;
+  }
+  if (c.running) record_wakes(c, s.cur, wake);
   unsigned short r = 0;
   if (c.xrun) {
     r = POLLERR;
@@ -459,6 +633,8 @@ int cb_poll_revents(snd_pcm_ioplug_t* io, pollfd* pfd, unsigned int nfds,
   }
   if (pfd->revents & POLLNVAL) r |= POLLNVAL;
   *revents = r;
+  XRUNLAB_PROBE(kPollRevents, c.stream, now,
+                static_cast<int64_t>(pfd->revents) | (static_cast<int64_t>(r) << 16));
   return 0;
 }
 
@@ -558,6 +734,7 @@ int open_card(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_st
   c->rate = static_cast<uint32_t>(cfg.rate);
   c->period = static_cast<uint32_t>(cfg.period_frames);
   c->playback = stream == SND_PCM_STREAM_PLAYBACK;
+  c->stream = c->playback ? kStreamPlayback : kStreamCapture;
   c->clock_channel = c->playback ? 0 : static_cast<uint32_t>(cfg.clock_channel);
   c->avail_min = c->period;
   const unsigned channels =
@@ -579,10 +756,17 @@ int open_card(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_st
     return -EBUSY;
   }
   c->owns_stream = true;
-  c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (cfg.shared_timer != 0) {
+    c->shared = acquire_shared_timer(cfg.shm, &err);
+    if (c->shared != nullptr) c->timer_fd = c->shared->fd;
+  } else {
+    c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (c->timer_fd < 0) {
+      err = -errno;
+      SNDERR("xrunlab: timerfd_create: %s", std::strerror(-err));
+    }
+  }
   if (c->timer_fd < 0) {
-    err = -errno;
-    SNDERR("xrunlab: timerfd_create: %s", std::strerror(-err));
     c->rec->open.store(0, std::memory_order_release);
     munmap(c->shm, sizeof(vc::Shm));
     delete c;
@@ -599,7 +783,11 @@ int open_card(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_st
   c->io.private_data = c;
   err = snd_pcm_ioplug_create(&c->io, name, stream, mode);
   if (err < 0) {
-    close(c->timer_fd);
+    if (c->shared != nullptr) {
+      release_shared_timer(c->shared);
+    } else {
+      close(c->timer_fd);
+    }
     c->rec->open.store(0, std::memory_order_release);
     munmap(c->shm, sizeof(vc::Shm));
     delete c;

@@ -66,6 +66,8 @@ std::string alsa_config_text(const VcardSpec& s) {
   t += "  playback_channels " + std::to_string(s.playback_channels) + "\n";
   t += "  capture_channels " + std::to_string(s.capture_channels) + "\n";
   t += "  clock_channel " + std::to_string(s.clock_channel) + "\n";
+  // jackd drives both streams from its driver thread: one timer per card, one wake per period.
+  t += "  shared_timer 1\n";
   t += "  shm " + quoted(s.shm_name) + "\n";
   t += "}\n";
   return t;

@@ -80,7 +80,8 @@ constexpr uint32_t kShmVersion = 1;
 constexpr uint32_t kWakeSlots = 1u << 16;  // 65536 periods: 87 s at 64 frames, 48 kHz
 constexpr uint32_t kXrunSlots = 1024;
 
-// Jackd's wake-up for one boundary: the first time the card's poll_revents ran at or after it.
+// Jackd's wake-up for one boundary: the first time the card's poll_revents ran at or after it
+// (with shared_timer: the first of either stream's after the same poll).
 // Slot m % kWakeSlots holds boundary m. A seqlock with a single writer and no fences (so it is
 // race-free in the C++ memory model and under ThreadSanitizer): the writer stores seq = 0, then
 // the fields with release (ordered after the 0), then seq = m + 1 with release; the reader loads

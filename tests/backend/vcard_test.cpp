@@ -172,6 +172,7 @@ TEST(VcardConfig, CompleteText) {
             "  playback_channels 4\n"
             "  capture_channels 5\n"
             "  clock_channel 5\n"
+            "  shared_timer 1\n"
             "  shm \"/xrunlab-vcard-xrunlab-7-0\"\n"
             "}\n");
 }

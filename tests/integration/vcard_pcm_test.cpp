@@ -393,6 +393,97 @@ TEST_F(VcardPcm, DuplexRunsFiftyPeriodsOnTheGrid) {
   EXPECT_EQ(rec(kCapture).open.load(), 0u);
 }
 
+std::string replace(std::string text, const std::string& from, const std::string& to);
+
+// Asks both streams for their poll descriptor (as jackd does before every poll); returns the
+// descriptors and how many timerfd_settime calls that took (both streams' records).
+struct Descriptors {
+  int play_fd = -1, cap_fd = -1;
+  uint64_t arms = 0;
+};
+
+TEST_F(VcardPcm, SharedTimerGivesBothStreamsOneDescriptorArmedOncePerRound) {
+  open_duplex(SND_PCM_ACCESS_MMAP_INTERLEAVED);
+  start_duplex();
+  ASSERT_EQ(run_cycles(3).size(), 3u);
+  // Both streams were just served: each states its next boundary, the timer is armed once.
+  auto ask = [&] {
+    Descriptors d;
+    const uint64_t before = rec(kPlayback).timer_arms.load() + rec(kCapture).timer_arms.load();
+    pollfd pfd[2] = {};
+    EXPECT_EQ(snd_pcm_poll_descriptors(play_, &pfd[0], 1), 1);
+    EXPECT_EQ(snd_pcm_poll_descriptors(cap_, &pfd[1], 1), 1);
+    d.arms = rec(kPlayback).timer_arms.load() + rec(kCapture).timer_arms.load() - before;
+    d.play_fd = pfd[0].fd;
+    d.cap_fd = pfd[1].fd;
+    return d;
+  };
+  const Descriptors first = ask();
+  EXPECT_EQ(first.play_fd, first.cap_fd) << "one timer per card";
+  EXPECT_EQ(first.arms, 1u) << "armed once for both streams";
+  // Asked again before the poll: the same deadline, no new arming.
+  EXPECT_EQ(ask().arms, 0u);
+  // The shared descriptor still wakes both streams on every boundary.
+  const std::vector<uint64_t> markers = run_cycles(20);
+  ASSERT_EQ(markers.size(), 20u);
+  expect_consecutive(markers);
+  // Both streams' wakes of a boundary are the same poll's return: the round's first callback.
+  uint64_t same = 0;
+  for (const uint64_t m : markers) {
+    if (rec(kCapture).wake[m % vcard::kWakeSlots].wake_ns.load() ==
+        rec(kPlayback).wake[m % vcard::kWakeSlots].wake_ns.load()) {
+      ++same;
+    }
+  }
+  std::cout << "[ info ] boundaries with one wake time for both streams: " << same << " of "
+            << markers.size() << "\n";
+  EXPECT_GT(same, 0u);
+}
+
+TEST_F(VcardPcm, SharedTimerWaitsForCaptureAloneAfterBothWerePolled) {
+  open_duplex(SND_PCM_ACCESS_MMAP_INTERLEAVED);
+  start_duplex();
+  // Both polled and served, as jackd does; then capture alone is waited for (playback's wish
+  // of the last round, now in the past, must not keep the shared timer readable).
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    ASSERT_EQ(run_cycles(1).size(), 1u);
+    const int64_t t0 = mono_ns();
+    const snd_pcm_sframes_t avail = snd_pcm_avail_update(cap_);
+    ASSERT_GE(avail, 0);
+    if (avail >= static_cast<snd_pcm_sframes_t>(kFrames)) continue;  // late: a boundary passed
+    const uint64_t next = vcard::boundary_index(static_cast<uint64_t>(t0), kRate, kFrames) + 1;
+    pollfd pfd{};
+    ASSERT_EQ(snd_pcm_poll_descriptors(cap_, &pfd, 1), 1);
+    ASSERT_EQ(::poll(&pfd, 1, 100), 1);
+    const int64_t t1 = mono_ns();
+    EXPECT_GE(t1, static_cast<int64_t>(vcard::boundary_ns(next, kRate, kFrames)))
+        << "the capture poll returned before its boundary";
+    unsigned short rev = 0;
+    ASSERT_EQ(snd_pcm_poll_descriptors_revents(cap_, &pfd, 1, &rev), 0);
+    EXPECT_TRUE(rev & POLLIN);
+    return;
+  }
+  FAIL() << "no cycle ended before the next boundary in 10 attempts";
+}
+
+TEST_F(VcardPcm, WithoutSharedTimerEachStreamHasItsOwnTimer) {
+  config_ = std::make_unique<LocalConfig>(
+      replace(alsa_config_text(spec_for(shm_.name())), "  shared_timer 1\n", ""));
+  ASSERT_EQ(config_->load_error(), 0);
+  open_duplex(SND_PCM_ACCESS_MMAP_INTERLEAVED);
+  start_duplex();
+  ASSERT_EQ(run_cycles(3).size(), 3u);
+  const uint64_t before = rec(kPlayback).timer_arms.load() + rec(kCapture).timer_arms.load();
+  pollfd pfd[2] = {};
+  ASSERT_EQ(snd_pcm_poll_descriptors(play_, &pfd[0], 1), 1);
+  ASSERT_EQ(snd_pcm_poll_descriptors(cap_, &pfd[1], 1), 1);
+  EXPECT_NE(pfd[0].fd, pfd[1].fd);
+  EXPECT_EQ(rec(kPlayback).timer_arms.load() + rec(kCapture).timer_arms.load() - before, 2u);
+  const std::vector<uint64_t> markers = run_cycles(10);
+  ASSERT_EQ(markers.size(), 10u);
+  expect_consecutive(markers);
+}
+
 TEST_F(VcardPcm, NonInterleavedCaptureAsJackdUsesIt) {
   open_duplex(SND_PCM_ACCESS_MMAP_NONINTERLEAVED);
   start_duplex();
@@ -525,6 +616,8 @@ TEST_F(VcardPcmOpen, UnknownFieldMissingFieldAndBadValues) {
                     "clock_channel");
   expect_open_fails(replace(good, "  period_frames 256\n", "  period_frames \"x\"\n"), -EINVAL,
                     "period_frames");
+  expect_open_fails(replace(good, "  shared_timer 1\n", "  shared_timer 2\n"), -EINVAL,
+                    "shared_timer");
 }
 
 TEST_F(VcardPcmOpen, MissingOrMismatchedShmObject) {
