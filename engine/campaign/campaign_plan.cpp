@@ -23,6 +23,13 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     if (values.front() == "false") args.emplace_back("--no-plots");
     return;
   }
+  if (key == "explain") {  // true: --explain (5 worst cycles); N: --explain=N; false: off
+    if (values.front() == "true") args.emplace_back("--explain");
+    if (values.front() != "true" && values.front() != "false") {
+      args.push_back("--explain=" + values.front());
+    }
+    return;
+  }
   if (key == "record" || key == "dma-latency") {
     if (values.front() == "true") args.emplace_back("--" + key);
     return;

@@ -24,7 +24,7 @@ const std::set<std::string>& run_keys() {
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
       "record",  "plots",  "baseline", "record-format", "source", "dma-latency",
-      "cpus",    "load-cpus"};
+      "cpus",    "load-cpus", "explain"};
   return keys;
 }
 

@@ -71,6 +71,18 @@ load-cpus = 1
                                                            "--load", "cpu:1", "--load-cpus", "1"}));
 }
 
+TEST(CampaignPlan, ExplainTrueIsTheFlagAloneANumberItsValueAndFalseNothing) {
+  const auto args_of = [](const std::string& value) {
+    const CampaignPlan p = plan_campaign(
+        spec_of("name = \"traced\"\n[run]\nduration = 2\nexplain = " + value + "\n"), 1,
+        std::nullopt, check);
+    return p.cases.at(0).run_args;
+  };
+  EXPECT_EQ(args_of("true"), (std::vector<std::string>{"--duration", "2", "--explain"}));
+  EXPECT_EQ(args_of("12"), (std::vector<std::string>{"--duration", "2", "--explain=12"}));
+  EXPECT_EQ(args_of("false"), (std::vector<std::string>{"--duration", "2"}));
+}
+
 TEST(CampaignPlan, ShuffledIsBlockedEveryRoundRunsEveryCaseOnce) {
   const CampaignPlan p = plan_campaign(spec_of(kTwoAxes), 1, std::nullopt, check);
   ASSERT_EQ(p.runs.size(), 12u);
