@@ -21,7 +21,7 @@ packages=(
   jackd2 libjack-jackd2-dev libasound2-dev libsndfile1-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
-  gnuplot-nox rt-tests stress-ng procps jq python3
+  gnuplot-nox rt-tests stress-ng procps jq python3 trace-cmd
   zlib1g-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules
 )

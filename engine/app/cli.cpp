@@ -121,6 +121,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "for --cpus; each load's affinity is read back at its start and recorded in "
                   "run.json (affinity, loads[].cpus).")
       ->type_name("LIST");
+  run->add_flag("--trace-on-xrun", o.trace_on_xrun,
+               "Keep a kernel trace ring (a private tracefs instance, the scheduler's and "
+               "interrupts' events) through the run, freeze it at the first xrun and save it as "
+               "xrun-trace.dat, for trace-cmd report and KernelShark; how far back it reaches is "
+               "measured and recorded in run.json (trace_on_xrun). Needs root and trace-cmd.");
   run->add_option("--explain", o.explain,
                 "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
                 "(1..100), explained from a private kernel trace "

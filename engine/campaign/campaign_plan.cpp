@@ -30,7 +30,7 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     }
     return;
   }
-  if (key == "record" || key == "dma-latency") {
+  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun") {
     if (values.front() == "true") args.emplace_back("--" + key);
     return;
   }

@@ -371,6 +371,25 @@ void own_block_rest(std::string& out, const RunResult& r) {
                                 " " + one_line(c.value("line", std::string())));
     }
   }
+  if (r.trace_on_xrun.is_object()) {
+    // --trace-on-xrun: the frozen ring's file and how far back it reaches (xrun_trace.hpp).
+    const nlohmann::json& t = r.trace_on_xrun;
+    std::string text;
+    if (t.value("file", nlohmann::json()).is_string()) {
+      const nlohmann::json& back = t.value("covered_before_xrun_ms", nlohmann::json());
+      const int64_t xrun = t.value("xrun_mono_ns", int64_t{0});
+      const int64_t frozen = t.value("frozen_mono_ns", int64_t{0});
+      text = fmt::format(" {} (trace-cmd report -i, KernelShark): every CPU from {} before the "
+                         "first xrun to {:.1f} ms after it",
+                         t.value("file", std::string()),
+                         back.is_number() ? fmt::format("{:.1f} ms", back.get<double>())
+                                          : std::string("an unknown time"),
+                         static_cast<double>(frozen - xrun) / 1e6);
+    } else {
+      text = " nothing saved: " + one_line(t.value("error", std::string("unknown")));
+    }
+    out += summary_field_line("Trace at first xrun", text);
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

@@ -239,6 +239,8 @@ struct RunResult {
   // {requested, trace: {events, lost, ...}, cycles: [{cycle, t_s, slack_ns, line, hops: [...]}]};
   // null without.
   nlohmann::json explain;
+  // --trace-on-xrun: the frozen ring's file and span (engine/trace/xrun_trace.hpp); null without.
+  nlohmann::json trace_on_xrun;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

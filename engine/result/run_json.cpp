@@ -338,6 +338,7 @@ json to_json(const RunResult& r) {
       {"dma_latency", json(r.dma_latency)},
       {"affinity", json(r.affinity)},
       {"explain", json(r.explain)},
+      {"trace_on_xrun", json(r.trace_on_xrun)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -958,6 +959,7 @@ RunResult run_from(const Object& j) {
   j.get("dma_latency", r.dma_latency);
   j.get("affinity", r.affinity);
   j.get("explain", r.explain);
+  j.get("trace_on_xrun", r.trace_on_xrun);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

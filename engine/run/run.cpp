@@ -49,6 +49,7 @@
 #include "engine/system/process.hpp"
 #include "engine/trace/explain.hpp"
 #include "engine/trace/trace_session.hpp"
+#include "engine/trace/xrun_trace.hpp"
 #include "engine/wire/version.hpp"
 
 namespace xrunlab {
@@ -159,6 +160,9 @@ class Runner {
   std::string trace_stat_before_;
   void start_trace();
   void explain_worst(int64_t t0_ns);
+  // --trace-on-xrun: a ring frozen at the first xrun (its instance is in journal_ too).
+  std::unique_ptr<XrunTrace> xrun_trace_;
+  void save_xrun_trace();
   void fill_dma_latency(RunResult& r) const;
   void fill_affinity(RunResult& r) const;  // --cpus / --load-cpus
   Child baseline_;
@@ -216,6 +220,7 @@ void Runner::preflight() {
   check_cpus(o_, read_cpu_facts());
   policy_.check_permitted(o_.clients);
   if (o_.explain > 0) TraceSession::check_available();
+  if (o_.trace_on_xrun) XrunTrace::check_available();
   // Held from here to the Runner's end (every exit path; the kernel drops it on a crash).
   if (o_.dma_latency) dma_latency_.emplace(kDmaLatencyDevice, 0);
   if (o_.baseline == "cyclictest") {
@@ -715,8 +720,18 @@ void Runner::measure() {
   uint64_t end = planned_end;
   uint64_t last_sample = t0;
   std::string reason;
+  const uint64_t xrun_events0 = monitor.events_total();
   while (true) {
     const uint64_t now = monitor.now_us();
+    // --trace-on-xrun: the ring is frozen as soon as the first xrun of the window is seen.
+    if (xrun_trace_ && !xrun_trace_->frozen() && monitor.events_total() > xrun_events0) {
+      bool cut = false;
+      const std::vector<Monitor::Callback> cb = monitor.callbacks(&cut);
+      const int64_t now_mono = mono_ns();
+      const int64_t at = cb.empty() ? now_mono
+                                    : static_cast<int64_t>(cb.back().t_us) * 1000 + mono_offset_ns;
+      xrun_trace_->freeze(at, now_mono);
+    }
     if (now >= next_sample && next_sample <= planned_end) {
       take_sample(next_sample);
       last_sample = next_sample;
@@ -813,9 +828,33 @@ void Runner::measure() {
   live_.with([&](RunResult& r) { r.xruns = std::move(x); });
   collect_cycles(t0_ns, static_cast<int64_t>(end) * 1000 + mono_offset_ns);
   explain_worst(t0_ns);
+  save_xrun_trace();
+}
+
+void Runner::save_xrun_trace() {
+  if (!xrun_trace_) return;
+  nlohmann::json j =
+      xrun_trace_->save(run_dir_ + "/xrun-trace.dat", run_dir_ + "/trace-cmd.log");
+  if (j["file"].is_string()) {
+    const nlohmann::json& back = j["covered_before_xrun_ms"];
+    say(fmt::format("--trace-on-xrun: the ring frozen at the first xrun is in {}/xrun-trace.dat{}",
+                    run_dir_,
+                    back.is_number() ? fmt::format(" (from {:.0f} ms before the xrun)",
+                                                   back.get<double>())
+                                     : std::string()));
+  } else if (xrun_trace_->frozen()) {
+    warn("--trace-on-xrun: " + j["error"].get<std::string>());
+  }
+  live_.with([&](RunResult& r) { r.trace_on_xrun = std::move(j); });
 }
 
 void Runner::start_trace() {
+  if (o_.trace_on_xrun) {
+    xrun_trace_ = std::make_unique<XrunTrace>(journal_);
+    xrun_trace_->start();
+    say(fmt::format("keeping a trace ring in {} for --trace-on-xrun (frozen at the first xrun)",
+                    xrun_trace_->instance()));
+  }
   if (o_.explain <= 0) return;
   trace_ = std::make_unique<TraceSession>(journal_);
   trace_->start();
@@ -941,6 +980,7 @@ void Runner::stop_all() noexcept {
   // The trace's reader closes its pipe first: the instance cannot be removed while it is open.
   t.add("trace", [&] {
     if (trace_) trace_->stop();
+    if (xrun_trace_) xrun_trace_->stop();
   });
   t.add("system settings", [&] {
     for (const std::string& problem : journal_.restore_all()) {

@@ -53,6 +53,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"cpus", format_cpu_list(o.cpus)},
           {"load_cpus", format_cpu_list(o.load_cpus)},
           {"explain", o.explain},
+          {"trace_on_xrun", o.trace_on_xrun},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},

@@ -44,33 +44,59 @@ uint64_t stats_lost(const std::string& text) {
   return lost;
 }
 
+void check_events(const std::string& root, const std::string& flag) {
+  for (const char* e : kEvents) {
+    if (::access((root + "/events/" + e).c_str(), F_OK) != 0) {
+      throw Error(ExitCode::kUnsupported, flag + ": the trace event " + std::string(e) +
+                                              " is missing from " + root + "/events; leave " +
+                                              flag + " out");
+    }
+  }
+}
+
 }  // namespace
 
-void TraceSession::check_available(const std::string& root) {
+void TraceSession::check_available(const std::string& root, const std::string& flag) {
   if (::geteuid() != 0) {
-    throw Error(ExitCode::kPermission,
-                "--explain needs root: it mounts tracefs and makes a trace instance under " + root +
-                    "; run as root or leave --explain out");
+    throw Error(ExitCode::kPermission, flag + " needs root: it mounts tracefs and makes a trace "
+                                              "instance under " + root + "; run as root or leave " +
+                                              flag + " out");
   }
   struct stat st {};
   if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw Error(ExitCode::kUnsupported, "--explain: " + root +
+    throw Error(ExitCode::kUnsupported, flag + ": " + root +
                                             " does not exist: this kernel has no tracefs "
-                                            "(CONFIG_TRACING); leave --explain out");
+                                            "(CONFIG_TRACING); leave " + flag + " out");
   }
   if (!is_tracefs(root)) return;  // not mounted yet: start() mounts it; the events are checked then
   if (::access((root + "/instances").c_str(), W_OK) != 0) {
     throw Error(ExitCode::kUnsupported,
-                "--explain: " + root + "/instances is missing or not writable: this kernel "
-                "cannot make private trace instances; leave --explain out");
+                flag + ": " + root + "/instances is missing or not writable: this kernel "
+                "cannot make private trace instances; leave " + flag + " out");
   }
-  for (const char* e : kEvents) {
-    if (::access((root + "/events/" + e).c_str(), F_OK) != 0) {
-      throw Error(ExitCode::kUnsupported, "--explain: the trace event " + std::string(e) +
-                                              " is missing from " + root +
-                                              "/events; leave --explain out");
-    }
-  }
+  check_events(root, flag);
+}
+
+std::string make_trace_instance(SysJournal& journal, const std::string& root,
+                                const std::string& name, int buffer_kb_per_cpu,
+                                const std::string& flag) {
+  if (!is_tracefs(root)) journal.mount_fs("tracefs", root);
+  check_events(root, flag);
+  const std::string instance = root + "/instances/" + name;
+  journal.make_dir(instance);
+  journal.write_setting(instance + "/tracing_on", "0");
+  journal.write_setting(instance + "/trace_clock", "mono");
+  journal.write_setting(instance + "/buffer_size_kb", std::to_string(buffer_kb_per_cpu));
+  for (const char* e : kEvents) journal.write_setting(instance + "/events/" + e + "/enable", "1");
+  return instance;
+}
+
+bool set_tracing_on(const std::string& instance, bool on) noexcept {
+  const int fd = ::open((instance + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, on ? "1" : "0", 1) == 1;
+  ::close(fd);
+  return ok;
 }
 
 TraceSession::TraceSession(SysJournal& journal, std::string root, size_t max_events,
@@ -85,20 +111,8 @@ TraceSession::~TraceSession() { stop(); }
 void TraceSession::start() {
   if (started_) return;
   started_ = true;
-  if (!is_tracefs(root_)) journal_.mount_fs("tracefs", root_);
-  for (const char* e : kEvents) {
-    if (::access((root_ + "/events/" + e).c_str(), F_OK) != 0) {
-      throw Error(ExitCode::kUnsupported, "--explain: the trace event " + std::string(e) +
-                                              " is missing from " + root_ +
-                                              "/events; leave --explain out");
-    }
-  }
-  instance_ = root_ + "/instances/xrunlab-" + std::to_string(::getpid());
-  journal_.make_dir(instance_);
-  journal_.write_setting(instance_ + "/tracing_on", "0");
-  journal_.write_setting(instance_ + "/trace_clock", "mono");
-  journal_.write_setting(instance_ + "/buffer_size_kb", std::to_string(buffer_kb_));
-  for (const char* e : kEvents) journal_.write_setting(instance_ + "/events/" + e + "/enable", "1");
+  instance_ = make_trace_instance(journal_, root_, "xrunlab-" + std::to_string(::getpid()),
+                                  buffer_kb_, "--explain");
   const std::string pipe = instance_ + "/trace_pipe";
   pipe_fd_ = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (pipe_fd_ < 0) {
@@ -157,13 +171,7 @@ void TraceSession::stop() noexcept {
   if (!started_ || stopped_) return;
   stopped_ = true;
   // Off first (not through the journal: the rmdir at restore ends the instance anyway).
-  if (!instance_.empty()) {
-    const int fd = ::open((instance_ + "/tracing_on").c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      (void)!::write(fd, "0", 1);
-      ::close(fd);
-    }
-  }
+  if (!instance_.empty()) set_tracing_on(instance_, false);
   stop_reader_ = true;
   if (reader_.joinable()) reader_.join();
   if (pipe_fd_ >= 0) ::close(pipe_fd_);

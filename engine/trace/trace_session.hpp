@@ -43,13 +43,27 @@ struct TraceStats {
   int64_t first_ns = 0, last_ns = 0;  // the kept events' span (0, 0 when none)
 };
 
+// Mounts tracefs at `root` if it is not, makes instances/NAME and sets it up stopped
+// (tracing_on 0, trace_clock mono, buffer_size_kb per CPU, the six events enabled), each step
+// journalled first. Returns the instance's folder. Throws SysChangeError naming the file at
+// fault, Error(kUnsupported) naming `flag` when an event is missing.
+std::string make_trace_instance(SysJournal& journal, const std::string& root,
+                                const std::string& name, int buffer_kb_per_cpu,
+                                const std::string& flag);
+
+// Writes "0" or "1" to INSTANCE/tracing_on, outside the journal (the instance's rmdir at
+// restore ends its tracing anyway). Never throws; false when the write failed.
+bool set_tracing_on(const std::string& instance, bool on) noexcept;
+
 class TraceSession {
  public:
   // Before anything starts: can a run trace here? Root (or CAP_SYS_ADMIN: the mount and the
   // instance need it), tracefs mounted or mountable at `root`, the events present. Throws
   // Error(kPermission) without root, Error(kUnsupported) without tracefs or its events, each
   // naming --explain. Changes nothing.
-  static void check_available(const std::string& root = kTracefsRoot);
+  // `flag` names the option in the messages (--explain, --trace-on-xrun).
+  static void check_available(const std::string& root = kTracefsRoot,
+                              const std::string& flag = "--explain");
 
   explicit TraceSession(SysJournal& journal, std::string root = kTracefsRoot,
                         size_t max_events = 4000000, int buffer_kb_per_cpu = 8192);
