@@ -420,6 +420,35 @@ bool latency_axis_needs_log(const LatencyPlot& p, double period_us) {
   return static_cast<double>(spread.max) > 10 * body;
 }
 
+std::string explain_note(const nlohmann::json& cycle) {
+  const nlohmann::json& hops = cycle.value("hops", nlohmann::json::array());
+  if (hops.empty()) return "";
+  const nlohmann::json& h = hops[0];
+  const std::string hop = h.value("hop", std::string());
+  std::string note = hop;
+  if (hop == "jackd_wakeup") {
+    note = "jackd's wake-up";
+  } else if (hop.rfind("wakeup.", 0) == 0) {
+    note = hop.substr(7) + "'s wake-up";
+  } else if (hop.rfind("dsp.", 0) == 0) {
+    note = hop.substr(4) + "'s DSP";
+  }
+  note += ": ";
+  if (!h.value("traced", false)) return note + "no trace";
+  const nlohmann::json& w = h.value("window_ns", nlohmann::json::array());
+  const int64_t window = w.size() == 2 ? w[1].get<int64_t>() - w[0].get<int64_t>() : 0;
+  const nlohmann::json& b = h.value("blockers", nlohmann::json::array());
+  if (2 * h.value("asleep_ns", int64_t{0}) >= window && window > 0) return note + "woken late";
+  if (!b.empty() && 2 * b[0].value("ns", int64_t{0}) >= window) {
+    return note + fmt::format("{} pid {} {:.0f} us", b[0].value("comm", std::string()),
+                              b[0].value("pid", 0), b[0].value("ns", 0.0) / 1000.0);
+  }
+  if (2 * h.value("self_ns", int64_t{0}) >= window && window > 0) {
+    return note + fmt::format("itself on its CPU {:.0f} us", h.value("self_ns", 0.0) / 1000.0);
+  }
+  return note + "nothing competed";
+}
+
 PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   namespace fs = std::filesystem;
   auto in_dir = [&](const char* name) { return (fs::path(dir) / name).string(); };
@@ -454,21 +483,8 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   std::map<uint64_t, std::string> notes;
   if (r.explain.is_object()) {
     for (const nlohmann::json& c : r.explain.value("cycles", nlohmann::json::array())) {
-      const nlohmann::json& hops = c.value("hops", nlohmann::json::array());
-      if (hops.empty()) continue;
-      const nlohmann::json& h = hops[0];
-      const nlohmann::json& b = h.value("blockers", nlohmann::json::array());
-      std::string note = h.value("hop", std::string()) + ": ";
-      if (!h.value("traced", false)) {
-        note += "no trace";
-      } else if (!b.empty() && 2 * b[0].value("ns", int64_t{0}) >=
-                                   h["window_ns"][1].get<int64_t>() - h["window_ns"][0].get<int64_t>()) {
-        note += fmt::format("{} pid {} {:.0f} us", b[0].value("comm", std::string()),
-                            b[0].value("pid", 0), b[0].value("ns", 0.0) / 1000.0);
-      } else {
-        note += "nothing competed";
-      }
-      notes[c.value("cycle", uint64_t{0})] = note;
+      const std::string note = explain_note(c);
+      if (!note.empty()) notes[c.value("cycle", uint64_t{0})] = note;
     }
   }
   const CyclePlotData cycles = cycle_plot_data(r.cycle_table, 12, 8, notes);

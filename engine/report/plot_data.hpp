@@ -192,4 +192,13 @@ struct PlotInputs {
 };
 PlotInputs plot_inputs(const RunResult& r, const std::string& dir);
 
+// The waterfall's note for one cycle of run.json's explain.cycles: its latest hop named as the
+// summary names it ("jackd's wake-up", "c03's wake-up", "c01's DSP") and, in a few words, what
+// took most of its window: "woken late" (the thread was not runnable yet: its timer or upstream
+// was late), the largest blocker ("cc1plus pid 4242 350 us"), the thread itself on its CPU
+// ("itself on its CPU 2690 us": the trace saw it running, yet it had not reached its
+// callback), "nothing competed", or "no trace".
+// "" for a cycle without hops.
+std::string explain_note(const nlohmann::json& cycle);
+
 }  // namespace xrunlab

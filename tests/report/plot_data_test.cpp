@@ -569,3 +569,37 @@ TEST(HistogramBlocks, GapAndBlocks) {
 
 }  // namespace
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+nlohmann::json explained_hop(const std::string& hop, int64_t window_ns, int64_t asleep_ns,
+                             nlohmann::json blockers, bool traced = true) {
+  return {{"cycle", 7},
+          {"hops",
+           {{{"hop", hop},
+             {"traced", traced},
+             {"window_ns", {1000, 1000 + window_ns}},
+             {"asleep_ns", asleep_ns},
+             {"blockers", std::move(blockers)}}}}};
+}
+
+TEST(ExplainNote, NamesTheHopAsTheSummaryDoesAndWhatTookMostOfItsWindow) {
+  const nlohmann::json loop = {{{"comm", "busy"}, {"pid", 42}, {"ns", 350000}}};
+  EXPECT_EQ(explain_note(explained_hop("wakeup.c03", 600000, 0, loop)),
+            "c03's wake-up: busy pid 42 350 us");
+  EXPECT_EQ(explain_note(explained_hop("jackd_wakeup", 600000, 400000, loop)),
+            "jackd's wake-up: woken late")
+      << "asleep for most of the window: the timer was late, not a blocker";
+  EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop)),
+            "c01's DSP: nothing competed")
+      << "a blocker holding less than half the window is not the cause";
+  EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop, false)), "c01's DSP: no trace");
+  nlohmann::json self = explained_hop("jackd_wakeup", 3000000, 70000, nlohmann::json::array());
+  self["hops"][0]["self_ns"] = 2690000;
+  EXPECT_EQ(explain_note(self), "jackd's wake-up: itself on its CPU 2690 us");
+  EXPECT_EQ(explain_note({{"cycle", 7}, {"hops", nlohmann::json::array()}}), "");
+}
+
+}  // namespace
+}  // namespace xrunlab
