@@ -727,10 +727,9 @@ void Runner::measure() {
     if (xrun_trace_ && !xrun_trace_->frozen() && monitor.events_total() > xrun_events0) {
       bool cut = false;
       const std::vector<Monitor::Callback> cb = monitor.callbacks(&cut);
-      const int64_t now_mono = mono_ns();
-      const int64_t at = cb.empty() ? now_mono
+      const int64_t at = cb.empty() ? mono_ns()
                                     : static_cast<int64_t>(cb.back().t_us) * 1000 + mono_offset_ns;
-      xrun_trace_->freeze(at, now_mono);
+      xrun_trace_->freeze(at);
     }
     if (now >= next_sample && next_sample <= planned_end) {
       take_sample(next_sample);

@@ -10,6 +10,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/system/clock.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab {
@@ -35,11 +36,11 @@ void XrunTrace::start() {
   journal_.write_setting(instance_ + "/tracing_on", "1");
 }
 
-void XrunTrace::freeze(int64_t xrun_mono_ns, int64_t now_mono_ns) noexcept {
+void XrunTrace::freeze(int64_t xrun_mono_ns) noexcept {
   if (!started_ || stopped_ || xrun_mono_ns_) return;
   set_tracing_on(instance_, false);
+  frozen_mono_ns_ = mono_ns();  // after the write: before it, events were still being recorded
   xrun_mono_ns_ = xrun_mono_ns;
-  frozen_mono_ns_ = now_mono_ns;
 }
 
 void XrunTrace::stop() noexcept {

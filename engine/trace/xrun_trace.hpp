@@ -41,9 +41,10 @@ class XrunTrace {
 
   // Makes the instance and starts tracing. Throws SysChangeError naming the file at fault.
   void start();
-  // Freezes the ring (tracing_on = 0) for the xrun at `xrun_mono_ns`, at `now_mono_ns`. Only
-  // the first call counts; never throws.
-  void freeze(int64_t xrun_mono_ns, int64_t now_mono_ns) noexcept;
+  // Freezes the ring (tracing_on = 0) for the xrun at `xrun_mono_ns`. frozen_mono_ns is read
+  // once the write has returned, so no event of the ring is later (the kernel stamps an event
+  // after it found recording on). Only the first call counts; never throws.
+  void freeze(int64_t xrun_mono_ns) noexcept;
   bool frozen() const { return xrun_mono_ns_.has_value(); }
   // Stops tracing (when no xrun froze it). Idempotent; never throws.
   void stop() noexcept;
