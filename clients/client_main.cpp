@@ -29,8 +29,8 @@
 
 #include "clients/drain/audio_check.hpp"
 #include "clients/drain/card_record.hpp"
-#include "clients/drain/cycle_table_map.hpp"
 #include "clients/drain/cycle_stats.hpp"
+#include "clients/drain/cycle_table_map.hpp"
 #include "clients/drain/reference_signal.hpp"
 #include "clients/rt/dsp.hpp"
 #include "clients/rt/jack_seam.hpp"
@@ -150,8 +150,10 @@ Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ct
   c.client = jack.get();
   register_ports(jack.get(), a, &c);
   const double period_us = static_cast<double>(jack.frames()) * 1e6 / jack.rate();
-  const Calibration cal =
-      calibrate(a.ports, jack.rate(), jack.frames(), a.dsp_load_pct / 100.0 * period_us);
+  const double target_us = a.dsp_load_pct / 100.0 * period_us;
+  const Calibration cal = a.dsp_ns_per_stage > 0
+                              ? calibration_for(a.dsp_ns_per_stage, target_us)
+                              : calibrate(a.ports, jack.rate(), jack.frames(), target_us);
   c.bank = std::make_unique<BiquadBank>(a.ports, cal.stages, jack.rate());
   c.ring = std::make_unique<CycleRing>();
   c.inject = a.inject;
@@ -404,8 +406,25 @@ bool parse_time_command(const std::string& line, const char* keyword, uint64_t* 
 // threads finds them however late it runs on a loaded machine (a campaign run under a compile
 // failed with "no thread ... in process" for a client that had closed on its own first). The
 // end of stdin (the engine gone) releases it too.
+// "connect SRC DST": the engine hands each client the connections into its own ports (the
+// tail's also those to the card's playback), so all clients connect at once and JACK2 reorders
+// its graph once per cycle for many connections, not once for each. A failure is reported as an
+// error (the run fails, naming it); one that exists already is no failure.
+void connect_command(const ClientArgs& a, jack_client_t* client, const Telemetry& out,
+                     const std::string& args) {
+  const auto space = args.find(' ');
+  const std::string src = args.substr(0, space);
+  const std::string dst = space == std::string::npos ? "" : args.substr(space + 1);
+  const int rc = dst.empty() ? -1 : jack_connect(client, src.c_str(), dst.c_str());
+  if (rc == 0 || rc == EEXIST) return;
+  const std::string why = "cannot connect " + src + " -> " + dst + " (jack_connect returned " +
+                          std::to_string(rc) + ")";
+  std::fprintf(stderr, "%s: error: %s\n", a.name.c_str(), why.c_str());
+  out.send(telemetry::Error{a.index, why});
+}
+
 void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
-                    const std::atomic<bool>& drained) {
+                    const std::atomic<bool>& drained, jack_client_t* client, const Telemetry& out) {
   bool released = !a.wait_start;
   auto stop_now = [&] {
     if (window->start_at.load() == 0) window->start_at = jack_get_time();
@@ -432,9 +451,22 @@ void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
       if (window->start_at.load() == 0) window->start_at = jack_get_time();
       window->stop_at = usecs;
       released = true;
+    } else if (cmd.rfind("connect ", 0) == 0) {
+      connect_command(a, client, out, cmd.substr(8));
     } else if (!cmd.empty()) {
       std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", a.name.c_str(), cmd.c_str());
     }
+  }
+}
+
+// After the final report: the JACK client stays open until the engine closes our stdin, a
+// signal arrives or the server goes away. The engine stops its own server first: a client
+// that then closes talks to no server, where 254 clients closing one by one would cost the
+// server a graph change and a notification round to every remaining client each.
+void linger_until_released(const RtShared& shared) {
+  std::string buffer;
+  while (!g_signalled.load() && !shared.server_gone.load()) {
+    if (read_command(20, &buffer) == "eof") return;
   }
 }
 
@@ -475,8 +507,9 @@ int run(const ClientArgs& a) {
       drain.run(window);
       drained = true;
     });
-    control_window(a, ctx->shared, &window, drained);
+    control_window(a, ctx->shared, &window, drained, jack.get(), out);
     drain_thread.join();
+    if (a.wait_start) linger_until_released(ctx->shared);
 
     const bool gone = ctx->shared.server_gone.load();
     if (!gone) jack_deactivate(jack.get());
@@ -504,6 +537,13 @@ int main(int argc, char** argv) {
   if (!args) {
     if (!error.empty()) std::fprintf(stderr, "xrunlab-client: error: %s\n", error.c_str());
     return exit_code;
+  }
+  if (args->calibrate_rate > 0) {
+    // --calibrate: the engine's one measurement for all clients, on their CPUs and cgroup.
+    const xrunlab::Calibration cal =
+        xrunlab::calibrate(args->ports, args->calibrate_rate, args->calibrate_frames, 0);
+    std::printf("{\"ns_per_stage\": %.3f}\n", cal.ns_per_stage);
+    return 0;
   }
   xrunlab::install_signal_handlers();
   return xrunlab::run(*args);

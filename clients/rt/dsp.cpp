@@ -46,8 +46,6 @@ void BiquadBank::process_rt(const float* const* in, float* const* out, uint32_t 
 }
 
 Calibration calibrate(int ports, uint32_t rate, uint32_t nframes, double target_us) {
-  Calibration c;
-  c.target_us = target_us;
   constexpr int kProbeStages = 64;
   constexpr int kPasses = 20;
   constexpr int kTrials = 15;
@@ -67,8 +65,16 @@ Calibration calibrate(int ports, uint32_t rate, uint32_t nframes, double target_
     const double ns = std::chrono::duration<double, std::nano>(end - begin).count();
     best_ns = std::min(best_ns, ns / (kPasses * kProbeStages));
   }
-  c.ns_per_stage = best_ns;
-  c.stages = target_us <= 0 ? 0 : static_cast<int>(std::lround(target_us * 1000.0 / best_ns));
+  return calibration_for(best_ns, target_us);
+}
+
+Calibration calibration_for(double ns_per_stage, double target_us) {
+  Calibration c;
+  c.target_us = target_us;
+  c.ns_per_stage = ns_per_stage;
+  c.stages = target_us <= 0 || ns_per_stage <= 0
+                 ? 0
+                 : static_cast<int>(std::lround(target_us * 1000.0 / ns_per_stage));
   return c;
 }
 

@@ -39,5 +39,8 @@ struct Calibration {
 // interference from other processes inflates it as little as possible) and returns the number
 // of stages that takes `target_us`. Not realtime: runs before activation.
 Calibration calibrate(int ports, uint32_t rate, uint32_t nframes, double target_us);
+// The stages that take `target_us` at a cost measured elsewhere (the engine's one calibration
+// for all clients, xrunlab-client --calibrate). Pure.
+Calibration calibration_for(double ns_per_stage, double target_us);
 
 }  // namespace xrunlab

@@ -322,7 +322,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   sweep->add_option("--periods", periods_text, "The periods to search, in frames (16..8192).")
       ->capture_default_str()
       ->type_name("LIST");
-  sweep->add_option("--clients", clients_text, "The client counts, one search each (1..200).")
+  sweep->add_option("--clients", clients_text, "The client counts, one search each (1..253).")
       ->capture_default_str()
       ->type_name("LIST");
   sweep->add_option("--duration", so.spec.duration_s, "Each run's measured SECONDS.")
@@ -396,7 +396,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "130 (interrupted; the same command continues).");
   checkc->add_option("--clients", ko.clients, "Your number of plug-ins or tracks: DSP clients.")
       ->capture_default_str()
-      ->check(CLI::Range(1, 200))
+      ->check(CLI::Range(1, kMaxClients))
       ->type_name("N");
   checkc->add_option("--dsp-load", ko.dsp_load_pct, "Their DSP load, percent of the period.")
       ->capture_default_str()
@@ -473,7 +473,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (sweep->parsed()) {
     cmd.kind = Command::Kind::kSweep;
     std::vector<int> clients;
-    for (uint32_t c : parse_positive_list("--clients", clients_text, 1, 200))
+    for (uint32_t c : parse_positive_list("--clients", clients_text, 1, kMaxClients))
       clients.push_back(static_cast<int>(c));
     so.spec.clients = clients;
     so.spec.periods = parse_positive_list("--periods", periods_text, 16, 8192);

@@ -93,6 +93,11 @@ std::string Monitor::connect_ports(const std::string& a, const std::string& b) {
   return "cannot connect " + a + " -> " + b + " (jack_connect returned " + std::to_string(rc) + ")";
 }
 
+bool Monitor::connected(const std::string& from, const std::string& to) const {
+  jack_port_t* p = jack_port_by_name(client_, from.c_str());
+  return p != nullptr && jack_port_connected_to(p, to.c_str()) != 0;
+}
+
 std::vector<std::string> Monitor::connections(const std::string& port) const {
   std::vector<std::string> out;
   jack_port_t* p = jack_port_by_name(client_, port.c_str());

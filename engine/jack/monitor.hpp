@@ -47,6 +47,8 @@ class Monitor {
   // Full names of the ports connected to `port`.
   std::vector<std::string> connections(const std::string& port) const;
   bool port_exists(const std::string& port) const;
+  // Is `from` connected to `to`? Read from JACK's shared graph (no server request).
+  bool connected(const std::string& from, const std::string& to) const;
   // What the server says about itself (for --backend attach, where it is not ours): rate,
   // frames, realtime, its JACK library version, the clients and system ports it has.
   nlohmann::json server_settings() const;
@@ -61,7 +63,7 @@ class Monitor {
   // Every xrun callback of the window as it arrived (not kept in run.json: counted against the
   // cycle table, engine/result/xrun_cycles.hpp), the first kMaxCallbacksKept of them.
   struct Callback {
-    uint64_t t_us = 0;  // jack_get_time() at arrival
+    uint64_t t_us = 0;   // jack_get_time() at arrival
     uint32_t frame = 0;  // jack_last_frame_time() at arrival
   };
   static constexpr size_t kMaxCallbacksKept = size_t{1} << 21;

@@ -249,6 +249,9 @@ struct RunResult {
   XrunCounts xruns;
   std::vector<std::string> warnings;
   double startup_s = 0;  // engine start to the measurement window start
+  // When each step of the run ended, in seconds since the engine started (CLOCK_MONOTONIC_RAW),
+  // in order: "preflight", "server", "clients spawned", "clients active", "wired", ... "stopped".
+  std::vector<std::pair<std::string, double>> phases_s;
   long engine_peak_rss_kib = 0;
   std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
   std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)

@@ -22,6 +22,13 @@ json percentile(const std::optional<Percentile>& p) {
   return {{"value_us", p->value_us}, {"exact", p->exact}};
 }
 
+// When each step of the run ended: [{"phase": "server", "ended_s": 0.41}, ...].
+json phases_json(const std::vector<std::pair<std::string, double>>& phases) {
+  json out = json::array();
+  for (const auto& [phase, t] : phases) out.push_back({{"phase", phase}, {"ended_s", t}});
+  return out;
+}
+
 json worst_list(const std::vector<telemetry::WorstCycle>& worst) {
   json out = json::array();
   for (const auto& w : worst) {
@@ -355,6 +362,7 @@ json to_json(const RunResult& r) {
          "jack_get_cycle_times() current_usecs (DLL estimate; "
          "unreliable on the dummy backend after xruns)"},
         {"startup_s", r.startup_s},
+        {"phases", phases_json(r.phases_s)},
         {"engine_peak_rss_kib", r.engine_peak_rss_kib},
         {"jackd_cpu_pct", opt(r.jackd_cpu_pct)}}},
       {"totals",
@@ -890,8 +898,8 @@ CycleTableResult cycles_from(const Object& o) {
     h.get("bins", bins);
     for (size_t i = 0; i < bins.size(); ++i) {
       if (bins[i].size() != 2 || bins[i][1] < 0) {
-        throw Refused{fmt::format("'{}' is not a [value_us, count] pair",
-                                  index_path(h.path("bins"), i))};
+        throw Refused{
+            fmt::format("'{}' is not a [value_us, count] pair", index_path(h.path("bins"), i))};
       }
       s.us.add(bins[i][0], static_cast<uint64_t>(bins[i][1]));
       if (bins[i][0] < 0) below -= std::min<uint64_t>(below, static_cast<uint64_t>(bins[i][1]));
@@ -974,6 +982,12 @@ RunResult run_from(const Object& j) {
     m->get("delay_resolution_us", r.delay_resolution_us);
     // delay_reference_exact is the backend's reference_exact; dll_reference is a fixed text.
     m->get("startup_s", r.startup_s);
+    m->each("phases", [&](const Object& ph) {
+      std::pair<std::string, double> p;
+      ph.get("phase", p.first);
+      ph.get("ended_s", p.second);
+      r.phases_s.push_back(std::move(p));
+    });
     m->get("engine_peak_rss_kib", r.engine_peak_rss_kib);
     m->get("jackd_cpu_pct", r.jackd_cpu_pct);
   }

@@ -120,6 +120,12 @@ void ClientFleet::send(const std::string& line) {
   for (Child& c : children_) write_all(c.stdin_fd(), line);
 }
 
+void ClientFleet::send_each(const std::vector<std::string>& text) {
+  for (size_t i = 0; i < children_.size() && i < text.size(); ++i) {
+    if (!text[i].empty()) write_all(children_[i].stdin_fd(), text[i]);
+  }
+}
+
 std::string ClientFleet::first_ended() {
   for (size_t i = 0; i < children_.size(); ++i) {
     if (!children_[i].running()) return names_[i] + " " + children_[i].describe_exit();
@@ -147,10 +153,22 @@ void ClientFleet::name_abnormal_ends(RunResult& r) const {
 }
 
 void ClientFleet::stop() noexcept {
+  // One deadline for all of them at each step, not one per client: 254 clients stop in about
+  // the time one does.
+  const auto wait_all = [this](milliseconds grace) {
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    while (true) {
+      bool any = false;
+      for (Child& c : children_) any = c.running() || any;
+      if (!any || std::chrono::steady_clock::now() >= deadline) return;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  };
   for (Child& c : children_) c.close_stdin();
-  for (Child& c : children_) c.wait_for(milliseconds(300));
+  wait_all(milliseconds(500));
   for (Child& c : children_) c.signal(SIGTERM);
-  for (Child& c : children_) c.stop(milliseconds(400));
+  wait_all(milliseconds(400));
+  for (Child& c : children_) c.stop(milliseconds(0));
 }
 
 }  // namespace xrunlab

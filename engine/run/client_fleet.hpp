@@ -65,13 +65,16 @@ class ClientFleet {
 
   // One command line to every client's stdin ("start <usecs>\n", "stop <usecs>\n").
   void send(const std::string& line);
+  // Client i (0-based) gets text[i] on its stdin (nothing when it is empty).
+  void send_each(const std::vector<std::string>& text);
   // "" while every client runs; else "<name> exited with status 1" for the first one that ended.
   std::string first_ended();
   // Every client either sent its totals or ended.
   bool all_done(LiveResult& live);
   // Clients that ended without their totals are named in the result: "no final report (...)".
   void name_abnormal_ends(RunResult& r) const;
-  // Closes their stdin (a clean stop), waits a moment, then SIGTERM and SIGKILL. Never throws.
+  // Closes their stdin (a clean stop), waits a moment for all of them at once, then SIGTERM and
+  // SIGKILL. Never throws.
   void stop() noexcept;
 
  private:

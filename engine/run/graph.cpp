@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "engine/base/errors.hpp"
 #include "engine/jack/monitor.hpp"
 
@@ -43,12 +45,21 @@ std::vector<std::string> graph_inputs(const GraphSpec& g) {
   return inputs;
 }
 
-std::vector<Connection> wire_graph(Monitor& monitor, const GraphSpec& g) {
-  const auto exists = [&](const std::string& name) { return monitor.port_exists(name); };
-  for (const auto& [from, to] : chain_connections(g, exists)) {
-    const std::string err = monitor.connect_ports(from, to);
-    if (!err.empty()) throw Error(ExitCode::kClientsFailed, err);
-  }
+size_t connection_owner(const std::vector<std::string>& clients, const std::string& from,
+                        const std::string& to) {
+  const auto index_of = [&](const std::string& port) -> std::optional<size_t> {
+    const std::string client = port.substr(0, port.find(':'));
+    for (size_t i = 0; i < clients.size(); ++i) {
+      if (clients[i] == client) return i;
+    }
+    return std::nullopt;
+  };
+  if (const auto i = index_of(to)) return *i;
+  if (const auto i = index_of(from)) return *i;
+  throw Error(ExitCode::kClientsFailed, "no client of the run owns " + from + " or " + to);
+}
+
+std::vector<Connection> read_graph(const Monitor& monitor, const GraphSpec& g) {
   std::vector<Connection> graph;
   for (const std::string& in : graph_inputs(g)) {
     for (const std::string& from : monitor.connections(in)) graph.emplace_back(from, in);

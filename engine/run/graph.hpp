@@ -1,8 +1,10 @@
 #pragma once
 // The run's graph: system:capture -> c1 -> c2 -> ... -> cN -> system:playback on every port, and
 // the card's period marker to each client's clock input. What to connect is a pure function
-// (tested without JACK); the monitor client makes the connections and reads the graph back.
+// (tested without JACK); the clients make the connections into their own ports (engine/run/run.cpp
+// hands them out) and the monitor reads the graph back.
 // Non-realtime.
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <utility>
@@ -29,8 +31,14 @@ std::vector<Connection> chain_connections(const GraphSpec& g,
 // The input ports whose connections describe the graph (read back after wiring).
 std::vector<std::string> graph_inputs(const GraphSpec& g);
 
-// Makes chain_connections() through the monitor, then reads the graph back from JACK: what the
-// server has, not what was asked. Throws Error(kClientsFailed) naming a connection JACK refused.
-std::vector<Connection> wire_graph(Monitor& monitor, const GraphSpec& g);
+// Which of `clients` (JACK client names) makes the connection from -> to: the owner of `to`,
+// else of `from` (the tail's connection to the card's playback). Throws Error(kClientsFailed)
+// when neither port is one of theirs.
+size_t connection_owner(const std::vector<std::string>& clients, const std::string& from,
+                        const std::string& to);
+
+// The graph as JACK has it, read back through the monitor after wiring: what the server has,
+// not what was asked.
+std::vector<Connection> read_graph(const Monitor& monitor, const GraphSpec& g);
 
 }  // namespace xrunlab

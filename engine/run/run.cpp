@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -27,7 +28,6 @@
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/result/baseline.hpp"
-#include "engine/system/dma_latency.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/client_fleet.hpp"
@@ -44,6 +44,7 @@
 #include "engine/run/teardown.hpp"
 #include "engine/sched/sys_journal.hpp"
 #include "engine/system/clock.hpp"
+#include "engine/system/dma_latency.hpp"
 #include "engine/system/host_context.hpp"
 #include "engine/system/proc_stat.hpp"
 #include "engine/system/process.hpp"
@@ -119,6 +120,7 @@ class Runner {
   void show_progress(uint64_t elapsed_us);
   std::vector<ClientThread> client_threads();
   void start_cycle_reader();
+  double calibrate_dsp(const FleetSpec& f);
   void collect_cycles(int64_t t0_ns, int64_t end_ns);
   // The monitor's callbacks and jackd's xrun lines, keyed for counting against the cycle table;
   // `horizon` (checkpoints) leaves out reports newer than the last row read.
@@ -140,6 +142,11 @@ class Runner {
   // attached one, which other runs (or the user's xrunlab) may share.
   std::string name_prefix_ = "xrunlab-";
   uint64_t t_begin_us_ = 0;
+  // Records that the step `phase` ended now (run.json measurement.phases).
+  void mark(const char* phase) {
+    const double t = static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6;
+    live_.with([&](RunResult& r) { r.phases_s.emplace_back(phase, t); });
+  }
   ExitCode failure_code_ = ExitCode::kOk;
   bool loads_recorded_ = false;
   bool stopped_ = false;
@@ -389,6 +396,7 @@ void Runner::start_clients() {
   f.inject_client = o_.inject_client;
   f.cgroup_procs = policy_.cgroup_procs();
   f.cpus = o_.cpus;
+  f.common.dsp_ns_per_stage = calibrate_dsp(f);
   const vcard::Shm* card = backend_->card_record();
   cycle_table_ = CycleTableShm::create(
       cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
@@ -397,10 +405,41 @@ void Runner::start_clients() {
       card != nullptr ? cycle_table::kKeyBoundary : cycle_table::kKeyFrameTime);
   f.common.cycle_table = cycle_table_->name();
   fleet_.spawn(f, hub_, live_, window_start_us_);
+  mark("clients spawned");
   say(fmt::format("started {} clients, waiting for them to activate", o_.clients));
   fleet_.wait_active(
       live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_);
   start_cycle_reader();
+}
+
+// The DSP stage's cost, measured once before the clients start, by xrunlab-client --calibrate in
+// their cgroup and on their CPUs: every client then does the same work, and N clients do not
+// calibrate at once on a few CPUs (each of them slowed by the others: 2x apart on 64 clients,
+// and 3 s of CPU). 0 (each client calibrates itself) when there is no DSP work or it failed.
+double Runner::calibrate_dsp(const FleetSpec& f) {
+  if (f.dsp_load_pct <= 0) return 0;
+  ClientArgs a;
+  a.ports = f.common.ports;
+  a.calibrate_rate = session_.rate();
+  a.calibrate_frames = session_.frames();
+  SpawnSpec spec;
+  spec.argv = {f.binary};
+  for (std::string& arg : to_argv(a)) spec.argv.push_back(std::move(arg));
+  spec.cgroup_procs = f.cgroup_procs;
+  spec.cpus = f.cpus;
+  const std::string line = first_stdout_line(spec, milliseconds(10000));
+  double ns = 0;
+  try {
+    ns = nlohmann::json::parse(line).at("ns_per_stage").get<double>();
+  } catch (const std::exception&) {
+    ns = 0;
+  }
+  if (!(ns > 0)) {
+    warn("the DSP calibration (" + f.binary + " --calibrate) printed '" + line +
+         "': every client calibrates itself instead");
+    return 0;
+  }
+  return ns;
 }
 
 void Runner::start_cycle_reader() {
@@ -486,7 +525,50 @@ void Runner::wire() {
   g.system_ports = backend_->wire_system_ports();
   // The card's period marker reaches every client directly, whatever its place in the chain.
   g.clock_port = backend_->clock_port(setup_);
-  std::vector<Connection> graph = wire_graph(session_.monitor(), g);
+  Monitor& monitor = session_.monitor();
+  const std::vector<Connection> wanted =
+      chain_connections(g, [&](const std::string& name) { return monitor.port_exists(name); });
+  // Every client makes the connections into its own ports (the tail also those to the card's
+  // playback), all clients at once: JACK2 reorders its graph (a notification round trip to
+  // every client) once per cycle in which connections arrived, so one connection at a time from
+  // the monitor cost a reorder each: 7.5 minutes for 253 clients x 4 ports on a 2-core VM.
+  std::vector<std::string> commands(g.clients.size());
+  for (const auto& [from, to] : wanted) {
+    const size_t owner = connection_owner(g.clients, from, to);
+    commands[owner] += "connect " + from + " " + to + "\n";
+  }
+  fleet_.send_each(commands);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        milliseconds(15000 + 20 * static_cast<int64_t>(wanted.size()));
+  size_t done = 0;  // connections are checked in order: the first missing one is waited for
+  while (true) {
+    while (done < wanted.size() && monitor.connected(wanted[done].first, wanted[done].second)) {
+      ++done;
+    }
+    if (done == wanted.size()) break;
+    std::string failed;
+    live_.with([&](const RunResult& r) {
+      for (const ClientResult& c : r.client_results) {
+        if (!c.error.empty() && failed.empty()) failed = c.name + ": " + c.error;
+      }
+    });
+    if (!failed.empty()) throw Error(ExitCode::kClientsFailed, failed);
+    if (const std::string gone = session_.ended_while_clients_started(run_dir_); !gone.empty()) {
+      throw Error(ExitCode::kServerFailed, gone);
+    }
+    if (stop_.load()) {
+      throw Error(ExitCode::kInterrupted, fmt::format("only {} of {} connections made before the "
+                                                      "interrupt",
+                                                      done, wanted.size()));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw Error(ExitCode::kClientsFailed,
+                  fmt::format("only {} of {} connections made in time (the next: {} -> {})", done,
+                              wanted.size(), wanted[done].first, wanted[done].second));
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  std::vector<Connection> graph = read_graph(monitor, g);
   live_.with([&](RunResult& r) { r.graph = std::move(graph); });
 }
 
@@ -688,6 +770,7 @@ void Runner::measure() {
                             (static_cast<double>(t0) - static_cast<double>(monitor.now_us()))) /
                            1e6;
   live_.with([&](RunResult& r) { r.startup_s = startup_s; });
+  mark("window planned");
   monitor.set_window_start(t0);
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);
   // The clients know the planned end from the start: no cycle after it is ever counted, however
@@ -727,8 +810,8 @@ void Runner::measure() {
     if (xrun_trace_ && !xrun_trace_->frozen() && monitor.events_total() > xrun_events0) {
       bool cut = false;
       const std::vector<Monitor::Callback> cb = monitor.callbacks(&cut);
-      const int64_t at = cb.empty() ? mono_ns()
-                                    : static_cast<int64_t>(cb.back().t_us) * 1000 + mono_offset_ns;
+      const int64_t at =
+          cb.empty() ? mono_ns() : static_cast<int64_t>(cb.back().t_us) * 1000 + mono_offset_ns;
       xrun_trace_->freeze(at);
     }
     if (now >= next_sample && next_sample <= planned_end) {
@@ -794,6 +877,7 @@ void Runner::measure() {
 
   // Collect the clients' last seconds.
   backend_->set_window(t0, end);
+  mark("window ended");
   stop_loads_into_result(t0);
   stop_baseline();
   tap_.close_window(end + 20000);  // late notifications of the last cycle still count
@@ -828,19 +912,18 @@ void Runner::measure() {
   collect_cycles(t0_ns, static_cast<int64_t>(end) * 1000 + mono_offset_ns);
   explain_worst(t0_ns);
   save_xrun_trace();
+  mark("clients' results collected");
 }
 
 void Runner::save_xrun_trace() {
   if (!xrun_trace_) return;
-  nlohmann::json j =
-      xrun_trace_->save(run_dir_ + "/xrun-trace.dat", run_dir_ + "/trace-cmd.log");
+  nlohmann::json j = xrun_trace_->save(run_dir_ + "/xrun-trace.dat", run_dir_ + "/trace-cmd.log");
   if (j["file"].is_string()) {
     const nlohmann::json& back = j["covered_before_xrun_ms"];
-    say(fmt::format("--trace-on-xrun: the ring frozen at the first xrun is in {}/xrun-trace.dat{}",
-                    run_dir_,
-                    back.is_number() ? fmt::format(" (from {:.0f} ms before the xrun)",
-                                                   back.get<double>())
-                                     : std::string()));
+    say(fmt::format(
+        "--trace-on-xrun: the ring frozen at the first xrun is in {}/xrun-trace.dat{}", run_dir_,
+        back.is_number() ? fmt::format(" (from {:.0f} ms before the xrun)", back.get<double>())
+                         : std::string()));
   } else if (xrun_trace_->frozen()) {
     warn("--trace-on-xrun: " + j["error"].get<std::string>());
   }
@@ -965,10 +1048,16 @@ void Runner::stop_all() noexcept {
   Teardown t;
   t.add("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
   t.add("baseline", [&] { stop_baseline(); });
-  // Clients first (they leave the graph cleanly), then the monitor, then the server.
+  // Our own server goes first: it closes its clients in one pass (JackEngine::Close), and each
+  // client, its final report sent, then ends without a server to talk to. Clients leaving a
+  // running server one by one cost it a graph change and a notification to every remaining
+  // client each: O(N^2), 14 s for 64 clients on a 2-core VM. A server that is not ours (attach)
+  // keeps running: our clients leave it cleanly first, then the monitor.
+  const bool own_server = backend_->launches_server();
+  if (own_server) t.add("server", [&] { session_.stop(); });
   t.add("clients", [&] { fleet_.stop(); });
   t.add("governor", [&] { policy_.stop_governor(); });
-  t.add("server", [&] { session_.stop(); });
+  if (!own_server) t.add("server", [&] { session_.stop(); });
   t.add("card", [&] { collect_backend(); });
   // Our own cycle table, before the registry step: that step removes what dead runs left, and
   // would otherwise find this run's table still there and report it as left behind.
@@ -990,7 +1079,17 @@ void Runner::stop_all() noexcept {
   // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
   t.add("JACK registry", [&] {
     if (!session_.name().empty() && backend_->launches_server()) {
-      note_reclaimed(reclaim_stale_xrunlab_servers("/dev/shm", session_.name()));
+      ReclaimResult rr = reclaim_stale_xrunlab_servers("/dev/shm", session_.name());
+      // This run's own files are no news: jackd's clean shutdown (JackEngine::Close) leaves
+      // its clients' semaphores behind. Only what dead runs left is reported.
+      const auto ours = [&](const std::string& file) {
+        return xrunlab_server_of_file(file, ::getuid()) == session_.name();
+      };
+      rr.removed_files.erase(std::remove_if(rr.removed_files.begin(), rr.removed_files.end(), ours),
+                             rr.removed_files.end());
+      rr.reclaimed.erase(std::remove(rr.reclaimed.begin(), rr.reclaimed.end(), session_.name()),
+                         rr.reclaimed.end());
+      note_reclaimed(rr);
     }
   });
   t.add("pipes", [&] { hub_.stop(); });
@@ -1029,10 +1128,14 @@ RunOutcome Runner::run() {
   live_.owned().host = collect_host_context();
   RunOutcome out;
   out.run_dir = run_dir_;
+  mark("preflight");
   try {
     start_server();
+    mark("server");
     start_clients();
+    mark("clients active");
     wire();
+    mark("wired");
     say(fmt::format("{} clients active and wired in {:.2f} s", o_.clients,
                     static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6));
     start_loads();
@@ -1043,6 +1146,7 @@ RunOutcome Runner::run() {
     throw;
   }
   stop_all();
+  mark("stopped");
   // From here on no other thread touches the result.
   RunResult& r = live_.owned();
   fleet_.name_abnormal_ends(r);
@@ -1057,6 +1161,8 @@ RunOutcome Runner::run() {
   fill_dma_latency(r);
   fill_affinity(r);
   for (std::string& w : audio_match_warnings(r)) r.warnings.push_back(std::move(w));
+  r.phases_s.emplace_back("results computed",
+                          static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6);
   // Plots first: a plot that fails is a warning in the files, which are written once.
   write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));
   out.result = r;

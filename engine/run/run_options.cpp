@@ -70,8 +70,11 @@ nlohmann::json to_json(const RunOptions& o) {
 
 void validate(const RunOptions& o) {
   auto bad = [](const std::string& msg) { throw Error(ExitCode::kUsage, msg); };
-  if (o.clients < 1 || o.clients > 200) {
-    bad("--clients " + std::to_string(o.clients) + ": must be 1..200 (JACK2 allows ~254 clients)");
+  if (o.clients < 1 || o.clients > kMaxClients) {
+    bad(
+        fmt::format("--clients {}: must be 1..{} (JACK2 has 256 client slots: its two drivers and "
+                    "the monitor take three)",
+                    o.clients, kMaxClients));
   }
   if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
   if (o.explain < 0 || o.explain > 100) {

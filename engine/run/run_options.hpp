@@ -22,6 +22,11 @@ inline PolicySpec default_policy() {
   return p;
 }
 
+// The most clients a run starts: JACK2 (Debian's build: CLIENT_NUM 256) keeps two of its
+// client slots for its drivers (the card and the freewheel driver) and the engine's monitor takes
+// one more (a 254th client is refused: "No more refnum available").
+inline constexpr int kMaxClients = 253;
+
 struct RunOptions {
   int clients = 14;
   int ports = 4;
@@ -41,7 +46,7 @@ struct RunOptions {
   std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   bool trace_on_xrun = false;  // --trace-on-xrun: a trace ring frozen at the first xrun, saved
-  std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES
+  std::optional<InjectSpec> inject;  // --inject USEC:EVERY_N_CYCLES
   int inject_client = 1;
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary

@@ -61,6 +61,12 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
+SpawnSpec argv_spec(std::vector<std::string> argv) {
+  SpawnSpec spec;
+  spec.argv = std::move(argv);
+  return spec;
+}
+
 std::string first_line(std::string_view s) {
   return std::string(trim(s.substr(0, s.find('\n'))));
 }
@@ -99,47 +105,6 @@ nlohmann::json scaling_governors() {
     }
   }
   return nlohmann::json(names);  // sorted, distinct; [] when cpufreq is absent
-}
-
-// Runs argv (PATH lookup, no shell) and returns the first line of its stdout, or "" on any
-// failure. stdin and stderr go to /dev/null; the child is killed when `timeout` passes before
-// it has printed a line and exited.
-std::string first_stdout_line(const std::vector<std::string>& args,
-                              std::chrono::milliseconds timeout) {
-  SpawnSpec spec;
-  spec.argv = args;
-  spec.capture_output = true;
-  spec.stderr_to_null = true;
-  spec.death_signal = SIGKILL;
-  Child child;
-  try {
-    child = Child::spawn(spec);
-  } catch (const Error&) {
-    return "";
-  }
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-  auto left_ms = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  };
-  std::string out;
-  while (out.find('\n') == std::string::npos && out.size() < 4096 && left_ms() > 0) {
-    pollfd pfd{child.output_fd(), POLLIN, 0};
-    const int r = ::poll(&pfd, 1, static_cast<int>(left_ms()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    char buf[512];
-    const ssize_t n = ::read(child.output_fd(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  child.close_output();  // the rest is not read: more output ends the program (SIGPIPE)
-  if (!child.wait_for(std::chrono::milliseconds(std::max<int64_t>(left_ms(), 0)))) {
-    child.signal(SIGKILL);
-  }
-  child.stop(std::chrono::milliseconds(0));
-  return first_line(out);
 }
 
 }  // namespace
@@ -227,8 +192,8 @@ nlohmann::json collect_host_context() {
   ctx["memory_total_kib"] = meminfo ? parse_mem_total_kib(*meminfo) : 0;
 
   json jack = json::object();
-  jack["jackd_version"] =
-      or_unknown(first_stdout_line({"jackd", "--version"}, std::chrono::milliseconds(5000)));
+  jack["jackd_version"] = or_unknown(
+      first_stdout_line(argv_spec({"jackd", "--version"}), std::chrono::milliseconds(5000)));
   ctx["jack"] = std::move(jack);
   return ctx;
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 namespace {
@@ -345,6 +347,41 @@ void Child::stop(std::chrono::milliseconds grace) {
   signal(SIGKILL);
   int status = 0;
   if (::waitpid(pid_, &status, 0) == pid_) status_ = status;
+}
+
+std::string first_stdout_line(SpawnSpec spec, std::chrono::milliseconds timeout) {
+  spec.capture_output = true;
+  spec.stderr_to_null = true;
+  spec.death_signal = SIGKILL;
+  Child child;
+  try {
+    child = Child::spawn(spec);
+  } catch (const Error&) {
+    return "";
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  auto left_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  };
+  std::string out;
+  while (out.find('\n') == std::string::npos && out.size() < 4096 && left_ms() > 0) {
+    pollfd pfd{child.output_fd(), POLLIN, 0};
+    const int r = ::poll(&pfd, 1, static_cast<int>(left_ms()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    char buf[512];
+    const ssize_t n = ::read(child.output_fd(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  child.close_output();  // the rest is not read: more output ends the program (SIGPIPE)
+  if (!child.wait_for(std::chrono::milliseconds(std::max<int64_t>(left_ms(), 0)))) {
+    child.signal(SIGKILL);
+  }
+  child.stop(std::chrono::milliseconds(0));
+  return std::string(trim(std::string_view(out).substr(0, out.find('\n'))));
 }
 
 }  // namespace xrunlab

@@ -106,6 +106,11 @@ class Child {
   std::optional<int> status_;
 };
 
+// Runs spec.argv (PATH lookup, no shell; its cgroup and CPUs as `spec` says) and returns the
+// first line of its stdout, or "" on any failure. stdin and stderr go to /dev/null; the child is
+// killed when `timeout` passes before it has printed a line and exited.
+std::string first_stdout_line(SpawnSpec spec, std::chrono::milliseconds timeout);
+
 // "exited with status 1", "killed by signal 9 (Killed)" for a raw wait status.
 std::string describe_wait_status(int status);
 

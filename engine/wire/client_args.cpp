@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -60,8 +61,9 @@ std::string format_inject_spec(const InjectSpec& spec) {
 
 bool operator==(const ClientArgs& a, const ClientArgs& b) {
   return a.server == b.server && a.name == b.name && a.index == b.index && a.ports == b.ports &&
-         a.dsp_load_pct == b.dsp_load_pct && a.inject == b.inject &&
-         a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
+         a.dsp_load_pct == b.dsp_load_pct && a.dsp_ns_per_stage == b.dsp_ns_per_stage &&
+         a.calibrate_rate == b.calibrate_rate && a.calibrate_frames == b.calibrate_frames &&
+         a.inject == b.inject && a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
          a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
          a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
          a.cycle_table == b.cycle_table && a.check_port == b.check_port && a.source == b.source &&
@@ -81,6 +83,12 @@ std::vector<std::string> to_argv(const ClientArgs& a) {
   if (a.index != d.index) option("--index", std::to_string(a.index));
   if (a.ports != d.ports) option("--ports", std::to_string(a.ports));
   if (a.dsp_load_pct != d.dsp_load_pct) option("--dsp-load", fmt::format("{:.6f}", a.dsp_load_pct));
+  if (a.dsp_ns_per_stage != d.dsp_ns_per_stage) {
+    option("--dsp-ns-per-stage", fmt::format("{}", a.dsp_ns_per_stage));
+  }
+  if (a.calibrate_rate != d.calibrate_rate || a.calibrate_frames != d.calibrate_frames) {
+    option("--calibrate", fmt::format("{}:{}", a.calibrate_rate, a.calibrate_frames));
+  }
   if (a.inject) option("--inject-overrun", format_inject_spec(*a.inject));
   if (a.telemetry_fd != d.telemetry_fd) option("--telemetry-fd", std::to_string(a.telemetry_fd));
   if (a.wait_start) argv.emplace_back("--wait-start");
@@ -128,7 +136,7 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
       },
       "NONNEGATIVE");
   // The options whose text is turned into a type after CLI11 has read them.
-  std::string inject, sched_target, reference = to_string(o.reference);
+  std::string inject, sched_target, reference = to_string(o.reference), calibrate;
   app.add_option("--server", o.server, "JACK server name to connect to (never started).")
       ->type_name("NAME");
   app.add_option("--name", o.name, "JACK client name.")->capture_default_str()->type_name("NAME");
@@ -145,6 +153,15 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str()
       ->type_name("PERCENT");
+  app.add_option("--dsp-ns-per-stage", o.dsp_ns_per_stage,
+                 "One DSP stage's time in nanoseconds, as calibrated once by the engine for "
+                 "all clients (default: calibrate at start).")
+      ->check(CLI::Range(0.0, 1e9))
+      ->type_name("NS");
+  app.add_option("--calibrate", calibrate,
+                 "Only calibrate the DSP work for --ports at RATE Hz and FRAMES per period, "
+                 "print {\"ns_per_stage\": NS} and exit (no JACK server needed).")
+      ->type_name("RATE:FRAMES");
   app.add_option("--inject-overrun", inject,
                  "Busy-wait USEC extra microseconds in every EVERY_N_CYCLES-th callback, "
                  "as USEC:EVERY_N_CYCLES (fault injection for tests).")
@@ -213,6 +230,17 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
     std::string why;
     o.inject = parse_inject_spec(inject, &why);
     if (!o.inject) return usage("--inject-overrun '" + inject + "': " + why);
+  }
+  if (!calibrate.empty()) {
+    unsigned long rate = 0, frames = 0;
+    char tail = 0;
+    if (std::sscanf(calibrate.c_str(), "%lu:%lu%c", &rate, &frames, &tail) != 2 || rate < 1 ||
+        rate > 1000000 || frames < 1 || frames > 65536) {
+      return usage("--calibrate '" + calibrate +
+                   "': expected RATE:FRAMES, e.g. 48000:1024 (RATE 1..1000000, FRAMES 1..65536)");
+    }
+    o.calibrate_rate = static_cast<uint32_t>(rate);
+    o.calibrate_frames = static_cast<uint32_t>(frames);
   }
   if (!sched_target.empty()) {
     std::string why;

@@ -54,6 +54,12 @@ struct ClientArgs {
   int index = 1;                        // --index N: position in the chain, 1-based
   int ports = 4;                        // --ports P: input and output ports each, 1..256
   double dsp_load_pct = 0;           // --dsp-load PERCENT: DSP time per cycle, 0..100 % of a period
+  // --dsp-ns-per-stage NS: one DSP stage's time as the engine calibrated it once for all clients
+  // (0: this client calibrates itself at start).
+  double dsp_ns_per_stage = 0;
+  // --calibrate RATE:FRAMES: only calibrate the DSP for --ports at this rate and period, print
+  // {"ns_per_stage": NS} and exit (0 = run as a client).
+  uint32_t calibrate_rate = 0, calibrate_frames = 0;
   std::optional<InjectSpec> inject;  // --inject-overrun USEC:EVERY_N_CYCLES (none by default)
   int telemetry_fd = 1;              // --telemetry-fd FD: where the JSON-lines telemetry goes
   bool wait_start = false;  // --wait-start: take start/stop times from stdin (the engine does)

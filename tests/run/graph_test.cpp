@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "engine/base/errors.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -59,4 +61,16 @@ TEST(GraphInputs, EveryClientInputThenPlayback) {
 }
 
 }  // namespace
+
+TEST(ConnectionOwner, TheClientWhoseInputItIsElseTheOneWhoseOutput) {
+  const std::vector<std::string> clients = {"xrunlab-c01", "xrunlab-c02"};
+  EXPECT_EQ(connection_owner(clients, "system:capture_1", "xrunlab-c01:in_1"), 0u);
+  EXPECT_EQ(connection_owner(clients, "xrunlab-c01:out_1", "xrunlab-c02:in_1"), 1u);
+  EXPECT_EQ(connection_owner(clients, "xrunlab-c02:out_1", "system:playback_1"), 1u);
+  EXPECT_EQ(connection_owner(clients, "vcard:clock", "xrunlab-c02:clock"), 1u);
+  EXPECT_THROW(connection_owner(clients, "system:capture_1", "system:playback_1"), Error);
+  // A name that only starts like one of ours is not ours.
+  EXPECT_THROW(connection_owner(clients, "system:capture_1", "xrunlab-c011:in_1"), Error);
+}
+
 }  // namespace xrunlab

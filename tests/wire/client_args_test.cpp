@@ -45,6 +45,7 @@ std::vector<ClientArgs> samples() {
   engine.telemetry_fd = 3;
   engine.wait_start = true;
   engine.sched_target = fifo(65);
+  engine.dsp_ns_per_stage = 2688.309;  // the engine's one calibration for all clients
   v.push_back(engine);
 
   ClientArgs head = engine;  // the head of an audible chain on the vcard, with a fault
@@ -87,6 +88,12 @@ std::vector<ClientArgs> samples() {
   other.sched_target = nice;
   other.inject = InjectSpec{1, 1};
   v.push_back(other);
+
+  ClientArgs calibration;  // what the engine runs once before the clients
+  calibration.ports = 4;
+  calibration.calibrate_rate = 48000;
+  calibration.calibrate_frames = 1024;
+  v.push_back(calibration);
   return v;
 }
 
@@ -109,7 +116,7 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
   bool server = false, name = false, index = false, ports = false, dsp = false, inject = false,
        fd = false, wait = false, duration = false, sched = false, reference = false, clock = false,
        shm = false, table = false, check = false, source = false, sink = false, record = false,
-       file = false, format = false;
+       file = false, format = false, ns = false, calibrate = false;
   for (const ClientArgs& a : samples()) {
     server |= a.server != d.server;
     name |= a.name != d.name;
@@ -131,10 +138,12 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
     record |= a.record_dir != d.record_dir;
     file |= a.source_file != d.source_file;
     format |= a.record_format != d.record_format;
+    ns |= a.dsp_ns_per_stage != d.dsp_ns_per_stage;
+    calibrate |= a.calibrate_rate != d.calibrate_rate && a.calibrate_frames != d.calibrate_frames;
   }
   EXPECT_TRUE(server && name && index && ports && dsp && inject && fd && wait && duration &&
               sched && reference && clock && shm && table && check && source && sink && record &&
-              file && format);
+              file && format && ns && calibrate);
 }
 
 TEST(ClientArgs, EqualityLooksAtEveryField) {
@@ -236,6 +245,10 @@ TEST(ClientArgs, EveryRefusalIsAUsageErrorNamingTheOption) {
       {{"--duration", "soon"}, "--duration"},
       {{"--reference", "tsc"}, "--reference"},
       {{"--inject-overrun", "2000"}, "--inject-overrun '2000': "},
+      {{"--calibrate", "48000"}, "--calibrate '48000': "},
+      {{"--calibrate", "48000:0"}, "--calibrate '48000:0': "},
+      {{"--calibrate", "48000:1024x"}, "--calibrate '48000:1024x': "},
+      {{"--dsp-ns-per-stage", "-1"}, "--dsp-ns-per-stage"},
       {{"--inject-overrun", "0:100"}, "--inject-overrun '0:100': "},
       {{"--inject-overrun", "2000:x"}, "--inject-overrun '2000:x': "},
       {{"--sched-target", "FIFO:0"}, "--sched-target 'FIFO:0': "},

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Start-up, stop and memory against the number of clients: one short vcard run per client count,
+# then one run per count stopped by SIGTERM in the middle of its start-up. Prints a table from
+# each run's run.json (measurement.startup_s, measurement.phases, engine_peak_rss_kib) and the
+# size of what it wrote; the SIGTERM columns are timed from outside (signal to exit).
+#
+#   scripts/scale-bench.sh [--ports P] [--period FRAMES] [--duration SECONDS] [COUNT...]
+#   scripts/scale-bench.sh                 # 14 64 128 254 clients x 4 ports, 1024 frames, 5 s
+#
+# Results go to a temporary folder that is removed at the end (--keep keeps it and says where).
+# Needs a built tree (scripts/setup.sh --no-demo) and jq. The figures are this machine's; on a
+# loaded or small VM they vary from run to run: repeat before drawing conclusions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ports=4 period=1024 duration=5 keep=0 counts=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ports) ports="$2"; shift 2 ;;
+    --period) period="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -*) echo "scale-bench.sh: error: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) counts+=("$1"); shift ;;
+  esac
+done
+[ "${#counts[@]}" -gt 0 ] || counts=(14 64 128 254)
+xrunlab=build/bin/xrunlab
+[ -x "$xrunlab" ] || { echo "scale-bench.sh: error: $xrunlab is missing; run scripts/setup.sh --no-demo" >&2; exit 3; }
+command -v jq >/dev/null || { echo "scale-bench.sh: error: jq is missing (apt-get install jq)" >&2; exit 3; }
+
+out="$(mktemp -d /tmp/xrunlab-scale.XXXXXX)"
+if [ "$keep" = 0 ]; then trap 'rm -rf "$out"' EXIT; fi
+
+now_s() { date +%s.%N; }
+phase() {  # phase FILE NAME: when the step NAME ended (s since the engine started), or "-"
+  jq -r --arg p "$2" '[.measurement.phases[]? | select(.phase == $p) | .ended_s][0] // "-"' "$1"
+}
+
+printf '%-8s %-6s %10s %10s %10s %10s %12s %10s %14s %12s\n' clients ports "start s" "active s" \
+  "wired s" "stop s" "peak RSS MB" "written MB" "MB/client-h" "SIGTERM s"
+for n in "${counts[@]}"; do
+  label="n$n"
+  code=0
+  "$xrunlab" run --backend vcard --period "$period" --clients "$n" --ports "$ports" \
+    --duration "$duration" --label "$label" --output "$out" --no-plots --quiet \
+    >"$out/$label.out" 2>&1 || code=$?
+  dir="$(ls -d "$out/$label"/*/ 2>/dev/null | tail -1)"
+  if [ -z "$dir" ] || [ ! -f "$dir/run.json" ]; then
+    printf '%-8s %-6s failed (exit %s): %s\n' "$n" "$ports" "$code" "$(tail -1 "$out/$label.out")"
+    continue
+  fi
+  j="$dir/run.json"
+  startup="$(jq -r '.measurement.startup_s' "$j")"
+  active="$(phase "$j" "clients active")"
+  wired="$(phase "$j" wired)"
+  ended="$(phase "$j" "window ended")"
+  stopped="$(phase "$j" stopped)"
+  stop_s="$(awk -v a="$ended" -v b="$stopped" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.2f", b - a }')"
+  rss="$(jq -r '.measurement.engine_peak_rss_kib / 1024 | floor' "$j")"
+  bytes="$(du -sb "$dir" | cut -f1)"
+  seconds="$(jq -r '.measurement.seconds_ran' "$j")"
+  written="$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')"
+  per_hour="$(awk -v b="$bytes" -v n="$n" -v s="$seconds" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / n / s * 3600; else print "-" }')"
+
+  # The same run again, SIGTERM halfway through its start-up: how long until it has exited.
+  half="$(awk -v s="$startup" 'BEGIN { printf "%.2f", s / 2 }')"
+  "$xrunlab" run --backend vcard --period "$period" --clients "$n" --ports "$ports" \
+    --duration "$duration" --label "$label-term" --output "$out" --no-plots --quiet \
+    >"$out/$label-term.out" 2>&1 &
+  pid=$!
+  sleep "$half"
+  t0="$(now_s)"
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  term_s="$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }')"
+  left="$(pgrep -c -f "xrunlab-client --server xrunlab-$pid-" || true)"
+  [ "${left:-0}" = 0 ] || term_s="$term_s ($left left)"
+
+  printf '%-8s %-6s %10.2f %10s %10s %10s %12s %10s %14s %12s\n' "$n" "$ports" "$startup" \
+    "$active" "$wired" "$stop_s" "$rss" "$written" "$per_hour" "$term_s"
+done
+echo "(start s: engine start to the window; active/wired: when the clients were active and the"
+echo " graph wired; stop s: window end to everything stopped; SIGTERM s: signal halfway through"
+echo " the start-up to the engine's exit. Written: the run folder without plots.)"
+[ "$keep" = 0 ] || echo "Runs kept in $out"
