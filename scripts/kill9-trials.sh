@@ -7,8 +7,8 @@
 # for that run only:
 #   procs   processes left alive (jackd, xrunlab-client, loads, the janitor: their command
 #           lines name the run's server, folder or engine pid); zombies are counted apart
-#   shm     /dev/shm files of the run (named after its server) plus JACK segments whose
-#           allocator is dead that were not there before the trial
+#   shm     /dev/shm files of the run (named after its server) plus JACK's segments that its
+#           jackd allocated (the pid in the engine's log) and are still there
 #   cgroups the run's rt-throttle group (xrunlab-<pid>) still in the cpu controller
 #   sysctls RT settings (kernel.sched_rt_*, the cpu controller's root RT knobs) that differ
 #           from before the trial, plus a journal of the engine still in /run/xrunlab
@@ -40,7 +40,7 @@ else
 fi
 duration=2
 
-# Segments of JACK's registry whose allocator is dead: "name" per line.
+# Segments of JACK's registry whose allocator is dead and still has its file: "name pid" per line.
 dead_segments() {
   python3 - <<'EOF'
 import os, struct
@@ -61,7 +61,7 @@ for i in range(256):
         os.kill(pid, 0)
     except ProcessLookupError:
         if os.path.exists('/dev/shm' + name):
-            print(name)
+            print(name, pid)
     except PermissionError:
         pass
 EOF
@@ -72,22 +72,28 @@ rt_settings() {
     [[ -r $f ]] && echo "$f=$(cat "$f")"
   done
 }
-# Sets procs (not zombies) and zombies: the processes whose command line has one of the
-# arguments; those alive are named on stderr.
+# Prints "ALIVE ZOMBIES" for the processes whose command line has one of the arguments; those
+# alive are named on stderr.
 count_procs() {
-  local n=0 z=0 p cmd state needle
-  for p in /proc/[0-9]*; do
-    cmd="$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null)" || continue
-    for needle in "$@"; do
-      if [[ $cmd == *"$needle"* ]]; then
-        state="$(sed -E 's/.*\) ([A-Z]).*/\1/' "$p/stat" 2>/dev/null)"
-        if [[ $state == Z ]]; then z=$((z + 1)); else n=$((n + 1)); echo "    left: ${p#/proc/} $cmd" >&2; fi
-        break
-      fi
-    done
-  done
-  zombies=$z
-  procs=$n
+  python3 - "$@" <<'EOF'
+import os, sys
+needles = sys.argv[1:]
+alive = zombies = 0
+me = str(os.getpid())
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        cmd = open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\0', b' ').decode(errors='replace')
+        state = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0]
+    except OSError:
+        continue
+    if pid != me and any(n in cmd for n in needles):
+        if state == 'Z':
+            zombies += 1
+        else:
+            alive += 1
+            print(f'    left: {pid} {cmd}', file=sys.stderr)
+print(alive, zombies)
+EOF
 }
 
 declare -A sum
@@ -101,16 +107,17 @@ for ((i = 1; i <= trials; i++)); do
     load) args+=(--load cpu:1) ;;
     rt-throttle) args+=(--policy rt-throttle:50) ;;
   esac
-  before_segments="$(dead_segments | sort)"
   before_rt="$(rt_settings)"
   # A run of this kind takes about 3.5 s here (4.5 s with the load's second to get going):
   # the moments go 1 s past that, so some find the run ended.
   span_ms=$([[ $kind == load ]] && echo 5500 || echo 4500)
   delay_ms=$((RANDOM % span_ms))
   log="$out/k9-$i.log"
+  : >"$log"  # there before the run writes to it: the wait below reads it
   t_start=$(date +%s%N)
   "$bin" "${args[@]}" >"$log" 2>&1 &
   engine=$!
+  disown "$engine"  # no job notice for the kill; the shell still reaps it
   t_meas=""
   while :; do
     now=$(date +%s%N)
@@ -129,19 +136,24 @@ for ((i = 1; i <= trials; i++)); do
   else
     moment=shutdown
   fi
-  kill -KILL "$engine" 2>/dev/null
+  # Only our engine (its pid may be someone else's once it has ended and been reaped).
+  if tr '\0' ' ' 2>/dev/null < "/proc/$engine/cmdline" | grep -q -- "--label k9-$i "; then
+    kill -KILL "$engine" 2>/dev/null
+  fi
   kill_ms=$(( (now - t_start) / 1000000 ))
   sleep 2
-  { wait "$engine"; } 2>/dev/null
   server="xrunlab-$engine-"
   rundirs=("$out/runs/k9-$i"/*/)
   [[ -d ${rundirs[0]} ]] || rundirs=()
   needles=("$server" "--engine $engine ")
   for d in "${rundirs[@]}"; do needles+=("${d%/}/"); done
-  count_procs "${needles[@]}"
-  shm=$(ls /dev/shm | grep -c -- "$server")
-  new_dead=$(comm -13 <(echo "$before_segments") <(dead_segments | sort) | grep -c .)
-  shm=$((shm + new_dead))
+  read -r procs zombies < <(count_procs "${needles[@]}")
+  # JACK's segments of this run are those its jackd allocated (its pid is in the engine's log).
+  jackd="$(sed -nE 's/.*started jackd \(server .*, pid ([0-9]+)\).*/\1/p' "$log" | head -1)"
+  shm_left="$(ls /dev/shm | grep -- "$server"
+              [[ -n $jackd ]] && dead_segments | awk -v p="$jackd" '$2 == p {print $1}')"
+  shm=$(grep -c . <<<"$shm_left")
+  [[ -n $shm_left ]] && sed 's/^/    left in \/dev\/shm: /' <<<"$shm_left" >&2
   cgroups=$(find /sys/fs/cgroup/cpu -maxdepth 3 -type d -name "xrunlab-$engine" 2>/dev/null | grep -c .)
   sysctls=$(comm -3 <(echo "$before_rt") <(rt_settings) | grep -c .)
   sysctls=$((sysctls / 2 + $(ls /run/xrunlab/journal-*-"$engine".json* 2>/dev/null | grep -c .)))
