@@ -284,7 +284,8 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
               continue;
             }
             // What jack_cleanup_shm does to the segment of a dead allocator.
-            if (::unlink((shm_dir + g.id).c_str()) == 0) result.removed_files.push_back(g.id.substr(1));
+            if (::unlink((shm_dir + g.id).c_str()) == 0)
+              result.removed_files.push_back(g.id.substr(1));
             char* entry = bytes + kHeaderLen + i * kSegmentEntrySize;
             std::memset(entry + 4, 0, kSegmentEntrySize - 4);  // allocator, size, id; index stays
           }

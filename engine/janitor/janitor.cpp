@@ -105,7 +105,10 @@ class Cleanup {
  public:
   Cleanup(const Watch& w, const JanitorArgs& a, int engine_fd, std::vector<std::string> cmdline,
           std::string started)
-      : w_(w), a_(a), engine_fd_(engine_fd), cmdline_(std::move(cmdline)),
+      : w_(w),
+        a_(a),
+        engine_fd_(engine_fd),
+        cmdline_(std::move(cmdline)),
         started_(std::move(started)) {}
 
   int run() {
@@ -113,7 +116,8 @@ class Cleanup {
     const JanitorPlan& p = w_.plan;
     // The engine's last threads may still be exiting: its journal is restored once it is dead.
     const bool engine_dead = engine_fd_ < 0 || wait_readable(engine_fd_, 1000);
-    if (!engine_dead) problem(fmt::format("the engine (pid {}) is still exiting after 1 s", p.engine));
+    if (!engine_dead)
+      problem(fmt::format("the engine (pid {}) is still exiting after 1 s", p.engine));
 
     // 1. Every process of the run, and every task of its cgroups.
     std::vector<std::string> cgroups;
@@ -180,8 +184,7 @@ class Cleanup {
         problem(e.what());
       }
     }
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     say(fmt::format("done in {:.0f} ms{}", ms,
                     problems_ == 0 ? "" : fmt::format(", {} problem(s)", problems_)));
     write_log();
@@ -254,7 +257,8 @@ int janitor_main(int argc, char** argv) {
   std::string why;
   std::optional<JanitorArgs> a = parse_janitor_args(args, &why);
   if (!a) {
-    std::fprintf(stderr, "xrunlab-janitor: error: %s (it is started by xrunlab run)\n", why.c_str());
+    std::fprintf(stderr, "xrunlab-janitor: error: %s (it is started by xrunlab run)\n",
+                 why.c_str());
     return 2;
   }
   // The terminal's signals are for the engine; a background write to it must not stop us.
@@ -278,10 +282,6 @@ int janitor_main(int argc, char** argv) {
     if (p[1].revents != 0) {
       w.read_available();
       engine_gone = true;
-    }
-    if (w.plan.done && p[0].revents != 0) {
-      // "done" arrived; the end of input follows when the engine closes its end.
-      continue;
     }
   }
   if (w.plan.done) return 0;  // the engine's own exit path ran

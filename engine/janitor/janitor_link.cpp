@@ -36,7 +36,8 @@ void JanitorLink::finish() noexcept {
   finished_ = true;
   try {
     child_.close_stdin();
-    if (!child_.wait_for(std::chrono::milliseconds(1000))) child_.stop(std::chrono::milliseconds(0));
+    if (!child_.wait_for(std::chrono::milliseconds(1000)))
+      child_.stop(std::chrono::milliseconds(0));
   } catch (...) {
   }
 }

@@ -20,10 +20,10 @@ namespace xrunlab {
 
 struct JanitorPlan {
   pid_t engine = 0;
-  std::string journal;         // the engine's SysJournal file (it may never be written)
+  std::string journal;  // the engine's SysJournal file (it may never be written)
   std::string shm_dir = "/dev/shm";
-  std::string run_dir;         // "" until "dir"
-  std::string server;          // "" until "server"
+  std::string run_dir;          // "" until "dir"
+  std::string server;           // "" until "server"
   std::vector<pid_t> children;  // in the order announced, each once
   bool done = false;
 };

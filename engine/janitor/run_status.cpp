@@ -43,9 +43,9 @@ bool is_final_status(const std::string& status) {
 std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
   const std::optional<std::string> text = read_file(run_dir + "/run.json");
   const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-  const std::string status =
-      j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>()
-                                                                       : "";
+  const std::string status = j.is_object() && j.contains("status") && j["status"].is_string()
+                                 ? j["status"].get<std::string>()
+                                 : "";
   std::optional<RunResult> r = text ? load_checkpoint(run_dir) : std::nullopt;
   if (is_final_status(status)) {
     // The engine's own result stands; its summary.txt follows it (it is written after run.json).
@@ -53,7 +53,8 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
       for (const RunFile& f : render_run_files(*r)) {
         if (f.name == "summary.txt" && read_file(run_dir + "/summary.txt") != f.bytes) {
           write_run_files(run_dir, {f});
-          return "kept the final status '" + status + "' of " + run_dir + " (summary.txt written again)";
+          return "kept the final status '" + status + "' of " + run_dir +
+                 " (summary.txt written again)";
         }
       }
     }
@@ -81,8 +82,9 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
   r->status_detail = k.detail;
   r->ended_utc = utc_now_iso();
   write_run_files(run_dir, render_run_files(*r));
-  return "marked " + run_dir + (had_checkpoint ? " killed (what its last checkpoint measured kept)"
-                                               : " killed (it had no checkpoint yet)");
+  return "marked " + run_dir +
+         (had_checkpoint ? " killed (what its last checkpoint measured kept)"
+                         : " killed (it had no checkpoint yet)");
 }
 
 }  // namespace xrunlab

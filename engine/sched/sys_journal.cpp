@@ -430,10 +430,10 @@ void recover_file(const std::string& file, const std::string& boot_id,
     const std::string aside = file + ".corrupt";
     if (::rename(file.c_str(), aside.c_str()) == 0) {
       lines->push_back("the journal " + file + " cannot be read (" + why +
-                      "): nothing restored from it, kept as " + aside);
+                       "): nothing restored from it, kept as " + aside);
     } else {
       lines->push_back("the journal " + file + " cannot be read (" + why +
-                      ") nor be set aside: " + errno_text(errno));
+                       ") nor be set aside: " + errno_text(errno));
     }
     return;
   }
@@ -441,12 +441,11 @@ void recover_file(const std::string& file, const std::string& boot_id,
   if (!j.boot_id.empty() && !boot_id.empty() && j.boot_id != boot_id) {
     ::unlink(file.c_str());
     lines->push_back("discarded the journal " + file + " of pid " + std::to_string(j.pid) +
-                    ": written before the last reboot, which reset its settings");
+                     ": written before the last reboot, which reset its settings");
     return;
   }
   if (owner_alive(j.pid, j.start_time)) return;  // another run, still going
-  RestoreResult r =
-      restore_entries(j.entries, " " + by + " (pid " + std::to_string(j.pid) + ")");
+  RestoreResult r = restore_entries(j.entries, " " + by + " (pid " + std::to_string(j.pid) + ")");
   lines->insert(lines->end(), r.restored.begin(), r.restored.end());
   lines->insert(lines->end(), r.problems.begin(), r.problems.end());
   if (!r.any_failure) {
@@ -455,7 +454,7 @@ void recover_file(const std::string& file, const std::string& boot_id,
     const std::string aside = file + ".failed";
     ::rename(file.c_str(), aside.c_str());
     lines->push_back("the journal of the crashed run (pid " + std::to_string(j.pid) +
-                    ") is kept as " + aside + "; restore the settings above by hand");
+                     ") is kept as " + aside + "; restore the settings above by hand");
   }
 }
 

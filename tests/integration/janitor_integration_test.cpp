@@ -49,8 +49,7 @@ std::vector<std::string> living_mentioning(const std::string& needle) {
 // JACK segments in the registry allocated by `pid`.
 std::vector<std::string> segments_of(pid_t pid) {
   std::vector<std::string> out;
-  const auto segs =
-      parse_jack_segments(read_text_or_empty("/dev/shm/jack-shm-registry"), nullptr);
+  const auto segs = parse_jack_segments(read_text_or_empty("/dev/shm/jack-shm-registry"), nullptr);
   if (!segs) return out;
   for (const ShmSegment& s : *segs) {
     if (pid > 0 && s.allocator == pid) out.push_back(s.id);
@@ -120,9 +119,8 @@ json kill_and_check(XrunlabRun& r, const std::string& label, Killed* k) {
 }
 
 std::vector<std::string> run_args(const std::string& label, const std::string& duration) {
-  return {"run",    "--backend", "vcard",    "--period",  "1024",    "--clients",
-          "2",      "--ports",   "1",        "--duration", duration, "--label",
-          label,    "--no-plots"};
+  return {"run",     "--backend", "vcard",      "--period", "1024",    "--clients", "2",
+          "--ports", "1",         "--duration", duration,   "--label", label,       "--no-plots"};
 }
 
 TEST(Janitor, AKillDuringStartUpLeavesNothingAndAFolderMarkedKilled) {
@@ -193,8 +191,7 @@ TEST(Janitor, AKillUnderRtThrottleRemovesItsCgroup) {
   const json j = kill_and_check(r, "jn-throttle", &k);
   EXPECT_NE(::stat(group.c_str(), &st), 0) << "the cgroup is left: " << group;
   EXPECT_EQ(read_text_or_empty("/sys/fs/cgroup/cpu/cpu.rt_runtime_us"), before);
-  EXPECT_NE(read_text_or_empty(k.dir + "/janitor.log").find("restored " + group),
-            std::string::npos)
+  EXPECT_NE(read_text_or_empty(k.dir + "/janitor.log").find("restored " + group), std::string::npos)
       << read_text_or_empty(k.dir + "/janitor.log");
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["status"], "killed");

@@ -153,7 +153,8 @@ TEST(JackRegistry, ParsesTheSegmentTable) {
 }
 
 TEST(JackRegistry, ADeadServerOfTheRunIsReclaimedAndNothingElse) {
-  const fs::path dir = fs::temp_directory_path() / ("xrunlab-reclaim-run-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-reclaim-run-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string uid = std::to_string(::getuid());
   const pid_t jackd = dead_pid(), other_jackd = dead_pid(), self = ::getpid();
@@ -164,13 +165,13 @@ TEST(JackRegistry, ADeadServerOfTheRunIsReclaimedAndNothingElse) {
     out << full_image({{jackd, "jack-" + uid + ":" + server + ":"},
                        {other_jackd, "jack-" + uid + ":" + other + ":"}},
                       {{jackd, "/jack-" + uid + "-0"},
-                       {self, "/jack-" + uid + "-1"},          // the run's, but alive
+                       {self, "/jack-" + uid + "-1"},           // the run's, but alive
                        {other_jackd, "/jack-" + uid + "-2"}});  // another dead run's
   }
   const std::vector<std::string> files = {
-      "jack-" + uid + "-0", "jack-" + uid + "-1", "jack-" + uid + "-2",
-      "jack_sem." + uid + "_" + server + "_system", "xrunlab-vcard-" + server,
-      "jack_sem." + uid + "_" + other + "_system"};
+      "jack-" + uid + "-0",      "jack-" + uid + "-1",
+      "jack-" + uid + "-2",      "jack_sem." + uid + "_" + server + "_system",
+      "xrunlab-vcard-" + server, "jack_sem." + uid + "_" + other + "_system"};
   for (const std::string& f : files) std::ofstream(dir / f) << "x";
 
   const ReclaimResult r = reclaim_dead_server(dir.string(), server, {jackd, self});

@@ -57,9 +57,9 @@ TEST(JanitorPlan, InputSplitAcrossReadsIsJoined) {
 
 TEST(JanitorArgs, ParsedOrRefusedNamingTheFlag) {
   std::string why;
-  const auto a = parse_janitor_args(
-      {"--engine", "4242", "--journal", "/run/xrunlab/journal-0-4242.json", "--tmp-dir", "/var/tmp"},
-      &why);
+  const auto a = parse_janitor_args({"--engine", "4242", "--journal",
+                                     "/run/xrunlab/journal-0-4242.json", "--tmp-dir", "/var/tmp"},
+                                    &why);
   ASSERT_TRUE(a) << why;
   EXPECT_EQ(a->plan.engine, 4242);
   EXPECT_EQ(a->plan.journal, "/run/xrunlab/journal-0-4242.json");

@@ -238,7 +238,8 @@ TEST_F(SysJournalTest, RecoverDeadOwnerRestoresOnlyThatJournal) {
                                                                     {"path", sys_ + "/b"},
                                                                     {"old_value", "old"},
                                                                     {"new_value", "new"}}}));
-  const auto lines = SysJournal::recover_dead_owner(journal_of(kDeadPid), "left by the killed engine");
+  const auto lines =
+      SysJournal::recover_dead_owner(journal_of(kDeadPid), "left by the killed engine");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_TRUE(contains(lines[0], "left by the killed engine (pid " + std::to_string(kDeadPid)))
       << lines[0];
