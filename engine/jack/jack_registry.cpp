@@ -25,6 +25,10 @@ constexpr size_t kNameSize = 256 + 1;    // JACK_SERVER_NAME_SIZE + 1
 constexpr size_t kHeaderFields = 6 * 4;  // magic, protocol, type, size, hdr_len, entry_len
 constexpr size_t kEntrySize = (sizeof(int32_t) + kNameSize + 3) / 4 * 4;  // pid_t + name, aligned
 constexpr size_t kHeaderLen = kHeaderFields + kMaxServers * kEntrySize;
+constexpr size_t kMaxSegments = 256;  // MAX_SHM_ID
+// jack_shm_registry_t: int16_t index, pid_t allocator, int32 size, char id[255] (POSIX), aligned.
+constexpr size_t kSegmentEntrySize = (4 + 4 + 4 + 255 + 3) / 4 * 4;
+constexpr size_t kSegmentIdOffset = 12, kSegmentIdSize = 255;
 constexpr key_t kSemaphoreKey = 0x282929;  // JACK_SEMAPHORE_KEY
 
 uint32_t read_u32(std::string_view image, size_t off) {
@@ -154,6 +158,35 @@ std::optional<std::vector<RegistryEntry>> parse_jack_registry(std::string_view i
   return out;
 }
 
+std::optional<std::vector<ShmSegment>> parse_jack_segments(std::string_view image,
+                                                           std::string* why) {
+  auto fail = [&](const char* msg) -> std::optional<std::vector<ShmSegment>> {
+    if (why != nullptr) *why = msg;
+    return std::nullopt;
+  };
+  if (image.size() < kHeaderLen) return fail("registry too small");
+  if (read_u32(image, 0) != kMagic) return fail("registry magic is not JACK's");
+  if (read_u32(image, 16) != kHeaderLen) return fail("registry header has an unknown layout");
+  if (read_u32(image, 20) != kSegmentEntrySize) return fail("segment entries of unknown size");
+  if (image.size() < kHeaderLen + kMaxSegments * kSegmentEntrySize) {
+    return fail("registry too small for its segments");
+  }
+  std::vector<ShmSegment> out;
+  for (size_t i = 0; i < kMaxSegments; ++i) {
+    const size_t off = kHeaderLen + i * kSegmentEntrySize;
+    ShmSegment s;
+    int16_t index = 0;
+    std::memcpy(&index, image.data() + off, sizeof index);
+    s.index = index;
+    s.allocator = static_cast<pid_t>(read_u32(image, off + 4));
+    s.size = read_u32(image, off + 8);
+    const char* id = image.data() + off + kSegmentIdOffset;
+    s.id.assign(id, strnlen(id, kSegmentIdSize));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 bool is_xrunlab_entry(std::string_view name, uid_t uid) {
   const std::string prefix = "jack-" + std::to_string(uid) + ":xrunlab-";
   return name.rfind(prefix, 0) == 0;
@@ -202,6 +235,71 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
       if (!server) continue;
       const bool finished = !finished_server.empty() && *server == finished_server;
       if (!finished && process_alive(engine_pid_of(*server))) continue;  // a live run owns it
+      if (::unlink((shm_dir + "/" + file).c_str()) == 0) result.removed_files.push_back(file);
+    }
+    ::closedir(dir);
+  }
+  return result;
+}
+
+ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string& server,
+                                  const std::vector<pid_t>& pids) {
+  ReclaimResult result;
+  if (server.empty()) return result;
+  const uid_t uid = ::getuid();
+  const std::string own_name = "jack-" + std::to_string(uid) + ":" + server + ":";
+  const std::string segment_prefix = "/jack-" + std::to_string(uid) + "-";
+  auto ours_and_dead = [&](pid_t p) {
+    return p > 0 && std::find(pids.begin(), pids.end(), p) != pids.end() && !process_alive(p);
+  };
+  {
+    RegistryLock lock;
+    const std::string path = shm_dir + "/jack-shm-registry";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    const size_t len = kHeaderLen + kMaxSegments * kSegmentEntrySize;
+    struct stat st {};
+    if (fd >= 0 && lock.exists() && !lock.locked()) {
+      result.warning = "cannot take JACK's registry lock; the run's entries left alone";
+    } else if (fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= len) {
+      void* map = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (map != MAP_FAILED) {
+        auto* bytes = static_cast<char*>(map);
+        const std::string_view image(bytes, len);
+        std::string why;
+        const auto servers = parse_jack_registry(image, &why);
+        const auto segments = servers ? parse_jack_segments(image, &why) : std::nullopt;
+        if (!servers || !segments) {
+          result.warning = "JACK registry not understood (" + why + "); left alone";
+        } else {
+          for (const RegistryEntry& e : *servers) {
+            if (e.pid == 0 || e.name != own_name || process_alive(e.pid)) continue;
+            std::memset(bytes + kHeaderFields + static_cast<size_t>(e.slot) * kEntrySize, 0,
+                        kEntrySize);
+            result.reclaimed.push_back(server);
+          }
+          for (size_t i = 0; i < segments->size(); ++i) {
+            const ShmSegment& g = (*segments)[i];
+            if (!ours_and_dead(g.allocator) || g.id.rfind(segment_prefix, 0) != 0 ||
+                g.id.find('/', 1) != std::string::npos) {
+              continue;
+            }
+            // What jack_cleanup_shm does to the segment of a dead allocator.
+            if (::unlink((shm_dir + g.id).c_str()) == 0)
+              result.removed_files.push_back(g.id.substr(1));
+            char* entry = bytes + kHeaderLen + i * kSegmentEntrySize;
+            std::memset(entry + 4, 0, kSegmentEntrySize - 4);  // allocator, size, id; index stays
+          }
+        }
+        ::munmap(map, len);
+      }
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  if (DIR* dir = ::opendir(shm_dir.c_str())) {
+    while (dirent* d = ::readdir(dir)) {
+      const std::string file = d->d_name;
+      const auto of = xrunlab_server_of_file(file, uid);
+      if (!of || *of != server) continue;
       if (::unlink((shm_dir + "/" + file).c_str()) == 0) result.removed_files.push_back(file);
     }
     ::closedir(dir);

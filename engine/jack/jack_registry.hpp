@@ -30,6 +30,20 @@ struct RegistryEntry {
 std::optional<std::vector<RegistryEntry>> parse_jack_registry(std::string_view image,
                                                               std::string* why);
 
+// A shared memory segment in the registry (after the server entries): JACK2 names it
+// "/jack-<uid>-<index>" (a /dev/shm file) and records the pid that allocated it.
+struct ShmSegment {
+  int index = 0;
+  pid_t allocator = 0;  // 0: a free entry
+  uint32_t size = 0;
+  std::string id;  // "/jack-<uid>-<index>"
+};
+
+// The segment entries of a registry image (MAX_SHM_ID = 256 of them, entry_len bytes each, after
+// the header); nullopt (with *why) when the layout is not JACK2's.
+std::optional<std::vector<ShmSegment>> parse_jack_segments(std::string_view image,
+                                                           std::string* why);
+
 // Is `name` (as in RegistryEntry) an xrunlab server of user `uid`?
 bool is_xrunlab_entry(std::string_view name, uid_t uid);
 
@@ -51,5 +65,13 @@ struct ReclaimResult {
 // except in tests.
 ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/shm",
                                             const std::string& finished_server = "");
+
+// What one run's server left when it died uncleanly, and only that (engine/janitor, after the
+// run's processes are dead; concurrent runs keep theirs): the registry slot of `server` when its
+// jackd is dead, the segments allocated by one of `pids` (the run's jackd and clients) that is
+// dead - unlinked and their entries freed, as jackd's own jack_cleanup_shm does -, and the
+// /dev/shm files named after `server` (xrunlab_server_of_file). Under JACK's registry lock.
+ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string& server,
+                                  const std::vector<pid_t>& pids);
 
 }  // namespace xrunlab

@@ -23,6 +23,7 @@
 #include "engine/base/file.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
+#include "engine/janitor/janitor_link.hpp"
 #include "engine/loads/load_kinds.hpp"
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
@@ -77,7 +78,10 @@ class Runner {
  public:
   Runner(const RunOptions& o, const std::vector<std::string>& command_line,
          const std::string& self_exe, const std::atomic<bool>& stop);
-  ~Runner() { stop_all(); }
+  ~Runner() {
+    stop_all();
+    janitor_.finish();  // the run's files are written: nothing for it to do
+  }
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
 
@@ -180,6 +184,8 @@ class Runner {
   ServerSession session_;
   ClientFleet fleet_;
   LineHub hub_;
+  // Outlives the engine: if it is killed, stops what the run started (engine/janitor).
+  JanitorLink janitor_;
 };
 
 Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line,
@@ -265,7 +271,15 @@ void Runner::preflight() {
   setup_.nperiods = o_.nperiods;
   setup_.server_priority = policy_.realtime() ? policy_.server_priority() : 0;
   backend_->check(setup_);  // a missing or busy device fails before a run folder exists
+  // Started before anything the run makes: every child spawned from here on announces itself.
+  const std::string janitor = dirname_of(self_exe_) + "/xrunlab-janitor";
+  if (!find_program(janitor)) {
+    throw Error(ExitCode::kMissingProgram,
+                "xrunlab-janitor not found at '" + janitor + "': build it (cmake --build build)");
+  }
+  janitor_.start(janitor, journal_.journal_path());
   run_dir_ = create_run_dir(o_.output, o_.label);
+  janitor_.tell("dir " + run_dir_);
   // A run that crashed earlier may have left system settings changed (rt-throttle's cgroup):
   // put them back first, and say so.
   for (const std::string& line : journal_.recover_stale()) {
@@ -277,6 +291,7 @@ void Runner::preflight() {
   note_reclaimed(reclaim_stale_xrunlab_servers());
   setup_.run_dir = run_dir_;
   setup_.server_name = private_server_name();
+  if (backend_->launches_server()) janitor_.tell("server " + setup_.server_name);
 }
 
 void Runner::start_server() {

@@ -402,6 +402,62 @@ std::string uid_prefix() {
   return "journal-" + std::to_string(::geteuid()) + "-";
 }
 
+// Recovers one journal file whose owner is dead (see recover_stale); `by` says whose it was in
+// the lines ("left by a crashed run"). The caller holds the folder's recovery lock.
+void recover_file(const std::string& file, const std::string& boot_id,
+                  std::optional<uint64_t> my_start, const std::string& by,
+                  std::vector<std::string>* lines) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return;  // recovered by another run meanwhile
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    lines->push_back("ignored " + file + ": not a regular file owned by this user");
+    return;
+  }
+  const std::optional<std::string> text = read_file(file);
+  if (!text) {
+    lines->push_back("cannot read the journal " + file + ": " + errno_text(errno));
+    return;
+  }
+  // A journal whose owner still runs is its owner's, whatever this version makes of its
+  // entries (a newer xrunlab may journal kinds this one does not know): left alone unread.
+  if (live_owner(*text)) return;
+  StaleJournal j;
+  try {
+    j = parse_journal(*text);
+  } catch (const std::exception& ex) {
+    std::string why = ex.what();
+    if (why.size() > 120) why = why.substr(0, 120) + "...";
+    const std::string aside = file + ".corrupt";
+    if (::rename(file.c_str(), aside.c_str()) == 0) {
+      lines->push_back("the journal " + file + " cannot be read (" + why +
+                       "): nothing restored from it, kept as " + aside);
+    } else {
+      lines->push_back("the journal " + file + " cannot be read (" + why +
+                       ") nor be set aside: " + errno_text(errno));
+    }
+    return;
+  }
+  if (j.pid == ::getpid() && (!j.start_time || j.start_time == my_start)) return;  // ours
+  if (!j.boot_id.empty() && !boot_id.empty() && j.boot_id != boot_id) {
+    ::unlink(file.c_str());
+    lines->push_back("discarded the journal " + file + " of pid " + std::to_string(j.pid) +
+                     ": written before the last reboot, which reset its settings");
+    return;
+  }
+  if (owner_alive(j.pid, j.start_time)) return;  // another run, still going
+  RestoreResult r = restore_entries(j.entries, " " + by + " (pid " + std::to_string(j.pid) + ")");
+  lines->insert(lines->end(), r.restored.begin(), r.restored.end());
+  lines->insert(lines->end(), r.problems.begin(), r.problems.end());
+  if (!r.any_failure) {
+    ::unlink(file.c_str());
+  } else {
+    const std::string aside = file + ".failed";
+    ::rename(file.c_str(), aside.c_str());
+    lines->push_back("the journal of the crashed run (pid " + std::to_string(j.pid) +
+                     ") is kept as " + aside + "; restore the settings above by hand");
+  }
+}
+
 }  // namespace
 
 std::string SysJournal::journal_path_in(const std::string& dir) {
@@ -625,57 +681,39 @@ std::vector<std::string> SysJournal::recover_stale() {
   std::optional<uint64_t> my_start;
   if (const auto st = read_proc_pid_stat(::getpid())) my_start = st->starttime;
   for (const auto& file : candidates) {
-    struct stat st {};
-    if (::lstat(file.c_str(), &st) != 0) continue;  // recovered by another run meanwhile
-    if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
-      lines.push_back("ignored " + file + ": not a regular file owned by this user");
-      continue;
-    }
-    const std::optional<std::string> text = read_file(file);
-    if (!text) {
-      lines.push_back("cannot read the journal " + file + ": " + errno_text(errno));
-      continue;
-    }
-    // A journal whose owner still runs is its owner's, whatever this version makes of its
-    // entries (a newer xrunlab may journal kinds this one does not know): left alone unread.
-    if (live_owner(*text)) continue;
-    StaleJournal j;
-    try {
-      j = parse_journal(*text);
-    } catch (const std::exception& ex) {
-      std::string why = ex.what();
-      if (why.size() > 120) why = why.substr(0, 120) + "...";
-      const std::string aside = file + ".corrupt";
-      if (::rename(file.c_str(), aside.c_str()) == 0) {
-        lines.push_back("the journal " + file + " cannot be read (" + why +
-                        "): nothing restored from it, kept as " + aside);
-      } else {
-        lines.push_back("the journal " + file + " cannot be read (" + why +
-                        ") nor be set aside: " + errno_text(errno));
-      }
-      continue;
-    }
-    if (j.pid == ::getpid() && (!j.start_time || j.start_time == my_start)) continue;  // ours
-    if (!j.boot_id.empty() && !boot_id.empty() && j.boot_id != boot_id) {
-      ::unlink(file.c_str());
-      lines.push_back("discarded the journal " + file + " of pid " + std::to_string(j.pid) +
-                      ": written before the last reboot, which reset its settings");
-      continue;
-    }
-    if (owner_alive(j.pid, j.start_time)) continue;  // another run, still going
-    RestoreResult r =
-        restore_entries(j.entries, " left by a crashed run (pid " + std::to_string(j.pid) + ")");
-    lines.insert(lines.end(), r.restored.begin(), r.restored.end());
-    lines.insert(lines.end(), r.problems.begin(), r.problems.end());
-    if (!r.any_failure) {
-      ::unlink(file.c_str());
-    } else {
-      const std::string aside = file + ".failed";
-      ::rename(file.c_str(), aside.c_str());
-      lines.push_back("the journal of the crashed run (pid " + std::to_string(j.pid) +
-                      ") is kept as " + aside + "; restore the settings above by hand");
-    }
+    recover_file(file, boot_id, my_start, "left by a crashed run", &lines);
   }
+  fsync_dir(dir);
+  ::flock(lock_fd, LOCK_UN);
+  ::close(lock_fd);
+  return lines;
+}
+
+std::optional<std::vector<JournalEntry>> SysJournal::read_entries(const std::string& file) {
+  const std::optional<std::string> text = read_file(file);
+  if (!text) return std::nullopt;
+  try {
+    return parse_journal(*text).entries;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> SysJournal::recover_dead_owner(const std::string& file,
+                                                        const std::string& by) {
+  std::vector<std::string> lines;
+  if (::access(file.c_str(), F_OK) != 0) return lines;  // nothing journalled, or restored
+  const std::string dir = dir_of(file);
+  const std::string lock_path = dir + "/." + uid_prefix() + "recover.lock";
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX) != 0) {
+    lines.push_back("cannot lock " + lock_path + " to recover " + file + ": " + errno_text(errno));
+    if (lock_fd >= 0) ::close(lock_fd);
+    return lines;
+  }
+  std::optional<uint64_t> my_start;
+  if (const auto st = read_proc_pid_stat(::getpid())) my_start = st->starttime;
+  recover_file(file, current_boot_id(), my_start, by, &lines);
   fsync_dir(dir);
   ::flock(lock_fd, LOCK_UN);
   ::close(lock_fd);

@@ -14,6 +14,7 @@
 //
 // Not for realtime code: every call does file I/O. One SysJournal per process.
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,16 @@ class SysJournal {
   // be restored is renamed <file>.failed). Journals of live owners are left alone. A lock file
   // in the folder keeps two starting runs from recovering the same journal. Never throws.
   std::vector<std::string> recover_stale();
+
+  // The journal `file` of another process (the engine a janitor watches, engine/janitor) once
+  // its owner is dead: restored exactly as recover_stale() restores one journal (under the same
+  // lock), the lines saying `by` whom it was left ("left by the killed engine"). Nothing when
+  // the file does not exist or its owner lives. Never throws.
+  static std::vector<std::string> recover_dead_owner(const std::string& file,
+                                                     const std::string& by);
+  // The entries of the journal `file`, in the order made; nullopt when it cannot be read or is
+  // not a journal. Never throws.
+  static std::optional<std::vector<JournalEntry>> read_entries(const std::string& file);
 
   // Records the change (journal written atomically and fsync'd) BEFORE making it, then makes
   // it. write_setting reads the old value first. If the change fails, its entry is taken out of

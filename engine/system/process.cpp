@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +25,8 @@
 
 namespace xrunlab {
 namespace {
+
+std::atomic<int> g_child_report_fd{-1};
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -53,6 +56,19 @@ int above_three(int fd) {
   return fd <= 3 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 4) : fd;
 }
 
+// "child <pid>\n" to `fd` in one write. In the child only (async-signal-safe).
+void report_child(int fd, pid_t pid) {
+  char digits[16];
+  int n = 0;
+  for (pid_t v = pid; v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  char line[32] = {'c', 'h', 'i', 'l', 'd', ' '};
+  int len = 6;
+  while (n > 0) line[len++] = digits[--n];
+  line[len++] = '\n';
+  ssize_t ignored = ::write(fd, line, static_cast<size_t>(len));
+  (void)ignored;
+}
+
 // Writes the decimal `pid` to `path` (cgroup.procs) in one write. In the child only.
 bool join_cgroup(const char* path, pid_t pid) {
   char digits[16];
@@ -70,6 +86,10 @@ bool join_cgroup(const char* path, pid_t pid) {
 }
 
 }  // namespace
+
+void set_child_report_fd(int fd) {
+  g_child_report_fd.store(fd);
+}
 
 std::optional<std::string> find_program(const std::string& program) {
   auto executable = [](const std::string& p) {
@@ -140,6 +160,7 @@ pid_t spawn_process(const SpawnOptions& o) {
   int err[2] = {-1, -1};
   make_pipe(err);  // carries {what failed, errno} of the child back; closed by a successful exec
   const pid_t parent = ::getpid();
+  const int report_fd = g_child_report_fd.load();
 
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -150,6 +171,7 @@ pid_t spawn_process(const SpawnOptions& o) {
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    if (report_fd >= 0) report_child(report_fd, ::getpid());
     ::prctl(PR_SET_PDEATHSIG, o.death_signal);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
     sigset_t none;

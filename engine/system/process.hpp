@@ -114,6 +114,14 @@ std::string first_stdout_line(SpawnSpec spec, std::chrono::milliseconds timeout)
 // "exited with status 1", "killed by signal 9 (Killed)" for a raw wait status.
 std::string describe_wait_status(int status);
 
+// The descriptor (a pipe to the run's janitor, engine/janitor) on which every child spawned from
+// now on announces itself: "child <pid>\n", written by the child right after fork, before it
+// checks that its parent lives and before exec, so that no child of a process that dies at that
+// moment goes unannounced (a write under PIPE_BUF is atomic: several threads may spawn). -1 =
+// none (the default). The descriptor must be close-on-exec and should be non-blocking (a full
+// pipe then drops the line rather than stalling the child). Set it before threads spawn.
+void set_child_report_fd(int fd);
+
 // Full path of `program` found in PATH (or the path itself if it contains '/'), or nullopt.
 std::optional<std::string> find_program(const std::string& program);
 

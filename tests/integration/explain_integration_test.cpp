@@ -3,8 +3,9 @@
 // pinned there and spinning in bursts; the loops record when each burst really ran. Every
 // explained hop whose runnable part (after its thread's wake-up) lies mostly inside a burst of
 // every loop must name a busy loop, by pid, as its largest blocker; no hop whose window lies
-// outside every burst may name one. A SIGKILLed run's trace instance and mount are removed by
-// the next run. Needs root (tracefs, SCHED_FIFO); skipped otherwise.
+// outside every burst may name one. The trace instance and mount of a run SIGKILLed together
+// with its janitor are removed by the next run. Needs root (tracefs, SCHED_FIFO); skipped
+// otherwise.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -200,7 +201,7 @@ TEST(Explain, AKilledRunsTraceInstanceAndMountAreRemovedByTheNextRun) {
   const std::string instance =
       "/sys/kernel/tracing/instances/xrunlab-" + std::to_string(killed.child.pid());
   ASSERT_TRUE(std::filesystem::is_directory(instance));
-  killed.child.signal(SIGKILL);
+  kill_engine_and_janitor(killed);  // the janitor alone would remove it
   finish(killed);
   EXPECT_TRUE(std::filesystem::is_directory(instance)) << "nothing restores after a SIGKILL";
   XrunlabRun next;

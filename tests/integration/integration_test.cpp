@@ -333,14 +333,15 @@ TEST(Integration, ACrashingServerFailsTheRunAndKeepsTheResults) {
   expect_nothing_left(r);
 }
 
-// SIGKILL of the engine: its children die with it (PR_SET_PDEATHSIG), the last checkpoint is
-// on disk, and whatever JACK left in /dev/shm is freed by the next run.
+// SIGKILL of the engine and of its janitor (what the janitor alone cleans up is
+// janitor_integration_test's): its children die with it (PR_SET_PDEATHSIG), the last checkpoint
+// is on disk, and whatever JACK left in /dev/shm is freed by the next run.
 TEST(Integration, AKilledEngineLeavesNothingTheNextRunDoesNotClean) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
                         "60", "--label", "it-kill9", "--no-plots"});
   wait_until_measuring(r);
   std::this_thread::sleep_for(2500ms);  // past the first checkpoint (1.5 s into the window)
-  kill(r.child.pid(), SIGKILL);
+  kill_engine_and_janitor(r);
   finish(r, 10s);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (!processes_mentioning(r.server_name()).empty() &&

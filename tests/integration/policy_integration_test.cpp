@@ -171,8 +171,8 @@ TEST(PolicyIntegration, IsoEmuLeavesALightLoadAlone) {
   EXPECT_GT(iso["samples"].get<int>(), 100);
 }
 
-// rt-throttle's cgroup survives a SIGKILLed engine only until the next start, which restores
-// it and says so.
+// rt-throttle's cgroup survives a SIGKILLed engine whose janitor was killed too only until the
+// next start, which restores it and says so.
 TEST(PolicyIntegration, RtThrottleGroupOfAKilledEngineIsRestoredByTheNextStart) {
   if (!std::filesystem::exists("/sys/fs/cgroup/cpu/cpu.rt_runtime_us")) {
     GTEST_SKIP() << "no cgroup-v1 cpu controller with RT group scheduling here";
@@ -184,7 +184,7 @@ TEST(PolicyIntegration, RtThrottleGroupOfAKilledEngineIsRestoredByTheNextStart) 
   const std::string group = "/sys/fs/cgroup/cpu/xrunlab-" + std::to_string(r.child.pid());
   ASSERT_TRUE(std::filesystem::exists(group));
   EXPECT_EQ(read_text_or_empty(group + "/cpu.rt_runtime_us"), "500000\n");
-  kill(r.child.pid(), SIGKILL);
+  kill_engine_and_janitor(r);
   finish(r, 10s);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (!processes_mentioning(r.server_name()).empty() &&

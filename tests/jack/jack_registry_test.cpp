@@ -1,6 +1,7 @@
 #include "engine/jack/jack_registry.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -106,6 +107,95 @@ TEST(JackRegistry, ReclaimsDeadXrunlabEntriesAndFilesOnly) {
   EXPECT_EQ((*entries)[0].name, "");
   EXPECT_EQ((*entries)[1].pid, self);                          // alive: kept
   EXPECT_EQ((*entries)[2].name, "jack-" + uid + ":default:");  // not ours: kept although dead
+  fs::remove_all(dir);
+}
+
+// A full registry image (servers and 256 segment entries of 268 bytes) with `segments`
+// {allocator, id} in entries 0, 1, ...
+std::string full_image(const std::vector<std::pair<int32_t, std::string>>& servers,
+                       const std::vector<std::pair<int32_t, std::string>>& segments) {
+  constexpr size_t kHeader = 24 + 8 * 264, kEntry = 268;
+  std::string img = registry_image(servers);
+  img.resize(kHeader + 256 * kEntry, '\0');
+  for (size_t i = 0; i < 256; ++i) {
+    const int16_t index = static_cast<int16_t>(i);
+    std::memcpy(img.data() + kHeader + i * kEntry, &index, 2);
+  }
+  for (size_t i = 0; i < segments.size(); ++i) {
+    char* e = img.data() + kHeader + i * kEntry;
+    const uint32_t size = 4096;
+    std::memcpy(e + 4, &segments[i].first, 4);
+    std::memcpy(e + 8, &size, 4);
+    std::memcpy(e + 12, segments[i].second.data(), segments[i].second.size());
+  }
+  return img;
+}
+
+pid_t dead_pid() {
+  const pid_t p = ::fork();
+  if (p == 0) ::_exit(0);
+  ::waitpid(p, nullptr, 0);
+  return p;
+}
+
+TEST(JackRegistry, ParsesTheSegmentTable) {
+  const auto segs = parse_jack_segments(full_image({}, {{77, "/jack-0-0"}, {0, ""}}), nullptr);
+  ASSERT_TRUE(segs);
+  ASSERT_EQ(segs->size(), 256u);
+  EXPECT_EQ((*segs)[0].allocator, 77);
+  EXPECT_EQ((*segs)[0].id, "/jack-0-0");
+  EXPECT_EQ((*segs)[0].size, 4096u);
+  EXPECT_EQ((*segs)[1].index, 1);
+  EXPECT_EQ((*segs)[1].allocator, 0);
+  std::string why;
+  EXPECT_FALSE(parse_jack_segments(registry_image({}), &why));  // no room for the segments
+  EXPECT_NE(why.find("too small"), std::string::npos) << why;
+}
+
+TEST(JackRegistry, ADeadServerOfTheRunIsReclaimedAndNothingElse) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-reclaim-run-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string uid = std::to_string(::getuid());
+  const pid_t jackd = dead_pid(), other_jackd = dead_pid(), self = ::getpid();
+  const std::string server = "xrunlab-" + std::to_string(jackd) + "-0";
+  const std::string other = "xrunlab-" + std::to_string(other_jackd) + "-0";
+  {
+    std::ofstream out(dir / "jack-shm-registry", std::ios::binary);
+    out << full_image({{jackd, "jack-" + uid + ":" + server + ":"},
+                       {other_jackd, "jack-" + uid + ":" + other + ":"}},
+                      {{jackd, "/jack-" + uid + "-0"},
+                       {self, "/jack-" + uid + "-1"},           // the run's, but alive
+                       {other_jackd, "/jack-" + uid + "-2"}});  // another dead run's
+  }
+  const std::vector<std::string> files = {
+      "jack-" + uid + "-0",      "jack-" + uid + "-1",
+      "jack-" + uid + "-2",      "jack_sem." + uid + "_" + server + "_system",
+      "xrunlab-vcard-" + server, "jack_sem." + uid + "_" + other + "_system"};
+  for (const std::string& f : files) std::ofstream(dir / f) << "x";
+
+  const ReclaimResult r = reclaim_dead_server(dir.string(), server, {jackd, self});
+  EXPECT_EQ(r.reclaimed, std::vector<std::string>{server});
+  EXPECT_EQ(r.removed_files.size(), 3u);
+  EXPECT_FALSE(fs::exists(dir / files[0]));
+  EXPECT_TRUE(fs::exists(dir / files[1]));
+  EXPECT_TRUE(fs::exists(dir / files[2]));
+  EXPECT_FALSE(fs::exists(dir / files[3]));
+  EXPECT_FALSE(fs::exists(dir / files[4]));
+  EXPECT_TRUE(fs::exists(dir / files[5]));
+
+  std::ifstream in(dir / "jack-shm-registry", std::ios::binary);
+  const std::string img((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto servers = parse_jack_registry(img, nullptr);
+  const auto segs = parse_jack_segments(img, nullptr);
+  ASSERT_TRUE(servers && segs);
+  EXPECT_EQ((*servers)[0].pid, 0);
+  EXPECT_EQ((*servers)[1].pid, other_jackd);  // another run's: its own janitor or next start
+  EXPECT_EQ((*segs)[0].allocator, 0);
+  EXPECT_EQ((*segs)[0].id, "");
+  EXPECT_EQ((*segs)[0].index, 0);
+  EXPECT_EQ((*segs)[1].allocator, self);
+  EXPECT_EQ((*segs)[2].allocator, other_jackd);
   fs::remove_all(dir);
 }
 

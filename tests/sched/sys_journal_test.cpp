@@ -225,6 +225,43 @@ TEST_F(SysJournalTest, JournalOfACrashedRunIsRestoredAtTheNextStart) {
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
 }
 
+// The janitor's way: one dead owner's journal, named, restored; another dead one's is left for
+// the next start, a live owner's is never touched.
+TEST_F(SysJournalTest, RecoverDeadOwnerRestoresOnlyThatJournal) {
+  write_text(sys_ + "/a", "new");
+  write_text(sys_ + "/b", "new");
+  write_text(journal_of(kDeadPid), journal_text(kDeadPid, {{{"kind", "write"},
+                                                            {"path", sys_ + "/a"},
+                                                            {"old_value", "old"},
+                                                            {"new_value", "new"}}}));
+  write_text(journal_of(kDeadPid + 1), journal_text(kDeadPid + 1, {{{"kind", "write"},
+                                                                    {"path", sys_ + "/b"},
+                                                                    {"old_value", "old"},
+                                                                    {"new_value", "new"}}}));
+  const auto lines =
+      SysJournal::recover_dead_owner(journal_of(kDeadPid), "left by the killed engine");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(contains(lines[0], "left by the killed engine (pid " + std::to_string(kDeadPid)))
+      << lines[0];
+  EXPECT_EQ(read_text_or_empty(sys_ + "/a"), "old");
+  EXPECT_EQ(read_text_or_empty(sys_ + "/b"), "new");
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
+  EXPECT_TRUE(path_exists(journal_of(kDeadPid + 1)));
+  EXPECT_TRUE(SysJournal::recover_dead_owner(journal_of(kDeadPid), "x").empty());  // gone
+  const auto entries = SysJournal::read_entries(journal_of(kDeadPid + 1));
+  ASSERT_TRUE(entries);
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].path, sys_ + "/b");
+  EXPECT_FALSE(SysJournal::read_entries(journal_of(kDeadPid)));
+
+  // A live owner (this process) keeps its journal.
+  SysJournal mine(SysJournal::journal_path_in(run_));
+  mine.write_setting(sys_ + "/b", "mine");
+  EXPECT_TRUE(SysJournal::recover_dead_owner(mine.journal_path(), "x").empty());
+  EXPECT_EQ(read_text_or_empty(sys_ + "/b"), "mine");
+  EXPECT_TRUE(mine.restore_all().empty());
+}
+
 TEST_F(SysJournalTest, HandWrittenJournalOfADeadPidIsRestored) {
   write_text(sys_ + "/a", "new");
   write_text(journal_of(kDeadPid), journal_text(kDeadPid, {{{"kind", "write"},

@@ -107,7 +107,29 @@ inline std::vector<std::string> shm_leftovers(const std::string& server) {
   return found;
 }
 
+// The run's janitor (xrunlab-janitor --engine PID ...), alive and not a zombie, or -1.
+inline pid_t janitor_of(pid_t engine) {
+  for (const std::string& p : processes_mentioning("--engine " + std::to_string(engine) + " ")) {
+    const std::string stat = read_text_or_empty("/proc/" + std::to_string(std::stol(p)) + "/stat");
+    const auto paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') continue;
+    return static_cast<pid_t>(std::stol(p));
+  }
+  return -1;
+}
+
+// What the janitor cannot help with: the engine and its janitor both SIGKILLed (the janitor
+// first), as `kill -9 -1` or a machine crash would; the next run's preflight cleans up then.
+inline void kill_engine_and_janitor(XrunlabRun& r) {
+  const pid_t janitor = janitor_of(r.child.pid());
+  ASSERT_GT(janitor, 0) << "the run has no janitor";
+  ASSERT_EQ(::kill(janitor, SIGKILL), 0);
+  while (janitor_of(r.child.pid()) == janitor) std::this_thread::sleep_for(1ms);
+  r.child.signal(SIGKILL);
+}
+
 inline void expect_nothing_left(const XrunlabRun& r) {
+  EXPECT_EQ(janitor_of(r.child.pid()), -1) << "the run's janitor is still alive";
   EXPECT_EQ(processes_mentioning(r.server_name()), std::vector<std::string>{})
       << "processes of the run are still alive";
   EXPECT_EQ(shm_leftovers(r.server_name()), std::vector<std::string>{})

@@ -127,6 +127,29 @@ bool mask_has(std::string_view hex, int sig) {
 
 // ---- argv, exit status, errors -------------------------------------------------------------
 
+// Every child announces itself on the report descriptor (the janitor's list) before exec.
+TEST(Child, EveryChildAnnouncesItselfOnTheReportDescriptor) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  SpawnSpec spec;
+  spec.argv = {"true"};
+  set_child_report_fd(fds[1]);
+  Child a = Child::spawn(spec);
+  Child b = Child::spawn(spec);
+  set_child_report_fd(-1);
+  Child c = Child::spawn(spec);
+  ASSERT_TRUE(a.wait_for(std::chrono::seconds(10)));
+  ASSERT_TRUE(b.wait_for(std::chrono::seconds(10)));
+  ASSERT_TRUE(c.wait_for(std::chrono::seconds(10)));
+  char buf[256] = {};
+  const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(n)),
+            "child " + std::to_string(a.pid()) + "\nchild " + std::to_string(b.pid()) + "\n");
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
 TEST(Child, ArgumentsArriveVerbatimWithoutAShell) {
   const std::vector<std::string> args = {"a b",   "'single'", "\"double\"", "$(echo hi)", "`id`",
                                          "$HOME", "*",        "x;y|z&",     "",           "\\n"};

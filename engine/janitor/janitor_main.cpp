@@ -1,0 +1,6 @@
+// xrunlab-janitor: see engine/janitor/janitor.hpp.
+#include "engine/janitor/janitor.hpp"
+
+int main(int argc, char** argv) {
+  return xrunlab::janitor_main(argc, argv);
+}

@@ -1,0 +1,93 @@
+// A killed engine's run folder, marked: a checkpoint becomes "killed" with its figures kept; a
+// final status stays (its summary.txt follows it); a folder without run.json gets one.
+#include "engine/janitor/run_status.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/report/report_summary.hpp"
+#include "engine/report/run_folder.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/sample_result.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace xrunlab {
+namespace {
+
+using nlohmann::json;
+using testing_support::read_text_or_empty;
+
+void write_folder(const std::string& dir, RunResult r, const std::string& status) {
+  finalize(r);
+  r.status = status;
+  r.status_detail = status == "incomplete" ? "checkpoint during the run" : "";
+  write_run_files(dir, render_run_files(r));
+}
+
+KilledRun killed() {
+  KilledRun k;
+  k.detail = "the engine (pid 4242) ended before the run did";
+  k.command_line = {"xrunlab", "run", "--duration", "5"};
+  k.started_utc = "2026-01-01T00:00:00Z";
+  return k;
+}
+
+TEST(RunStatus, ACheckpointIsMarkedKilledWithItsFiguresKept) {
+  testing_support::TempDir dir("runstatus");
+  write_folder(dir.str(), testing_support::sample_result(), "incomplete");
+  const json before = json::parse(read_text_or_empty(dir.str() + "/run.json"));
+  const std::string said = mark_run_killed(dir.str(), killed());
+  EXPECT_NE(said.find("killed"), std::string::npos) << said;
+  const json after = json::parse(read_text_or_empty(dir.str() + "/run.json"));
+  EXPECT_EQ(after["status"], "killed");
+  EXPECT_EQ(after["status_detail"], killed().detail);
+  EXPECT_EQ(after["clients"], before["clients"]);
+  EXPECT_EQ(after["totals"], before["totals"]);
+  const auto s = parse_summary(read_text_or_empty(dir.str() + "/summary.txt"));
+  EXPECT_EQ(s.at("Status").rfind("killed (the engine (pid 4242)", 0), 0u) << s.at("Status");
+}
+
+TEST(RunStatus, AFinalStatusStaysAndItsSummaryFollowsIt) {
+  testing_support::TempDir dir("runstatus");
+  write_folder(dir.str(), testing_support::sample_result(), "completed");
+  const std::string run_json = read_text_or_empty(dir.str() + "/run.json");
+  const std::string summary = read_text_or_empty(dir.str() + "/summary.txt");
+  EXPECT_NE(mark_run_killed(dir.str(), killed()).find("kept the final status 'completed'"),
+            std::string::npos);
+  EXPECT_EQ(read_text_or_empty(dir.str() + "/run.json"), run_json);
+  EXPECT_EQ(read_text_or_empty(dir.str() + "/summary.txt"), summary);
+
+  // Killed between run.json and summary.txt: the checkpoint's summary is written again.
+  RunResult r = testing_support::sample_result();
+  finalize(r);
+  r.status = "incomplete";
+  for (const RunFile& f : render_run_files(r)) {
+    if (f.name == "summary.txt") write_run_files(dir.str(), {f});
+  }
+  EXPECT_NE(mark_run_killed(dir.str(), killed()).find("summary.txt written again"),
+            std::string::npos);
+  EXPECT_EQ(read_text_or_empty(dir.str() + "/summary.txt"), summary);
+  EXPECT_EQ(read_text_or_empty(dir.str() + "/run.json"), run_json);
+}
+
+TEST(RunStatus, AFolderWithoutRunJsonGetsOne) {
+  testing_support::TempDir dir("runstatus");
+  EXPECT_NE(mark_run_killed(dir.str(), killed()).find("no checkpoint yet"), std::string::npos);
+  const json j = json::parse(read_text_or_empty(dir.str() + "/run.json"));
+  EXPECT_EQ(j["status"], "killed");
+  EXPECT_EQ(j["command_line"], json(killed().command_line));
+  const auto s = parse_summary(read_text_or_empty(dir.str() + "/summary.txt"));
+  EXPECT_EQ(s.at("Status").rfind("killed", 0), 0u);
+}
+
+TEST(RunStatus, FinalStatuses) {
+  for (const char* s : {"completed", "failed", "interrupted", "killed"}) {
+    EXPECT_TRUE(is_final_status(s)) << s;
+  }
+  EXPECT_FALSE(is_final_status("incomplete"));
+  EXPECT_FALSE(is_final_status(""));
+}
+
+}  // namespace
+}  // namespace xrunlab
