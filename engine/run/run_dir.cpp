@@ -1,21 +1,19 @@
 #include "engine/run/run_dir.hpp"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 
-#include "engine/base/errors.hpp"
+#include "engine/base/output_error.hpp"
 
 namespace xrunlab {
 namespace {
 
 [[noreturn]] void output_error(const std::string& what, const std::string& path) {
-  throw Error(ExitCode::kOutput, "cannot " + what + " folder '" + path +
-                                     "': " + std::strerror(errno) +
-                                     " (choose a writable folder with --output)");
+  throw OutputError(what + " folder", path, errno);
 }
 
 }  // namespace
@@ -50,6 +48,12 @@ std::string create_run_dir(const std::string& output, const std::string& label) 
   }
   make_dirs(dir + "/clients");
   return dir;
+}
+
+std::optional<uint64_t> free_bytes(const std::string& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 }  // namespace xrunlab
