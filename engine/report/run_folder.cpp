@@ -73,7 +73,7 @@ void write_run_files(const std::string& run_dir, const std::vector<RunFile>& fil
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec) throw OutputError("create folder", path.parent_path().string(), ec.value());
-    write_file_atomic(path.string(), f->bytes);
+    write_output_file(path.string(), f->bytes);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "engine/base/output_error.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 namespace {
@@ -29,11 +30,19 @@ std::string utc_now(const char* format) {
 
 void make_dirs(const std::string& path) {
   size_t pos = 0;
+  bool created = false;
   while (pos != std::string::npos) {
     pos = path.find('/', pos + 1);
     const std::string partial = path.substr(0, pos);
     if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) output_error("create", partial);
+    if (::mkdir(partial.c_str(), 0755) == 0) {
+      // The first folder made holds every later one: under sudo it goes to the user, content
+      // and all.
+      if (!created) hand_over_folder(partial);
+      created = true;
+    } else if (errno != EEXIST) {
+      output_error("create", partial);
+    }
   }
   if (::access(path.c_str(), W_OK) != 0) output_error("write to", path);
 }
@@ -46,6 +55,7 @@ std::string create_run_dir(const std::string& output, const std::string& label) 
     if (errno != EEXIST) output_error("create", dir);
     dir = base + "-" + std::to_string(n);
   }
+  hand_over_folder(dir);  // everything in it is this run's
   make_dirs(dir + "/clients");
   return dir;
 }

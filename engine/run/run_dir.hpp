@@ -14,13 +14,14 @@ inline std::string utc_now_iso() {
 }
 
 // mkdir -p `path`, then checks it is writable. Throws OutputError (Error(kOutput)) naming the
-// folder and --output, and saying "the disk is full" for ENOSPC.
+// folder and --output, and saying "the disk is full" for ENOSPC. The folders it makes are
+// recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp).
 void make_dirs(const std::string& path);
 
 // Creates OUTPUT/LABEL/<UTC timestamp>/ (with -2, -3 ... when that exists already) and its
 // clients/ folder; returns its path. Two runs in the same second (even started together) get
 // two folders: each mkdir either creates its name or fails with EEXIST and tries the next.
-// Throws Error(kOutput) as make_dirs.
+// Throws Error(kOutput) as make_dirs. The run folder is recorded for the hand-over.
 std::string create_run_dir(const std::string& output, const std::string& label);
 
 // The bytes an unprivileged writer may still use on the file system holding `path` (statvfs),

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "engine/base/output_error.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 
@@ -41,6 +42,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
   if (::close(fd) != 0) fail("close");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename into");
+}
+
+void write_output_file(const std::string& path, const std::string& content) {
+  write_file_atomic(path, content);
+  hand_over_file(path);
 }
 
 }  // namespace xrunlab

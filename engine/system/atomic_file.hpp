@@ -12,3 +12,11 @@ namespace xrunlab {
 void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace xrunlab
+
+namespace xrunlab {
+
+// write_file_atomic for a file of the user's results (a run, campaign, sweep or report file):
+// also recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp).
+void write_output_file(const std::string& path, const std::string& content);
+
+}  // namespace xrunlab
