@@ -108,7 +108,15 @@ bool JackdLogTap::disk_full() const {
 }
 
 void JackdLogTap::close() {
-  if (fd_ >= 0) ::close(fd_);
+  // A file system that writes late (NFS) may only report a failed write at close.
+  if (fd_ >= 0 && ::close(fd_) != 0 && errno != EINTR) {
+    const int err = errno;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!write_failed_) {
+      write_failed_ = true;
+      write_errno_ = err;
+    }
+  }
   fd_ = -1;
 }
 
