@@ -131,7 +131,7 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
   int code = sweep.exit_code;
   if (code == 0) code = a.clean ? 0 : static_cast<int>(ExitCode::kCheckDropsOut);
   make_dirs(so.dir);
-  write_file_atomic(so.dir + "/check.txt", doctor + "\n" + verdict + "\n");
+  write_output_file(so.dir + "/check.txt", doctor + "\n" + verdict + "\n");
   nlohmann::json j = {{"schema_version", 1},
                       {"verdict", verdict},
                       {"exit_code", code},
@@ -141,7 +141,7 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
                                                         : nlohmann::json()},
                       {"doctor", doctor_json(results)},
                       {"sweep", "sweep.json"}};
-  write_file_atomic(so.dir + "/check.json", j.dump(2) + "\n");
+  write_output_file(so.dir + "/check.json", j.dump(2) + "\n");
   if (!o.quiet) std::printf("Results: %s (check.txt, check.json, sweep.png)\n", so.dir.c_str());
   return code;
 }

@@ -95,7 +95,7 @@ void emit(std::string text, const std::string& write_path) {
   if (!text.empty() && text.back() != '\n') text += '\n';
   std::cout << text;
   if (!write_path.empty()) {
-    write_file_atomic(write_path, text);
+    write_output_file(write_path, text);
     std::cerr << "xrunlab: wrote " << write_path << "\n";
   }
 }
@@ -172,7 +172,7 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
     Child g = Child::spawn(s);
     g.wait_for(std::chrono::seconds(60));
     if (fs::exists(tmp / "compare.png")) {
-      write_file_atomic(png, read_text((tmp / "compare.png").string()));
+      write_output_file(png, read_text((tmp / "compare.png").string()));
       std::cerr << "xrunlab: wrote " << png << "\n";
     } else {
       std::cerr << "xrunlab: error: gnuplot drew no compare.png: "
@@ -204,7 +204,7 @@ int cmd_import(const ReportOptions& ro) {
     const std::string& file = ro.paths[i];
     const nlohmann::json out = records_file_json(imported[i], file);
     const std::string target = dir + "/" + fs::path(file).filename().string() + kRecordsSuffix;
-    write_file_atomic(target, out.dump(2) + "\n");
+    write_output_file(target, out.dump(2) + "\n");
     std::cout << fmt::format("{}: {} run(s) imported -> {}\n", file, imported[i].size(), target);
   }
   return 0;

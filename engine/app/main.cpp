@@ -18,6 +18,7 @@
 #include "engine/run/run.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/file_owner.hpp"
 #include "engine/result/run_json.hpp"
 
 namespace {
@@ -55,7 +56,7 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
     }
   }
   if (!cmd.junit.empty()) {
-    write_file_atomic(cmd.junit, junit_xml("xrunlab " + run_dir, {c}));
+    write_output_file(cmd.junit, junit_xml("xrunlab " + run_dir, {c}));
   }
   return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
 }
@@ -64,6 +65,8 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
 
 int main(int argc, char** argv) {
   using namespace xrunlab;
+  // Under sudo, what this process created goes to the user who ran it, on every way out of main.
+  const HandOverAtExit hand_over;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);

@@ -10,6 +10,7 @@
 #include "engine/report/plots.hpp"
 #include "engine/stats/multiple.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 
@@ -376,8 +377,8 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
     medians += "\n";
   }
   try {
-    write_file_atomic(dir + "/campaign-plot.csv", runs);
-    write_file_atomic(dir + "/campaign-medians.csv", medians);
+    write_output_file(dir + "/campaign-plot.csv", runs);
+    write_output_file(dir + "/campaign-medians.csv", medians);
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -410,6 +411,7 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
     if (!first && low > 0 && high > 20 * low) title += ", log scale";  // campaign.gp reads this
     argv.push_back(title);
   }
+  hand_over_file(dir + "/campaign.png");  // gnuplot writes it (under sudo: as root)
   return run_gnuplot(argv, std::chrono::seconds(60));
 }
 

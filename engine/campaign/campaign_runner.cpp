@@ -22,6 +22,7 @@
 #include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/file_owner.hpp"
 #include "engine/system/host_context.hpp"
 #include "engine/system/process.hpp"
 
@@ -249,6 +250,7 @@ class Runner {
     spec.argv = argv;
     spec.output_path = log;
     Child child = Child::spawn(spec);
+    hand_over_file(log);  // the run's own folder it hands over itself
     const auto start = Clock::now();
     bool stopping = false;
     auto next_line = start;
@@ -333,8 +335,8 @@ class Runner {
   int report(double session_s) const {
     const CampaignReport rep = build_campaign_report(plan_, s_, dir_);
     const std::string text = format_campaign_report(rep);
-    write_file_atomic(dir_ + "/campaign-summary.txt", text);
-    write_file_atomic(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
+    write_output_file(dir_ + "/campaign-summary.txt", text);
+    write_output_file(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
     if (o_.as_step) return 0;  // the sweep draws and prints its own
     const std::string plot_error = draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_);
     if (!plot_error.empty()) {
@@ -365,7 +367,7 @@ class Runner {
       }
     }
     if (!o_.junit.empty())
-      write_file_atomic(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
+      write_output_file(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
     return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
   }
 

@@ -147,7 +147,7 @@ std::optional<CampaignState> load_campaign_state(const std::string& dir) {
 
 void save_campaign_state(const std::string& dir, CampaignState& s) {
   s.updated_utc = utc_now_iso();
-  write_file_atomic(dir + "/campaign.json", to_json(s).dump(2) + "\n");
+  write_output_file(dir + "/campaign.json", to_json(s).dump(2) + "\n");
 }
 
 ResumedState resume_campaign(const std::optional<CampaignState>& old, const CampaignPlan& plan,

@@ -16,6 +16,7 @@
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 namespace {
@@ -169,7 +170,7 @@ class SweepRunner {
     nlohmann::json j = sweep_json(o_.spec, g);
     j["settings"] = sweep_settings_json(o_.spec);
     j["schema_version"] = 1;
-    write_file_atomic(dir_ + "/sweep.json", j.dump(2) + "\n");
+    write_output_file(dir_ + "/sweep.json", j.dump(2) + "\n");
   }
 
   void finish(const SweepGrid& g) {
@@ -183,7 +184,7 @@ class SweepRunner {
           "steps so far support; the same command continues.\n",
           g.exit_code);
     }
-    write_file_atomic(dir_ + "/sweep-summary.txt", text);
+    write_output_file(dir_ + "/sweep-summary.txt", text);
     const std::string plot_error = draw(g);
     std::fputs(text.c_str(), stdout);
     if (!plot_error.empty()) {
@@ -198,12 +199,13 @@ class SweepRunner {
     if (g.steps.empty()) return "no step was measured";
     const std::string script_dir = find_script_dir(o_.self_exe);
     if (script_dir.empty()) return "the plot scripts (sweep.gp) were not found";
-    write_file_atomic(dir_ + "/sweep-heatmap.dat", sweep_heatmap_data(o_.spec, g));
+    write_output_file(dir_ + "/sweep-heatmap.dat", sweep_heatmap_data(o_.spec, g));
     std::string periods, clients;
     for (uint32_t p : o_.spec.periods) periods += (periods.empty() ? "" : " ") + std::to_string(p);
     for (int c : o_.spec.clients) clients += (clients.empty() ? "" : " ") + std::to_string(c);
     double max_rate = 0;
     for (const SweepStep& s : g.steps) max_rate = std::max(max_rate, s.rate_per_min());
+    hand_over_file(dir_ + "/sweep.png");  // gnuplot writes it (under sudo: as root)
     return run_gnuplot(
         {"gnuplot", "-c", script_dir + "/sweep.gp", dir_ + "/sweep-heatmap.dat",
          dir_ + "/sweep.png",

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/base/file.hpp"
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_summary.hpp"
@@ -54,36 +55,53 @@ RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir) {
 }
 
 void write_run_files(const std::string& run_dir, const std::vector<RunFile>& files) {
+  // run.json last: a run.json renamed into place says every file beside it is at least as new.
+  std::vector<const RunFile*> order;
   for (const RunFile& f : files) {
-    const fs::path path = fs::path(run_dir) / f.name;
-    if (!inside_folder(f.name)) {
+    if (f.name != "run.json") order.push_back(&f);
+  }
+  for (const RunFile& f : files) {
+    if (f.name == "run.json") order.push_back(&f);
+  }
+  for (const RunFile* f : order) {
+    const fs::path path = fs::path(run_dir) / f->name;
+    if (!inside_folder(f->name)) {
       throw Error(
           ExitCode::kOutput,
           fmt::format("cannot write '{}': not a file inside the run folder", path.string()));
     }
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    if (ec) {
-      throw Error(ExitCode::kOutput,
-                  fmt::format("cannot create folder '{}': {} (choose a writable folder with "
-                              "--output)",
-                              path.parent_path().string(), ec.message()));
-    }
-    write_file_atomic(path.string(), f.bytes);
+    if (ec) throw OutputError("create folder", path.parent_path().string(), ec.value());
+    write_output_file(path.string(), f->bytes);
   }
 }
 
 void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
                       const std::string& scripts_dir) {
-  std::vector<RunFile> plot_files;
   if (plots) {
     RenderedPlots p = render_plots(r, scripts_dir);
-    plot_files = std::move(p.files);
     r.warnings.insert(r.warnings.end(), p.warnings.begin(), p.warnings.end());
+    // The plots before the data files, so that the warning of plots that did not fit is in them.
+    // A full disk leaves no plot: those written go again, making room for the data files.
+    size_t written = 0;
+    try {
+      for (const RunFile& f : p.files) {
+        write_run_files(run_dir, {f});
+        ++written;
+      }
+    } catch (const OutputError& e) {
+      if (!e.disk_full()) throw;
+      for (size_t i = 0; i < written; ++i) {
+        std::error_code ec;
+        fs::remove(fs::path(run_dir) / p.files[i].name, ec);
+      }
+      std::error_code ec;
+      fs::remove(fs::path(run_dir) / "plots", ec);  // only when empty
+      r.warnings.push_back("plots: none written: " + std::string(e.what()));
+    }
   }
-  std::vector<RunFile> files = render_run_files(r);
-  for (RunFile& f : plot_files) files.push_back(std::move(f));
-  write_run_files(run_dir, files);
+  write_run_files(run_dir, render_run_files(r));
 }
 
 RunResult load_run_folder(const std::string& dir) {

@@ -30,12 +30,18 @@ struct RenderedPlots {
 RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir);
 
 // The one place that writes a run folder: each file atomically (temp + rename,
-// engine/system/atomic_file.hpp), in the order given, folders created. Throws Error(kOutput)
-// naming the path (also for a name that is absolute or leaves the folder with "..").
+// engine/system/atomic_file.hpp), in the order given except run.json, always last: a run.json
+// (complete, or marked "incomplete" by a checkpoint) says every file beside it is at least as
+// new. Folders are created. Throws Error(kOutput) naming the path (also for a name that is
+// absolute or leaves the folder with ".."); OutputError with "the disk is full" for ENOSPC, when
+// the files before stay written and run.json stays what it was.
 void write_run_files(const std::string& run_dir, const std::vector<RunFile>& files);
 
 // The end of a run: plots first (when asked), their warnings appended to r.warnings (so the
-// files say so too), then every file written once (the data files first).
+// files say so too), then every file written once (run.json last). Plots that do not fit on a
+// full disk degrade: the ones written are removed again (room for the data files) and a warning
+// "plots: none written: ... the disk is full ..." goes into the files. A full disk at a data
+// file throws (OutputError, kOutput).
 void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
                       const std::string& scripts_dir);
 

@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <fmt/format.h>
 
-#include "engine/base/errors.hpp"
+#include "engine/base/errno_text.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/system/clock.hpp"
 
 namespace xrunlab {
@@ -18,8 +19,8 @@ JackdLogTap::~JackdLogTap() {
 
 void JackdLogTap::open(const std::string& path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
+  if (fd_ < 0) throw OutputError("create", path, errno);
+  path_ = path;
 }
 
 void JackdLogTap::set_event_gap(int64_t gap_us) {
@@ -39,9 +40,25 @@ void JackdLogTap::close_window(uint64_t end_us) {
 }
 
 void JackdLogTap::on_line(std::string_view line) {
-  if (fd_ >= 0) write_all(fd_, std::string(line) + "\n");
+  // The log degrades, the counting does not: after the first failed write (a full disk) no
+  // line is written any more (a line written in part stays the file's last), each is counted.
+  bool failed = false;
+  int err = 0;
+  if (fd_ >= 0 && !write_failed_) {
+    failed = !write_all(fd_, std::string(line) + "\n");
+    err = errno;
+  }
   const uint64_t now = mono_raw_us();
   std::lock_guard<std::mutex> lock(mu_);
+  if (failed) {
+    write_failed_ = true;
+    write_errno_ = err;
+  }
+  if (write_failed_) {
+    ++lines_not_written_;
+  } else {
+    ++lines_written_;
+  }
   if (window_open_ && now >= start_us_ && now < end_us_) {
     counter_.add(line, static_cast<int64_t>(now));
   }
@@ -74,8 +91,32 @@ std::vector<double> JackdLogTap::xrun_line_times(bool* cut) const {
   return out;
 }
 
+std::string JackdLogTap::write_warning() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!write_failed_) return "";
+  return fmt::format(
+      "{}: {}: {} line(s) written, the {} after them not (the first of those may be there in "
+      "part; jackd's xrun lines among them were still counted)",
+      path_,
+      is_disk_full(write_errno_) ? "the disk is full" : "cannot write: " + errno_text(write_errno_),
+      lines_written_, lines_not_written_);
+}
+
+bool JackdLogTap::disk_full() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return write_failed_ && is_disk_full(write_errno_);
+}
+
 void JackdLogTap::close() {
-  if (fd_ >= 0) ::close(fd_);
+  // A file system that writes late (NFS) may only report a failed write at close.
+  if (fd_ >= 0 && ::close(fd_) != 0 && errno != EINTR) {
+    const int err = errno;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!write_failed_) {
+      write_failed_ = true;
+      write_errno_ = err;
+    }
+  }
   fd_ = -1;
 }
 

@@ -37,11 +37,20 @@ class JackdLogTap {
   // Every xrun line's arrival in the window, seconds since its start (the first
   // JackdXrunCounter::kMaxLinesKept; `cut` says whether there were more).
   std::vector<double> xrun_line_times(bool* cut) const;
+  // "" while every line reached jackd.log; after a write failed (the disk is full), a warning
+  // saying so with the lines written and those not written since (counted all the same).
+  std::string write_warning() const;
+  bool disk_full() const;  // a write failed with ENOSPC or EDQUOT
   void close();
 
  private:
-  mutable std::mutex mu_;  // guards counter_ and the window
+  mutable std::mutex mu_;  // guards counter_, the window and the write counts
   int fd_ = -1;
+  std::string path_;
+  // Read and written by the hub's thread (write_failed_ also under mu_ for write_warning()).
+  bool write_failed_ = false;
+  int write_errno_ = 0;
+  uint64_t lines_written_ = 0, lines_not_written_ = 0;
   JackdXrunCounter counter_{0};
   uint64_t start_us_ = 0, end_us_ = UINT64_MAX;
   bool window_open_ = false;

@@ -21,6 +21,7 @@
 #include "engine/backend/alsa_cards.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
 #include "engine/janitor/janitor_link.hpp"
@@ -102,6 +103,9 @@ class Runner {
   // What the measurement loop watches: "" while the run may go on, else why it stops.
   std::string stop_reason();
   void checkpoint(uint64_t now_us);
+  // run.json and summary.txt marked "incomplete" as soon as the folder exists: a full disk is
+  // found before anything starts.
+  void starting_checkpoint();
   // Stops the loads (once) and puts what each did into the result.
   void stop_loads_into_result(uint64_t t0_us);
   // The card's final record into the result; then its files go.
@@ -153,6 +157,10 @@ class Runner {
   }
   ExitCode failure_code_ = ExitCode::kOk;
   bool loads_recorded_ = false;
+  // Set when a checkpoint found the disk full: the window stops (exit kOutput) with this line.
+  std::string disk_full_;
+  // The disk-full warnings into the result: jackd.log cut short, children's logs maybe too.
+  void note_disk_full(RunResult& r) const;
   bool stopped_ = false;
   // Every cycle joined across the clients (after backend_: the reader reads the card's record).
   std::unique_ptr<CycleTableShm> cycle_table_;
@@ -707,6 +715,7 @@ std::vector<ClientThread> Runner::client_threads() {
 
 std::string Runner::stop_reason() {
   if (stop_.load()) return "interrupted";
+  if (!disk_full_.empty()) return disk_full_;
   if (std::string ended = session_.ended(); !ended.empty()) return ended;
   if (std::string ended = fleet_.first_ended(); !ended.empty()) return ended;
   return loads_.check_running();
@@ -735,7 +744,8 @@ void Runner::checkpoint(uint64_t now_us) {
     r.ended_utc = utc_now_iso();
     r.status = "incomplete";
     r.status_detail =
-        "checkpoint during the run; if it is still here, the engine was killed before the end";
+        "checkpoint during the run; if it is still here, the run did not write its final "
+        "results (the engine was killed, or the disk was full)";
     finalize(r);
     std::vector<RunFile> rendered = render_run_files(r);
     r.status = status;
@@ -747,7 +757,44 @@ void Runner::checkpoint(uint64_t now_us) {
   try {
     write_run_files(run_dir_, files);
   } catch (const Error& e) {
-    say(std::string("warning: checkpoint failed: ") + e.what());
+    // A full disk stops the run: the rest of the window could not be kept either.
+    const auto* out = dynamic_cast<const OutputError*>(&e);
+    if (out != nullptr && out->disk_full()) {
+      disk_full_ = e.what();
+      say("stopping the run: " + disk_full_);
+    } else {
+      say(std::string("warning: checkpoint failed: ") + e.what());
+    }
+  }
+}
+
+void Runner::starting_checkpoint() {
+  RunResult& r = live_.owned();
+  const std::string status = r.status, detail = r.status_detail;
+  r.status = "incomplete";
+  r.status_detail =
+      "written as the run started; if it is still here, the run did not write its results "
+      "(the engine was killed, or the disk was full)";
+  r.ended_utc = utc_now_iso();
+  finalize(r);
+  // A full disk (or any output error) here stops the run before anything is started.
+  write_run_files(run_dir_, render_run_files(r));
+  r.status = status;
+  r.status_detail = detail;
+  r.ended_utc.clear();
+}
+
+void Runner::note_disk_full(RunResult& r) const {
+  const std::string log = tap_.write_warning();
+  if (!log.empty()) r.warnings.push_back(log);
+  // The children write their logs themselves: what they could not write is not known here.
+  const std::optional<uint64_t> free = free_bytes(run_dir_);
+  if (!disk_full_.empty() || tap_.disk_full() || (free && *free < kDiskNearlyFullBytes)) {
+    r.warnings.push_back(fmt::format(
+        "the disk holding the run folder was full ({} KiB free at the end): the logs the "
+        "clients, loads and tools write themselves (clients/*.log, loads/*.log, ...) may end "
+        "early",
+        free ? fmt::format("{}", *free / 1024) : std::string("?")));
   }
 }
 
@@ -907,7 +954,7 @@ void Runner::measure() {
     } else if (!reason.empty()) {
       r.status = "failed";
       r.status_detail = reason;
-      failure_code_ = ExitCode::kRunFailed;
+      failure_code_ = reason == disk_full_ ? ExitCode::kOutput : ExitCode::kRunFailed;
     } else if (!bad_end.empty()) {
       r.status = "failed";
       r.status_detail = "at the end: " + bad_end;
@@ -1130,6 +1177,7 @@ void Runner::finish_failed(const std::exception& e) {
   fill_baseline(r);
   fill_dma_latency(r);
   fill_affinity(r);
+  note_disk_full(r);
   try {
     write_run_files(run_dir_, render_run_files(r));
   } catch (const Error&) {
@@ -1141,6 +1189,7 @@ RunOutcome Runner::run() {
   live_.owned().started_utc = utc_now_iso();
   preflight();
   live_.owned().host = collect_host_context();
+  starting_checkpoint();
   RunOutcome out;
   out.run_dir = run_dir_;
   mark("preflight");
@@ -1178,6 +1227,7 @@ RunOutcome Runner::run() {
   for (std::string& w : audio_match_warnings(r)) r.warnings.push_back(std::move(w));
   r.phases_s.emplace_back("results computed",
                           static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6);
+  note_disk_full(r);
   // Plots first: a plot that fails is a warning in the files, which are written once.
   write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));
   out.result = r;

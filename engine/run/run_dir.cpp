@@ -1,21 +1,20 @@
 #include "engine/run/run_dir.hpp"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 
-#include "engine/base/errors.hpp"
+#include "engine/base/output_error.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 namespace {
 
 [[noreturn]] void output_error(const std::string& what, const std::string& path) {
-  throw Error(ExitCode::kOutput, "cannot " + what + " folder '" + path +
-                                     "': " + std::strerror(errno) +
-                                     " (choose a writable folder with --output)");
+  throw OutputError(what + " folder", path, errno);
 }
 
 }  // namespace
@@ -31,11 +30,19 @@ std::string utc_now(const char* format) {
 
 void make_dirs(const std::string& path) {
   size_t pos = 0;
+  bool created = false;
   while (pos != std::string::npos) {
     pos = path.find('/', pos + 1);
     const std::string partial = path.substr(0, pos);
     if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) output_error("create", partial);
+    if (::mkdir(partial.c_str(), 0755) == 0) {
+      // The first folder made holds every later one: under sudo it goes to the user, content
+      // and all.
+      if (!created) hand_over_folder(partial);
+      created = true;
+    } else if (errno != EEXIST) {
+      output_error("create", partial);
+    }
   }
   if (::access(path.c_str(), W_OK) != 0) output_error("write to", path);
 }
@@ -48,8 +55,15 @@ std::string create_run_dir(const std::string& output, const std::string& label) 
     if (errno != EEXIST) output_error("create", dir);
     dir = base + "-" + std::to_string(n);
   }
+  hand_over_folder(dir);  // everything in it is this run's
   make_dirs(dir + "/clients");
   return dir;
+}
+
+std::optional<uint64_t> free_bytes(const std::string& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 }  // namespace xrunlab

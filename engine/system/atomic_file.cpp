@@ -5,19 +5,18 @@
 
 #include <cerrno>
 
-#include "engine/base/errno_text.hpp"
-#include "engine/base/errors.hpp"
+#include "engine/base/output_error.hpp"
+#include "engine/system/file_owner.hpp"
 
 namespace xrunlab {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // The temporary file goes on every failure: a partial file never stays, under any name.
   auto fail = [&](const char* what) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw Error(ExitCode::kOutput, std::string("cannot ") + what + " '" + path +
-                                       "': " + errno_text(err) +
-                                       " (choose a writable folder with --output)");
+    throw OutputError(what, path, err);
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("create");
@@ -26,17 +25,28 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      if (n == 0) errno = ENOSPC;  // a write of nothing: no room for more
+      const int err = errno;
       ::close(fd);
+      errno = err;
       fail("write");
     }
     off += static_cast<size_t>(n);
   }
+  // A file system that allocates late (ext4, XFS) may only say ENOSPC here, or at close.
   if (::fsync(fd) != 0) {
+    const int err = errno;
     ::close(fd);
+    errno = err;
     fail("sync");
   }
   if (::close(fd) != 0) fail("close");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename into");
+}
+
+void write_output_file(const std::string& path, const std::string& content) {
+  write_file_atomic(path, content);
+  hand_over_file(path);
 }
 
 }  // namespace xrunlab

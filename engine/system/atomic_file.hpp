@@ -5,7 +5,18 @@
 
 namespace xrunlab {
 
-// Throws xrunlab::Error(ExitCode::kOutput) naming the path on failure.
+// Throws xrunlab::OutputError (engine/base/output_error.hpp; Error(ExitCode::kOutput)) naming
+// the path and, for ENOSPC/EDQUOT, saying "the disk is full". Every error of open, write, fsync,
+// close and rename is checked; on any of them the temporary file is removed and the old file (if
+// any) is left as it was.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace xrunlab
+
+namespace xrunlab {
+
+// write_file_atomic for a file of the user's results (a run, campaign, sweep or report file):
+// also recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp).
+void write_output_file(const std::string& path, const std::string& content);
 
 }  // namespace xrunlab

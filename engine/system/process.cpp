@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "engine/base/errno_text.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/text.hpp"
 
@@ -286,8 +287,7 @@ Child Child::spawn(const SpawnSpec& spec) {
     if (!spec.output_path.empty()) {
       log_fd = ::open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (log_fd < 0) {
-        throw Error(ExitCode::kOutput,
-                    "cannot open log file '" + spec.output_path + "': " + errno_text(errno));
+        throw OutputError("open log file", spec.output_path, errno);
       }
     }
     SpawnOptions o;

@@ -82,6 +82,18 @@ TEST(WriteRunFiles, WritesEachFileWithItsFolders) {
   EXPECT_EQ(entries, 3u) << "no temporary file is left";
 }
 
+// run.json is renamed into place after every other file, whatever the order given: a run.json
+// says the files beside it are at least as new (a full disk stops the writer before it).
+TEST(WriteRunFiles, RunJsonIsRenamedIntoPlaceLast) {
+  TempDir tmp;
+  const std::string dir = tmp.file("run");
+  fs::create_directories(dir);
+  FolderWatch renames(dir, IN_MOVED_TO);
+  write_run_files(dir, render_run_files(run_result()));
+  EXPECT_EQ(renames.names(), (std::vector<std::string>{"timeseries.csv", "histogram.csv",
+                                                       "summary.txt", "run.json"}));
+}
+
 TEST(WriteRunFiles, RefusesNamesOutsideTheFolderAndUnwritableFolders) {
   TempDir tmp;
   for (const char* name : {"../escape.txt", "/etc/escape.txt", "plots/../../escape.txt", ""}) {

@@ -54,5 +54,28 @@ TEST(JackdLogTap, AFolderThatCannotBeWrittenIsAnOutputError) {
   }
 }
 
+// /dev/full: every write fails with ENOSPC, as on a full disk. The log degrades (nothing more is
+// written, each line counted and said), the counting goes on.
+TEST(JackdLogTap, AFullDiskStopsTheLogNotTheCounting) {
+  JackdLogTap tap;
+  tap.open("/dev/full");
+  tap.set_event_gap(1000);
+  EXPECT_EQ(tap.write_warning(), "");
+  EXPECT_FALSE(tap.disk_full());
+  tap.open_window(mono_raw_us());
+  tap.on_line("jackdmp 1.9.21");
+  tap.on_line(kLate);
+  tap.on_line(kLate);
+  tap.close_window(mono_raw_us());
+  XrunCounts x;
+  tap.fill(x);
+  EXPECT_EQ(x.log_client_lines, 2u);
+  EXPECT_TRUE(tap.disk_full());
+  EXPECT_EQ(tap.write_warning(),
+            "/dev/full: the disk is full: 0 line(s) written, the 3 after them not (the first of "
+            "those may be there in part; jackd's xrun lines among them were still counted)");
+  tap.close();
+}
+
 }  // namespace
 }  // namespace xrunlab
