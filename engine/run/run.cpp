@@ -39,6 +39,7 @@
 #include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/run/run_warnings.hpp"
+#include "engine/run/runaway_watchdog.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"
 #include "engine/run/teardown.hpp"
@@ -172,6 +173,8 @@ class Runner {
   std::optional<CyclictestResult> baseline_result_;
   ServerSession session_;
   ClientFleet fleet_;
+  RtTimeLimit rt_limit_;     // RLIMIT_RTTIME on jackd and the clients
+  RunawayGuard runaway_;     // the watchdog over the clients' audio threads
   LineHub hub_;
 };
 
@@ -287,6 +290,10 @@ void Runner::start_server() {
   req.timeout = milliseconds(static_cast<int64_t>(o_.server_timeout_s * 1000));
   req.run_dir = run_dir_;
   req.cpus = o_.cpus;
+  // The server's realtime threads block every period: the clients' limit costs it nothing.
+  rt_limit_ = rt_time_limit(static_cast<double>(o_.period) * 1e6 / o_.rate,
+                            o_.inject ? o_.inject->usec : 0);
+  req.limits = {rttime_child_limit(rt_limit_)};
   req.say = [this](const std::string& s) { say(s); };
   if (backend_->launches_server()) {
     if (const std::string said = policy_.create_group(journal_); !said.empty()) say(said);
@@ -389,6 +396,16 @@ void Runner::start_clients() {
   f.inject_client = o_.inject_client;
   f.cgroup_procs = policy_.cgroup_procs();
   f.cpus = o_.cpus;
+  // The period the server runs (an attached one's own), for the clients' RLIMIT_RTTIME.
+  rt_limit_ = rt_time_limit(session_.period_us(), o_.inject ? o_.inject->usec : 0);
+  f.limits = {rttime_child_limit(rt_limit_)};
+  live_.with([&](RunResult& r) {
+    r.rt_time_limit = rt_time_limit_json(
+        rt_limit_, session_.launched()
+                       ? std::vector<std::string>{backend_->server_program(), "xrunlab-client"}
+                       : std::vector<std::string>{"xrunlab-client"});
+  });
+  runaway_.start(rt_limit_, static_cast<size_t>(o_.clients));
   const vcard::Shm* card = backend_->card_record();
   cycle_table_ = CycleTableShm::create(
       cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
@@ -399,7 +416,8 @@ void Runner::start_clients() {
   fleet_.spawn(f, hub_, live_, window_start_us_);
   say(fmt::format("started {} clients, waiting for them to activate", o_.clients));
   fleet_.wait_active(
-      live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_);
+      live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_,
+      [this] { return runaway_.check(fleet_, live_); });
   start_cycle_reader();
 }
 
@@ -611,6 +629,7 @@ std::vector<ClientThread> Runner::client_threads() {
 std::string Runner::stop_reason() {
   if (stop_.load()) return "interrupted";
   if (std::string ended = session_.ended(); !ended.empty()) return ended;
+  if (std::string runaway = runaway_.check(fleet_, live_); !runaway.empty()) return runaway;
   if (std::string ended = fleet_.first_ended(); !ended.empty()) return ended;
   return loads_.check_running();
 }
@@ -808,7 +827,7 @@ void Runner::measure() {
     } else if (!reason.empty()) {
       r.status = "failed";
       r.status_detail = reason;
-      failure_code_ = ExitCode::kRunFailed;
+      failure_code_ = runaway_.tripped() ? ExitCode::kClientsFailed : ExitCode::kRunFailed;
     } else if (!bad_end.empty()) {
       r.status = "failed";
       r.status_detail = "at the end: " + bad_end;
