@@ -231,13 +231,12 @@ Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ct
                "(%.1f ns per stage), inject %s\n",
                a.name.c_str(), jack.rate(), jack.frames(), period_us, a.ports, cal.stages,
                cal.target_us, cal.ns_per_stage,
-               !a.inject                ? "none"
-               : a.inject->spin_at != 0 ? ("a spin forever from cycle " +
-                                           std::to_string(a.inject->spin_at))
-                                              .c_str()
-                                        : (std::to_string(a.inject->usec) + " us every " +
-                                           std::to_string(a.inject->every) + " cycles")
-                                              .c_str());
+               !a.inject ? "none"
+               : a.inject->spin_at != 0
+                   ? ("a spin forever from cycle " + std::to_string(a.inject->spin_at)).c_str()
+                   : (std::to_string(a.inject->usec) + " us every " +
+                      std::to_string(a.inject->every) + " cycles")
+                         .c_str());
   return cal;
 }
 

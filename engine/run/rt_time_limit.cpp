@@ -42,7 +42,8 @@ RunawayCause runaway_cause(int wait_status, bool killed_by_watchdog, uint64_t se
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == kClientExitRtTime) {
     return RunawayCause::kRtTimeSoft;
   }
-  if (WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGXCPU) return RunawayCause::kRtTimeSoft;
+  if (WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGXCPU)
+    return RunawayCause::kRtTimeSoft;
   if (WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL &&
       seen_ran_ns >= l.soft_us * 1000) {
     return RunawayCause::kRtTimeHard;

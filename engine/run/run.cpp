@@ -173,8 +173,8 @@ class Runner {
   std::optional<CyclictestResult> baseline_result_;
   ServerSession session_;
   ClientFleet fleet_;
-  RtTimeLimit rt_limit_;     // RLIMIT_RTTIME on jackd and the clients
-  RunawayGuard runaway_;     // the watchdog over the clients' audio threads
+  RtTimeLimit rt_limit_;  // RLIMIT_RTTIME on jackd and the clients
+  RunawayGuard runaway_;  // the watchdog over the clients' audio threads
   LineHub hub_;
 };
 
@@ -290,12 +290,12 @@ void Runner::start_server() {
   req.timeout = milliseconds(static_cast<int64_t>(o_.server_timeout_s * 1000));
   req.run_dir = run_dir_;
   req.cpus = o_.cpus;
-  // The server's realtime threads block every period: the clients' limit costs it nothing.
-  rt_limit_ = rt_time_limit(static_cast<double>(o_.period) * 1e6 / o_.rate,
-                            o_.inject ? o_.inject->usec : 0);
-  req.limits = {rttime_child_limit(rt_limit_)};
   req.say = [this](const std::string& s) { say(s); };
   if (backend_->launches_server()) {
+    // The clients' limit: the server's realtime threads block every period, so it costs nothing.
+    rt_limit_ = rt_time_limit(static_cast<double>(o_.period) * 1e6 / std::max(o_.rate, 1u),
+                              o_.inject ? o_.inject->usec : 0);
+    req.limits = {rttime_child_limit(rt_limit_)};
     if (const std::string said = policy_.create_group(journal_); !said.empty()) say(said);
     req.cgroup_procs = policy_.cgroup_procs();
   } else {

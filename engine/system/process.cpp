@@ -219,9 +219,9 @@ pid_t spawn_process(const SpawnOptions& o) {
   if (child_error[0] >= kLimitFailed &&
       static_cast<size_t>(child_error[0] - kLimitFailed) < o.limits.size()) {
     const ChildLimit& l = o.limits[static_cast<size_t>(child_error[0] - kLimitFailed)];
-    throw Error(ExitCode::kRunFailed, fmt::format("cannot set {} of '{}' to {} (soft), {} (hard): {}",
-                                                  l.name, program, l.soft, l.hard,
-                                                  errno_text(child_error[1])));
+    throw Error(ExitCode::kRunFailed,
+                fmt::format("cannot set {} of '{}' to {} (soft), {} (hard): {}", l.name, program,
+                            l.soft, l.hard, errno_text(child_error[1])));
   }
   throw Error(ExitCode::kMissingProgram,
               "cannot run '" + program + "': " + errno_text(child_error[1]));

@@ -57,8 +57,8 @@ struct SpawnOptions {
 // named in `o` stay open in the caller (close them after the call). Throws
 // xrunlab::Error(kMissingProgram) "cannot run 'PROGRAM': <errno text>" when the program cannot
 // be executed, Error(kRunFailed) when fork or a pipe fails, the cgroup refuses the child or the
-// kernel refuses its CPU affinity or a resource limit (the child has then been reaped). Waiting for the child is the
-// caller's business.
+// kernel refuses its CPU affinity or a resource limit (the child has then been reaped). Waiting for
+// the child is the caller's business.
 pid_t spawn_process(const SpawnOptions& o);
 
 // ---- Child: a spawned program with its pipes, reaped and killed by its owner -------------

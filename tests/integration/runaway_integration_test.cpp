@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 
 #include "engine/base/file.hpp"
@@ -89,8 +90,8 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
   ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
   if (!CPU_ISSET(cpu, &mine)) GTEST_SKIP() << "needs CPU 1";
 
-  void* shared = ::mmap(nullptr, sizeof(Heartbeat), PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      ::mmap(nullptr, sizeof(Heartbeat), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(shared, MAP_FAILED);
   auto* beat = new (shared) Heartbeat;
   const pid_t heartbeat = start_heartbeat(cpu, beat);
@@ -98,9 +99,26 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
 
   // 1024 frames (21.3 ms): cycle 300 comes about 6.4 s after the clients activate, inside the
   // window; the run would last 20 s if nothing stopped it.
-  XrunlabRun r = start({"run", "--backend", "dummy", "--clients", "2", "--ports", "1", "--period",
-                        "1024", "--duration", "20", "--cpus", std::to_string(cpu), "--inject",
-                        "spin:300", "--inject-client", "2", "--no-plots", "--label", "runaway"});
+  XrunlabRun r = start({"run",
+                        "--backend",
+                        "dummy",
+                        "--clients",
+                        "2",
+                        "--ports",
+                        "1",
+                        "--period",
+                        "1024",
+                        "--duration",
+                        "20",
+                        "--cpus",
+                        std::to_string(cpu),
+                        "--inject",
+                        "spin:300",
+                        "--inject-client",
+                        "2",
+                        "--no-plots",
+                        "--label",
+                        "runaway"});
   // The limits as the kernel holds them for the running programs.
   std::pair<std::string, std::string> client_limits, jackd_limits;
   const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -108,7 +126,8 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
          (client_limits.first.empty() || jackd_limits.first.empty())) {
     for (const std::string& p : processes_mentioning(r.server_name())) {
       const auto pid = static_cast<pid_t>(std::stol(p));
-      if (p.find("xrunlab-client") != std::string::npos && p.find("xrunlab-c02") != std::string::npos) {
+      if (p.find("xrunlab-client") != std::string::npos &&
+          p.find("xrunlab-c02") != std::string::npos) {
         client_limits = rttime_limits(pid);
       } else if (p.find("jackd") != std::string::npos) {
         jackd_limits = rttime_limits(pid);
@@ -171,6 +190,8 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
     if (beat->at[k] > since && beat->at[k] < stopped) ++during;
     if (beat->at[k] > run_ended) ++after;
   }
+  std::printf("spin seen for %lld ms: %d heartbeat ticks during it, %d after the run\n",
+              static_cast<long long>((stopped - since) / kMs), during, after);
   EXPECT_EQ(beat->count.load(), kTicks);
   EXPECT_GE(during, 1) << "no tick in the " << (stopped - since) / kMs << " ms of the spin";
   EXPECT_GE(after, 1);

@@ -67,19 +67,19 @@ TEST(RunawayCause, EachEndToldApart) {
 
 TEST(RunawayReason, OneLineNamingTheClientThePolicyAndWhatStoppedIt) {
   const RtTimeLimit l = rt_time_limit(1000, 0);
-  EXPECT_EQ(runaway_reason("xrunlab-c02", RunawayCause::kRtTimeSoft,
-                           runaway_ran_ms(RunawayCause::kRtTimeSoft, 800000000, l),
-                           "SCHED_FIFO 65", l),
-            "xrunlab-c02's process thread ran 1000 ms at SCHED_FIFO 65 without blocking: "
-            "stopped by RLIMIT_RTTIME (SIGXCPU at its soft limit of 1000 ms)");
+  EXPECT_EQ(
+      runaway_reason("xrunlab-c02", RunawayCause::kRtTimeSoft,
+                     runaway_ran_ms(RunawayCause::kRtTimeSoft, 800000000, l), "SCHED_FIFO 65", l),
+      "xrunlab-c02's process thread ran 1000 ms at SCHED_FIFO 65 without blocking: "
+      "stopped by RLIMIT_RTTIME (SIGXCPU at its soft limit of 1000 ms)");
   EXPECT_EQ(runaway_reason("xrunlab-c01", RunawayCause::kRtTimeHard, 2000, "SCHED_RR 60", l),
             "xrunlab-c01's process thread ran 2000 ms at SCHED_RR 60 without blocking: stopped "
             "by RLIMIT_RTTIME (SIGKILL at its hard limit of 2000 ms)");
-  EXPECT_EQ(runaway_reason("xrunlab-c03", RunawayCause::kWatchdog,
-                           runaway_ran_ms(RunawayCause::kWatchdog, 3210987654, l),
-                           "SCHED_DEADLINE", l),
-            "xrunlab-c03's process thread ran 3210 ms at SCHED_DEADLINE without blocking: "
-            "stopped by the watchdog (SIGKILL after 3000 ms; RLIMIT_RTTIME did not act)");
+  EXPECT_EQ(
+      runaway_reason("xrunlab-c03", RunawayCause::kWatchdog,
+                     runaway_ran_ms(RunawayCause::kWatchdog, 3210987654, l), "SCHED_DEADLINE", l),
+      "xrunlab-c03's process thread ran 3210 ms at SCHED_DEADLINE without blocking: "
+      "stopped by the watchdog (SIGKILL after 3000 ms; RLIMIT_RTTIME did not act)");
   // A policy nobody read back is said as such.
   EXPECT_NE(runaway_reason("xrunlab-c03", RunawayCause::kWatchdog, 3000, "", l)
                 .find("ran 3000 ms at a realtime policy without blocking"),

@@ -22,9 +22,9 @@ TEST(RunawayWatchdog, AThreadThatBlocksBetweenLooksNeverRunsAStretch) {
   RunawayWatchdog w(1, 3000 * kMs);
   // An audio thread: a little CPU per look, a block (or many) between every two looks.
   for (int k = 0; k < 100; ++k) {
-    EXPECT_EQ(w.observe(0, 42, look(static_cast<uint64_t>(k) * 5, static_cast<uint64_t>(k) * 9,
-                                    k * 200)),
-              0u);
+    EXPECT_EQ(
+        w.observe(0, 42, look(static_cast<uint64_t>(k) * 5, static_cast<uint64_t>(k) * 9, k * 200)),
+        0u);
     EXPECT_FALSE(w.runaway(0));
   }
   EXPECT_EQ(w.running_since_ns(0), 0);

@@ -299,8 +299,8 @@ TEST(Child, LimitsAreTheProgramsBeforeExec) {
   std::vector<std::string> words;
   std::istringstream in(text);
   for (std::string w; in >> w;) words.push_back(w);
-  EXPECT_EQ(words, (std::vector<std::string>{"Max", "realtime", "timeout", "1250000", "2250000",
-                                             "us"}))
+  EXPECT_EQ(words,
+            (std::vector<std::string>{"Max", "realtime", "timeout", "1250000", "2250000", "us"}))
       << text;
 }
 
