@@ -12,8 +12,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -61,6 +63,57 @@ class ClientFailure : public std::runtime_error {
 std::atomic<bool> g_signalled{false};
 void on_signal(int) {
   g_signalled.store(true);
+}
+
+// RLIMIT_RTTIME's soft limit (SIGXCPU): the process thread (or another realtime thread) ran that
+// long without blocking. The kernel hands the signal to the thread that ran over, whose callback
+// never returned: the handler tells the engine why, on the telemetry and in the log, and ends
+// the process. Its lines are formatted before activation (install_rttime_handler); the handler
+// makes async-signal-safe calls only (write, _exit).
+char g_rttime_line[512];
+size_t g_rttime_line_len = 0;
+char g_rttime_note[512];
+size_t g_rttime_note_len = 0;
+int g_rttime_fd = -1;
+
+void write_fully(int fd, const char* p, size_t n) {  // async-signal-safe
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void on_rttime(int) {
+  const int saved = errno;
+  write_fully(g_rttime_fd, g_rttime_line, g_rttime_line_len);
+  write_fully(STDERR_FILENO, g_rttime_note, g_rttime_note_len);
+  errno = saved;
+  ::_exit(kClientExitRtTime);
+}
+
+// The soft limit as this process has it ("no limit": RLIMIT_RTTIME is not set).
+void install_rttime_handler(const ClientArgs& a) {
+  rlimit rl{};
+  ::getrlimit(RLIMIT_RTTIME, &rl);
+  const std::string limit = rl.rlim_cur == RLIM_INFINITY
+                                ? std::string("its RLIMIT_RTTIME")
+                                : std::to_string(rl.rlim_cur / 1000) + " ms (RLIMIT_RTTIME)";
+  const std::string message = "a realtime thread ran " + limit +
+                              " without blocking: stopped by SIGXCPU (a runaway callback)";
+  const std::string line = telemetry::encode(telemetry::Error{a.index, message});
+  const std::string note = a.name + ": error: " + message + "\n";
+  g_rttime_line_len = std::min(line.size(), sizeof g_rttime_line);
+  std::memcpy(g_rttime_line, line.data(), g_rttime_line_len);
+  g_rttime_note_len = std::min(note.size(), sizeof g_rttime_note);
+  std::memcpy(g_rttime_note, note.data(), g_rttime_note_len);
+  g_rttime_fd = a.telemetry_fd;
+  struct sigaction sa {};
+  sa.sa_handler = on_rttime;
+  sigfillset(&sa.sa_mask);
+  sigaction(SIGXCPU, &sa, nullptr);
 }
 
 void install_signal_handlers() {
@@ -180,10 +233,12 @@ Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ct
                "(%.1f ns per stage), inject %s\n",
                a.name.c_str(), jack.rate(), jack.frames(), period_us, a.ports, cal.stages,
                cal.target_us, cal.ns_per_stage,
-               a.inject ? (std::to_string(a.inject->usec) + " us every " +
-                           std::to_string(a.inject->every) + " cycles")
-                              .c_str()
-                        : "none");
+               !a.inject ? "none"
+               : a.inject->spin_at != 0
+                   ? ("a spin forever from cycle " + std::to_string(a.inject->spin_at)).c_str()
+                   : (std::to_string(a.inject->usec) + " us every " +
+                      std::to_string(a.inject->every) + " cycles")
+                         .c_str());
   return cal;
 }
 
@@ -488,6 +543,7 @@ int run(const ClientArgs& a) {
     // the client runs unlocked, where locking first would fail the index's allocation instead.
     Drain drain(a, *ctx, jack, out);
     lock_memory(a);
+    install_rttime_handler(a);
 
     jack_set_process_callback(jack.get(), process_rt, ctx.get());
     jack_on_shutdown(jack.get(), on_server_shutdown, ctx.get());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -115,6 +116,16 @@ void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nfra
   }
 }
 
+// --inject-overrun spin:CYCLE: a runaway realtime thread on purpose. Reads the clock until it
+// shows the largest JACK time, which a real clock never does (a fake one may, to end a unit
+// test), so the process thread never blocks again: RLIMIT_RTTIME's SIGXCPU or the engine's
+// watchdog ends the process.
+// Realtime: no allocation, locks or system calls (clock reads only); deliberately unbounded.
+void spin_forever_rt(const RtConfig& c) noexcept {
+  while (c.jack.get_time() != std::numeric_limits<jack_time_t>::max()) {
+  }
+}
+
 }  // namespace
 
 RtState make_rt_state(const RtConfig& config, uint32_t max_nframes) {
@@ -130,7 +141,9 @@ RtState make_rt_state(const RtConfig& config, uint32_t max_nframes) {
               std::to_string(ports));
   }
   if (!config.ring) throw bad("ring is missing");
-  if (config.inject && config.inject->every == 0) throw bad("inject.every is 0");
+  if (config.inject && config.inject->spin_at == 0 && config.inject->every == 0) {
+    throw bad("inject.every is 0");
+  }
   if ((config.signal || config.file || config.audio) && !config.check_port) {
     throw bad("signal, file and audio need check_port");
   }
@@ -148,7 +161,12 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
   read_entry_rt(config, shared, nframes, &rec);
   process_ports_rt(config, state, shared, nframes, rec);
   ++state.cycle;
-  if (config.inject && state.cycle % config.inject->every == 0) {
+  if (config.inject && config.inject->spin_at != 0) {
+    if (state.cycle == config.inject->spin_at) {
+      spin_forever_rt(config);
+      rec.flags |= CycleRecord::kInjected;  // only reached when a fake clock ends the spin
+    }
+  } else if (config.inject && state.cycle % config.inject->every == 0) {
     // Injected overrun: burn CPU until the callback has lasted inject->usec in total.
     const uint64_t until = rec.t_entry_us + config.inject->usec;
     while (config.jack.get_time() < until) {

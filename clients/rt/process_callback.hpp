@@ -45,7 +45,7 @@ struct RtConfig {
   jack_port_t* clock_port = nullptr;              // --clock-port: the vcard's marker channel
   std::unique_ptr<BiquadBank> bank;               // the DSP work, one set of stages per port
   std::unique_ptr<CycleRing> ring;                // one CycleRecord per cycle
-  std::optional<InjectSpec> inject;               // --inject-overrun
+  std::optional<InjectSpec> inject;               // --inject-overrun (an overrun, or spin)
   CycleTableColumn table;                         // --cycle-table: this client's column
   // The audible chain: port 1 carries the test signal, passed through exactly (its DSP work
   // still happens, on a scratch copy).
@@ -97,8 +97,9 @@ inline constexpr uint32_t kMaxJackFrames = 8192;
 RtState make_rt_state(const RtConfig& config, uint32_t max_nframes);
 
 // One process cycle of `nframes` frames.
-// Realtime: wait-free apart from the DSP work and an injected overrun (a deliberate busy-wait);
-// no allocation, locks, logging or system calls beyond reading the clock (through config.jack).
+// Realtime: wait-free apart from the DSP work and an injected overrun (a deliberate busy-wait;
+// with inject->spin_at, one that never ends); no allocation, locks, logging or system calls
+// beyond reading the clock (through config.jack).
 void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
                       jack_nframes_t nframes) noexcept;
 

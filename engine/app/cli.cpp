@@ -137,8 +137,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->default_str("5")
       ->type_name("[=N]");
   run->add_option("--inject", inject_text,
-                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time.")
-      ->type_name("USEC:EVERY_N_CYCLES");
+                  "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time; or "
+                  "spin:CYCLE: its CYCLE-th callback busy-waits forever, a runaway that "
+                  "RLIMIT_RTTIME stops (exit code 5).")
+      ->type_name("USEC:EVERY_N_CYCLES|spin:CYCLE");
   run->add_option("--inject-client", o.inject_client, "Which client INDEX gets --inject.")
       ->capture_default_str()
       ->type_name("INDEX");

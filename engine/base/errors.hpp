@@ -12,7 +12,7 @@ enum class ExitCode : int {
   kUsage = 2,           // bad flag or value
   kMissingProgram = 3,  // jackd (or another needed program) not found
   kServerFailed = 4,    // jackd did not start or did not accept clients
-  kClientsFailed = 5,   // clients failed to start or to activate
+  kClientsFailed = 5,   // clients failed to start or to activate, or one ran away (RLIMIT_RTTIME)
   kOutput = 6,          // the output folder cannot be written
   kPermission = 7,      // the scheduling policy is not permitted (limits, capabilities)
   kUnsupported = 8,     // the policy does not exist on this kernel/system (SCHED_ISO, RT groups)

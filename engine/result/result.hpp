@@ -241,6 +241,14 @@ struct RunResult {
   nlohmann::json explain;
   // --trace-on-xrun: the frozen ring's file and span (engine/trace/xrun_trace.hpp); null without.
   nlohmann::json trace_on_xrun;
+  // RLIMIT_RTTIME on the realtime processes and the watchdog's threshold
+  // (engine/run/rt_time_limit.hpp): {soft_us, hard_us, watchdog_us, applied_to, rule}; null
+  // when the run stopped before its clients started.
+  nlohmann::json rt_time_limit;
+  // The client a runaway audio thread was stopped in (engine/run/runaway_watchdog.hpp):
+  // {client, index, pid, tid, policy, ran_ms, stopped_by, signal, running_since_mono_ns,
+  // stopped_mono_ns, reason}; null when none ran away.
+  nlohmann::json runaway;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -346,6 +346,8 @@ json to_json(const RunResult& r) {
       {"affinity", json(r.affinity)},
       {"explain", json(r.explain)},
       {"trace_on_xrun", json(r.trace_on_xrun)},
+      {"rt_time_limit", json(r.rt_time_limit)},
+      {"runaway", json(r.runaway)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -968,6 +970,8 @@ RunResult run_from(const Object& j) {
   j.get("affinity", r.affinity);
   j.get("explain", r.explain);
   j.get("trace_on_xrun", r.trace_on_xrun);
+  j.get("rt_time_limit", r.rt_time_limit);
+  j.get("runaway", r.runaway);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

@@ -63,6 +63,7 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
     spec.argv = client_argv(f, i);
     spec.cgroup_procs = f.cgroup_procs;
     spec.cpus = f.cpus;
+    spec.limits = f.limits;
     spec.output_path = fmt::format("{}/clients/c{:02d}.log", f.run_dir, i);
     spec.stdin_pipe = true;
     spec.fd3_pipe = true;
@@ -78,11 +79,17 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
 }
 
 void ClientFleet::wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
-                              const std::atomic<bool>& stop) {
+                              const std::atomic<bool>& stop,
+                              const std::function<std::string()>& runaway) {
   const size_t n = children_.size();
   const auto deadline =
       std::chrono::steady_clock::now() + milliseconds(15000 + 500 * static_cast<int64_t>(n));
   while (true) {
+    if (runaway) {
+      if (const std::string why = runaway(); !why.empty()) {
+        throw Error(ExitCode::kClientsFailed, why);
+      }
+    }
     size_t ready = 0;
     std::string failed;
     live.with([&](const RunResult& r) {
@@ -131,6 +138,16 @@ std::string ClientFleet::first_ended() {
     if (!children_[i].running()) return names_[i] + " " + children_[i].describe_exit();
   }
   return "";
+}
+
+std::optional<int> ClientFleet::wait_status(size_t k) {
+  Child& c = children_.at(k);
+  c.running();
+  return c.wait_status();
+}
+
+void ClientFleet::kill(size_t k) noexcept {
+  if (k < children_.size()) children_[k].signal(SIGKILL);
 }
 
 bool ClientFleet::all_done(LiveResult& live) {

@@ -37,6 +37,7 @@ struct FleetSpec {
   int inject_client = 1;
   std::string cgroup_procs;  // start every client inside this cgroup ("" = where we are)
   std::vector<int> cpus;     // --cpus: every client's CPU affinity, set before exec (empty = ours)
+  std::vector<ChildLimit> limits;  // every client's resource limits (RLIMIT_RTTIME), before exec
 };
 
 // "xrunlab-c07" for prefix "xrunlab-" and index 7.
@@ -59,9 +60,11 @@ class ClientFleet {
   // thread's scheduling), for at most 15 s + 0.5 s per client (JACK2 activates about one
   // client per graph cycle). Throws Error: kClientsFailed naming the client that failed or
   // ended, kServerFailed when `server_ended()` says why the server is gone, kInterrupted when
-  // `stop` is set, kPermission for a client that could not set its scheduling.
+  // `stop` is set, kPermission for a client that could not set its scheduling; kClientsFailed
+  // with `runaway()`'s reason as soon as it gives one (runaway_watchdog.hpp).
   void wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
-                   const std::atomic<bool>& stop);
+                   const std::atomic<bool>& stop,
+                   const std::function<std::string()>& runaway = nullptr);
 
   // One command line to every client's stdin ("start <usecs>\n", "stop <usecs>\n").
   void send(const std::string& line);
@@ -69,6 +72,11 @@ class ClientFleet {
   void send_each(const std::vector<std::string>& text);
   // "" while every client runs; else "<name> exited with status 1" for the first one that ended.
   std::string first_ended();
+  size_t size() const { return children_.size(); }
+  // Client k's (0-based) raw wait status once it has ended (it is reaped here); else nullopt.
+  std::optional<int> wait_status(size_t k);
+  // SIGKILL to client k's process group (a runaway); it is reaped later. Never throws.
+  void kill(size_t k) noexcept;
   // Every client either sent its totals or ended.
   bool all_done(LiveResult& live);
   // Clients that ended without their totals are named in the result: "no final report (...)".

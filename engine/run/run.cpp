@@ -41,6 +41,7 @@
 #include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/run/run_warnings.hpp"
+#include "engine/run/runaway_watchdog.hpp"
 #include "engine/run/server_session.hpp"
 #include "engine/run/system_sampler.hpp"
 #include "engine/run/teardown.hpp"
@@ -191,6 +192,8 @@ class Runner {
   std::optional<CyclictestResult> baseline_result_;
   ServerSession session_;
   ClientFleet fleet_;
+  RtTimeLimit rt_limit_;  // RLIMIT_RTTIME on jackd and the clients
+  RunawayGuard runaway_;  // the watchdog over the clients' audio threads
   LineHub hub_;
   // Outlives the engine: if it is killed, stops what the run started (engine/janitor).
   JanitorLink janitor_;
@@ -319,6 +322,10 @@ void Runner::start_server() {
   req.cpus = o_.cpus;
   req.say = [this](const std::string& s) { say(s); };
   if (backend_->launches_server()) {
+    // The clients' limit: the server's realtime threads block every period, so it costs nothing.
+    rt_limit_ = rt_time_limit(static_cast<double>(o_.period) * 1e6 / std::max(o_.rate, 1u),
+                              o_.inject ? o_.inject->usec : 0);
+    req.limits = {rttime_child_limit(rt_limit_)};
     if (const std::string said = policy_.create_group(journal_); !said.empty()) say(said);
     req.cgroup_procs = policy_.cgroup_procs();
   } else {
@@ -420,6 +427,16 @@ void Runner::start_clients() {
   f.cgroup_procs = policy_.cgroup_procs();
   f.cpus = o_.cpus;
   f.common.dsp_ns_per_stage = calibrate_dsp(f);
+  // The period the server runs (an attached one's own), for the clients' RLIMIT_RTTIME.
+  rt_limit_ = rt_time_limit(session_.period_us(), o_.inject ? o_.inject->usec : 0);
+  f.limits = {rttime_child_limit(rt_limit_)};
+  live_.with([&](RunResult& r) {
+    r.rt_time_limit = rt_time_limit_json(
+        rt_limit_, session_.launched()
+                       ? std::vector<std::string>{backend_->server_program(), "xrunlab-client"}
+                       : std::vector<std::string>{"xrunlab-client"});
+  });
+  runaway_.start(rt_limit_, static_cast<size_t>(o_.clients));
   const vcard::Shm* card = backend_->card_record();
   cycle_table_ = CycleTableShm::create(
       cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
@@ -431,7 +448,8 @@ void Runner::start_clients() {
   mark("clients spawned");
   say(fmt::format("started {} clients, waiting for them to activate", o_.clients));
   fleet_.wait_active(
-      live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_);
+      live_, [this] { return session_.ended_while_clients_started(run_dir_); }, stop_,
+      [this] { return runaway_.check(fleet_, live_); });
   start_cycle_reader();
 }
 
@@ -717,6 +735,7 @@ std::string Runner::stop_reason() {
   if (stop_.load()) return "interrupted";
   if (!disk_full_.empty()) return disk_full_;
   if (std::string ended = session_.ended(); !ended.empty()) return ended;
+  if (std::string runaway = runaway_.check(fleet_, live_); !runaway.empty()) return runaway;
   if (std::string ended = fleet_.first_ended(); !ended.empty()) return ended;
   return loads_.check_running();
 }
@@ -954,7 +973,9 @@ void Runner::measure() {
     } else if (!reason.empty()) {
       r.status = "failed";
       r.status_detail = reason;
-      failure_code_ = reason == disk_full_ ? ExitCode::kOutput : ExitCode::kRunFailed;
+      failure_code_ = reason == disk_full_      ? ExitCode::kOutput
+                      : runaway_.tripped() ? ExitCode::kClientsFailed
+                                           : ExitCode::kRunFailed;
     } else if (!bad_end.empty()) {
       r.status = "failed";
       r.status_detail = "at the end: " + bad_end;

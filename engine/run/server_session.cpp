@@ -55,6 +55,7 @@ void ServerSession::launch(const BackendSetup& setup, const ServerRequest& req, 
   for (const auto& kv : backend_.server_env()) spec.env.push_back(kv);
   spec.cgroup_procs = req.cgroup_procs;
   spec.cpus = req.cpus;
+  spec.limits = req.limits;
   jackd_ = Child::spawn(spec);
   hub.add(jackd_.output_fd(), [&tap](std::string_view line) { tap.on_line(line); });
   if (req.say) {

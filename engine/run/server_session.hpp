@@ -26,9 +26,10 @@ struct ServerRequest {
   uint32_t rate = 0, frames = 0;                  // what the run asks for
   bool rate_given = false, frames_given = false;  // attach: asked for explicitly
   std::chrono::milliseconds timeout{10000};       // for the server to accept clients
-  std::string cgroup_procs;  // start jackd inside this cgroup ("" = where we are)
-  std::vector<int> cpus;     // --cpus: jackd's CPU affinity, set before exec (empty = ours)
-  std::string run_dir;       // jackd.log goes here
+  std::string cgroup_procs;        // start jackd inside this cgroup ("" = where we are)
+  std::vector<int> cpus;           // --cpus: jackd's CPU affinity, set before exec (empty = ours)
+  std::vector<ChildLimit> limits;  // jackd's resource limits (RLIMIT_RTTIME), set before exec
+  std::string run_dir;             // jackd.log goes here
   std::string monitor_name = "xrunlab-monitor";
   std::function<void(const std::string&)> say;  // progress lines for the user
 };

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +42,12 @@ void make_pipe(int fds[2]) {
 }
 
 // What failed in the child before exec, written to the error pipe as {what, errno}.
-enum ChildFailure : int { kExecFailed = 1, kCgroupFailed = 2, kAffinityFailed = 3 };
+enum ChildFailure : int {
+  kExecFailed = 1,
+  kCgroupFailed = 2,
+  kAffinityFailed = 3,
+  kLimitFailed = 16,  // + the index of the limit in SpawnOptions::limits
+};
 
 // In the child, after fork: only async-signal-safe calls from here to exec.
 [[noreturn]] void report_and_exit(int err_fd, ChildFailure what, int err) {
@@ -156,6 +162,10 @@ pid_t spawn_process(const SpawnOptions& o) {
     }
   }
   const cpu_set_t* cpus = cpu_set.get();
+  std::vector<rlimit> limits;
+  for (const ChildLimit& l : o.limits) {
+    limits.push_back({static_cast<rlim_t>(l.soft), static_cast<rlim_t>(l.hard)});
+  }
   const bool need_null =
       o.stdin_fd == kDevNullFd || o.stdout_fd == kDevNullFd || o.stderr_fd == kDevNullFd;
   int err[2] = {-1, -1};
@@ -199,6 +209,13 @@ pid_t spawn_process(const SpawnOptions& o) {
     if (cpus != nullptr && ::sched_setaffinity(0, cpu_set_size, cpus) != 0) {
       report_and_exit(err[1], kAffinityFailed, errno);
     }
+    // The limits before exec, so that every thread the program starts is under them.
+    for (size_t k = 0; k < limits.size(); ++k) {
+      if (::setrlimit(static_cast<__rlimit_resource_t>(o.limits[k].resource), &limits[k]) != 0) {
+        report_and_exit(err[1], static_cast<ChildFailure>(kLimitFailed + static_cast<int>(k)),
+                        errno);
+      }
+    }
     // A bare name is looked up in PATH only (never the current folder); a path is run as is.
     ::execvpe(path, argv.data(), env);
     report_and_exit(err[1], kExecFailed, errno);
@@ -223,6 +240,13 @@ pid_t spawn_process(const SpawnOptions& o) {
     throw Error(ExitCode::kRunFailed, "cannot set the CPU affinity of '" + program + "' to " +
                                           fmt::format("{}", fmt::join(o.cpus, ",")) + ": " +
                                           errno_text(child_error[1]));
+  }
+  if (child_error[0] >= kLimitFailed &&
+      static_cast<size_t>(child_error[0] - kLimitFailed) < o.limits.size()) {
+    const ChildLimit& l = o.limits[static_cast<size_t>(child_error[0] - kLimitFailed)];
+    throw Error(ExitCode::kRunFailed,
+                fmt::format("cannot set {} of '{}' to {} (soft), {} (hard): {}", l.name, program,
+                            l.soft, l.hard, errno_text(child_error[1])));
   }
   throw Error(ExitCode::kMissingProgram,
               "cannot run '" + program + "': " + errno_text(child_error[1]));
@@ -313,6 +337,7 @@ Child Child::spawn(const SpawnSpec& spec) {
     o.death_signal = spec.death_signal;
     o.cgroup_procs = spec.cgroup_procs;
     o.cpus = spec.cpus;
+    o.limits = spec.limits;
     c.pid_ = spawn_process(o);
   } catch (...) {
     close_child_ends();

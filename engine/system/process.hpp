@@ -18,6 +18,14 @@ namespace xrunlab {
 
 // ---- the low level: one fork + exec -------------------------------------------------------
 
+// A resource limit the child gets before exec (setrlimit), e.g. RLIMIT_RTTIME.
+struct ChildLimit {
+  int resource = 0;   // RLIMIT_*
+  uint64_t soft = 0;  // rlim_cur
+  uint64_t hard = 0;  // rlim_max
+  std::string name;   // "RLIMIT_RTTIME", for the error message
+};
+
 // Where a standard descriptor of the child comes from (SpawnOptions::stdin_fd ...): a
 // descriptor of the caller, dup'ed onto it, or one of these.
 inline constexpr int kInheritFd = -1;  // the caller's own
@@ -41,14 +49,16 @@ struct SpawnOptions {
   // If not empty: the child's CPU affinity (sched_setaffinity) before exec, so every thread
   // and child process of the program inherits it (--cpus, --load-cpus).
   std::vector<int> cpus;
+  // Resource limits set before exec (inherited by every thread and child of the program).
+  std::vector<ChildLimit> limits;
 };
 
 // Forks and execs; returns the child's pid once the program runs. The caller's descriptors
 // named in `o` stay open in the caller (close them after the call). Throws
 // xrunlab::Error(kMissingProgram) "cannot run 'PROGRAM': <errno text>" when the program cannot
 // be executed, Error(kRunFailed) when fork or a pipe fails, the cgroup refuses the child or the
-// kernel refuses its CPU affinity (the child has then been reaped). Waiting for the child is the
-// caller's business.
+// kernel refuses its CPU affinity or a resource limit (the child has then been reaped). Waiting for
+// the child is the caller's business.
 pid_t spawn_process(const SpawnOptions& o);
 
 // ---- Child: a spawned program with its pipes, reaped and killed by its owner -------------
@@ -64,6 +74,7 @@ struct SpawnSpec {
   std::string cgroup_procs;    // if set: the child joins this cgroup (its cgroup.procs) before exec
   int death_signal = SIGTERM;  // PR_SET_PDEATHSIG
   std::vector<int> cpus;       // if not empty: the child's CPU affinity, set before exec
+  std::vector<ChildLimit> limits;  // resource limits, set before exec (RLIMIT_RTTIME ...)
 };
 
 class Child {

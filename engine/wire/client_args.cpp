@@ -38,7 +38,9 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string
     if (why != nullptr) *why = msg;
     return std::nullopt;
   };
-  if (colon == std::string::npos) return bad("expected USEC:EVERY_N_CYCLES, e.g. 2000:100");
+  if (colon == std::string::npos) {
+    return bad("expected USEC:EVERY_N_CYCLES, e.g. 2000:100, or spin:CYCLE, e.g. spin:500");
+  }
   const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
   auto parse_pos = [](const std::string& s, uint64_t* out) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -50,12 +52,17 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string
     return *out > 0;
   };
   InjectSpec spec;
+  if (a == "spin") {
+    if (!parse_pos(b, &spec.spin_at)) return bad("spin:CYCLE needs a positive whole CYCLE");
+    return spec;
+  }
   if (!parse_pos(a, &spec.usec)) return bad("USEC must be a positive whole number of microseconds");
   if (!parse_pos(b, &spec.every)) return bad("EVERY_N_CYCLES must be a positive whole number");
   return spec;
 }
 
 std::string format_inject_spec(const InjectSpec& spec) {
+  if (spec.spin_at != 0) return fmt::format("spin:{}", spec.spin_at);
   return fmt::format("{}:{}", spec.usec, spec.every);
 }
 
@@ -164,8 +171,9 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
       ->type_name("RATE:FRAMES");
   app.add_option("--inject-overrun", inject,
                  "Busy-wait USEC extra microseconds in every EVERY_N_CYCLES-th callback, "
-                 "as USEC:EVERY_N_CYCLES (fault injection for tests).")
-      ->type_name("USEC:EVERY_N_CYCLES");
+                 "as USEC:EVERY_N_CYCLES; or spin:CYCLE: the CYCLE-th callback busy-waits "
+                 "forever (a runaway thread; fault injection for tests).")
+      ->type_name("USEC:EVERY_N_CYCLES|spin:CYCLE");
   app.add_option("--telemetry-fd", o.telemetry_fd, "File descriptor for the JSON-lines telemetry.")
       ->check(CLI::Range(0, kIntMax))
       ->capture_default_str()

@@ -27,23 +27,30 @@ const char* to_string(ClientReference r);
 std::optional<ClientReference> parse_client_reference(std::string_view text);
 
 // --inject-overrun USEC:EVERY_N_CYCLES: busy-wait in every EVERY-th callback until it has
-// lasted USEC microseconds.
+// lasted USEC microseconds. --inject-overrun spin:CYCLE: the CYCLE-th callback (1-based, counted
+// from activation) busy-waits forever, reading only the clock: a runaway realtime thread, for
+// RLIMIT_RTTIME and the engine's watchdog to stop (then usec and every are 0).
 struct InjectSpec {
-  uint64_t usec = 0;   // busy time added to the callback
-  uint64_t every = 0;  // every Nth cycle (the Nth, 2Nth, ...)
+  uint64_t usec = 0;     // busy time added to the callback
+  uint64_t every = 0;    // every Nth cycle (the Nth, 2Nth, ...)
+  uint64_t spin_at = 0;  // spin:CYCLE: this callback never returns (0 = not a spin)
 };
 
 inline bool operator==(const InjectSpec& a, const InjectSpec& b) {
-  return a.usec == b.usec && a.every == b.every;
+  return a.usec == b.usec && a.every == b.every && a.spin_at == b.spin_at;
 }
 inline bool operator!=(const InjectSpec& a, const InjectSpec& b) {
   return !(a == b);
 }
 
-// Parses "USEC:EVERY_N_CYCLES" (both positive whole numbers); nullopt (and *why set, if given)
-// when malformed.
+// The exit status of an xrunlab-client stopped by RLIMIT_RTTIME's soft limit (SIGXCPU): its
+// handler sends an "error" telemetry line saying so and exits with this status.
+inline constexpr int kClientExitRtTime = 4;
+
+// Parses "USEC:EVERY_N_CYCLES" (both positive whole numbers) or "spin:CYCLE" (a positive whole
+// number); nullopt (and *why set, if given) when malformed.
 std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why);
-// "USEC:EVERY": what parse_inject_spec reads back into `spec`.
+// "USEC:EVERY" or "spin:CYCLE": what parse_inject_spec reads back into `spec`.
 std::string format_inject_spec(const InjectSpec& spec);
 
 // Every option of xrunlab-client, with its default. One field per flag; the flag is named
@@ -60,7 +67,7 @@ struct ClientArgs {
   // --calibrate RATE:FRAMES: only calibrate the DSP for --ports at this rate and period, print
   // {"ns_per_stage": NS} and exit (0 = run as a client).
   uint32_t calibrate_rate = 0, calibrate_frames = 0;
-  std::optional<InjectSpec> inject;  // --inject-overrun USEC:EVERY_N_CYCLES (none by default)
+  std::optional<InjectSpec> inject;  // --inject-overrun USEC:EVERY_N_CYCLES|spin:CYCLE (none)
   int telemetry_fd = 1;              // --telemetry-fd FD: where the JSON-lines telemetry goes
   bool wait_start = false;  // --wait-start: take start/stop times from stdin (the engine does)
   double duration_s = 0;    // --duration SECONDS: standalone, stop after this long (0: Ctrl-C)

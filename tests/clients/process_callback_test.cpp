@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -34,6 +35,9 @@ struct FakePort {
 struct FakeJack {
   uint64_t now_us = 1000;  // jack_get_time returns now_us, then adds 1
   uint64_t time_reads = 0;
+  // From this read on (0 = never), jack_get_time returns the largest time: what ends an injected
+  // spin, which a real clock never does.
+  uint64_t max_from_read = 0;
   jack_nframes_t frames_since_start = 17;
   jack_nframes_t last_frame_time = 4096;  // advanced by the test between cycles if it likes
   int cycle_times_rc = 0;
@@ -48,6 +52,9 @@ FakeJack* g_fake = nullptr;
 
 jack_time_t fake_get_time() {
   ++g_fake->time_reads;
+  if (g_fake->max_from_read != 0 && g_fake->time_reads >= g_fake->max_from_read) {
+    return std::numeric_limits<jack_time_t>::max();
+  }
   return g_fake->now_us++;
 }
 jack_nframes_t fake_frames_since_cycle_start(const jack_client_t* c) {
@@ -249,6 +256,28 @@ TEST(Process, InjectedOverrunOnExactlyEveryNthCycle) {
     // The busy-wait reads the clock until it shows entry + 50 us; the exit read follows.
     EXPECT_EQ(r[i].t_exit_us - r[i].t_entry_us, injected ? 51u : 1u) << i;
   }
+}
+
+TEST(Process, InjectedSpinNeverReturnsFromItsCycleWhileTheClockRuns) {
+  Options o;
+  o.inject = InjectSpec{0, 0, 4};  // spin:4
+  Harness h(o);
+  for (int i = 0; i < 3; ++i) h.cycle(64);
+  // Cycle 4 spins: it reads nothing but the clock, as long as the clock shows a real time. The
+  // fake clock shows the largest time from read kReads on, which ends the spin for the test.
+  constexpr uint64_t kReads = 200000;
+  const uint64_t before = h.jack().time_reads;
+  h.jack().max_from_read = before + kReads;
+  h.cycle(64);
+  EXPECT_GE(h.jack().time_reads - before, kReads);
+  h.jack().max_from_read = 0;
+  h.cycle(64);  // later cycles, were the spin ever over, are plain ones
+  const std::vector<CycleRecord> r = h.records();
+  ASSERT_EQ(r.size(), 5u);
+  for (size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ((r[i].flags & CycleRecord::kInjected) != 0, i == 3) << i;
+  }
+  EXPECT_EQ(r[4].t_exit_us - r[4].t_entry_us, 1u);
 }
 
 TEST(Process, CheckPortPassesTheSignalThroughBitExactlyWhileOtherPortsAreProcessed) {

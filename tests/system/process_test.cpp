@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -305,6 +307,37 @@ TEST(Child, CpusTheKernelRefusesAreARunErrorNamingTheList) {
     EXPECT_EQ(e.code(), ExitCode::kRunFailed);
     EXPECT_EQ(std::string(e.what()),
               "cannot set the CPU affinity of 'true' to 4000,4001: Invalid argument");
+  }
+}
+
+TEST(Child, LimitsAreTheProgramsBeforeExec) {
+  // grep reads its own /proc/self/limits: what the exec'd program itself runs with.
+  SpawnSpec s;
+  s.argv = {"grep", "^Max realtime timeout", "/proc/self/limits"};
+  s.capture_output = true;
+  s.limits = {{RLIMIT_RTTIME, 1250000, 2250000, "RLIMIT_RTTIME"}};
+  Child c = Child::spawn(s);
+  const std::string text = read_all(c.output_fd());
+  ASSERT_TRUE(c.wait_for(kForever));
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  EXPECT_EQ(words,
+            (std::vector<std::string>{"Max", "realtime", "timeout", "1250000", "2250000", "us"}))
+      << text;
+}
+
+TEST(Child, ALimitTheKernelRefusesIsARunErrorNamingIt) {
+  SpawnSpec s;
+  s.argv = {"true"};
+  s.limits = {{RLIMIT_RTTIME, 3, 2, "RLIMIT_RTTIME"}};  // soft above hard: EINVAL
+  try {
+    Child::spawn(s);
+    ADD_FAILURE() << "spawned although its limit is impossible";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kRunFailed);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot set RLIMIT_RTTIME of 'true' to 3 (soft), 2 (hard): Invalid argument");
   }
 }
 

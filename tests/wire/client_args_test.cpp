@@ -251,6 +251,8 @@ TEST(ClientArgs, EveryRefusalIsAUsageErrorNamingTheOption) {
       {{"--dsp-ns-per-stage", "-1"}, "--dsp-ns-per-stage"},
       {{"--inject-overrun", "0:100"}, "--inject-overrun '0:100': "},
       {{"--inject-overrun", "2000:x"}, "--inject-overrun '2000:x': "},
+      {{"--inject-overrun", "spin:0"}, "--inject-overrun 'spin:0': "},
+      {{"--inject-overrun", "spin:"}, "--inject-overrun 'spin:': "},
       {{"--sched-target", "FIFO:0"}, "--sched-target 'FIFO:0': "},
       {{"--sched-target", "fast"}, "--sched-target 'fast': "},
       {{"--source"}, "--check-port"},
@@ -274,7 +276,8 @@ TEST(ClientArgs, EveryRefusalIsAUsageErrorNamingTheOption) {
   EXPECT_EQ(parse({"--sched-target", "FIFO:0"}).error,
             "--sched-target 'FIFO:0': expected FIFO:PRIO with PRIO 1..99");
   EXPECT_EQ(parse({"--inject-overrun", "2000"}).error,
-            "--inject-overrun '2000': expected USEC:EVERY_N_CYCLES, e.g. 2000:100");
+            "--inject-overrun '2000': expected USEC:EVERY_N_CYCLES, e.g. 2000:100, or "
+            "spin:CYCLE, e.g. spin:500");
   EXPECT_EQ(parse({"--sink"}).error, "--source and --sink need --check-port");
   EXPECT_EQ(parse({"--reference", "card"}).error, "--reference card needs --clock-port");
   // The same flags are accepted together with what they need.
@@ -327,6 +330,28 @@ TEST(InjectSpec, FormatAndParseAreInverse) {
   EXPECT_FALSE(parse_inject_spec("+5:1", &why).has_value());
   EXPECT_FALSE(parse_inject_spec("18446744073709551616:1", &why).has_value());  // 2^64
   EXPECT_FALSE(parse_inject_spec("5:0", nullptr).has_value());
+}
+
+TEST(InjectSpec, SpinAtACycleIsItsOwnForm) {
+  std::string why;
+  const std::optional<InjectSpec> spin = parse_inject_spec("spin:500", &why);
+  ASSERT_TRUE(spin.has_value()) << why;
+  EXPECT_EQ(*spin, (InjectSpec{0, 0, 500}));
+  EXPECT_EQ(format_inject_spec(*spin), "spin:500");
+  EXPECT_NE(*spin, (InjectSpec{0, 0, 501}));
+  EXPECT_FALSE(parse_inject_spec("spin:0", &why).has_value());
+  EXPECT_EQ(why, "spin:CYCLE needs a positive whole CYCLE");
+  EXPECT_FALSE(parse_inject_spec("spin:-3", nullptr).has_value());
+  EXPECT_FALSE(parse_inject_spec("spin", nullptr).has_value());
+  EXPECT_FALSE(parse_inject_spec("Spin:5", nullptr).has_value());
+  // Through the client's argv and back.
+  ClientArgs a;
+  a.inject = spin;
+  const std::vector<std::string> argv = to_argv(a);
+  EXPECT_EQ(argv, (std::vector<std::string>{"--inject-overrun", "spin:500"}));
+  const Parsed back = parse(argv);
+  ASSERT_TRUE(back.args.has_value()) << back.error;
+  EXPECT_EQ(back.args->inject, spin);
 }
 
 }  // namespace
