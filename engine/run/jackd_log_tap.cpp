@@ -22,6 +22,21 @@ void JackdLogTap::open(const std::string& path) {
     throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
 }
 
+void JackdLogTap::set_full_log(bool full) {
+  std::lock_guard<std::mutex> lock(mu_);
+  filter_ = LogFilter(full);
+}
+
+void JackdLogTap::end_startup() {
+  std::lock_guard<std::mutex> lock(mu_);
+  filter_.end_startup();
+}
+
+nlohmann::json JackdLogTap::log_counts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return filter_.to_json();
+}
+
 void JackdLogTap::set_event_gap(int64_t gap_us) {
   std::lock_guard<std::mutex> lock(mu_);
   counter_ = JackdXrunCounter(gap_us);
@@ -39,9 +54,14 @@ void JackdLogTap::close_window(uint64_t end_us) {
 }
 
 void JackdLogTap::on_line(std::string_view line) {
-  if (fd_ >= 0) write_all(fd_, std::string(line) + "\n");
   const uint64_t now = mono_raw_us();
   std::lock_guard<std::mutex> lock(mu_);
+  const LogFilter::Verdict v = filter_.add(line);
+  if (fd_ >= 0 && v.keep) {
+    std::string text = std::string(line) + "\n";
+    if (v.last_of_kind) text += LogFilter::note(v.kind) + "\n";
+    write_all(fd_, text);
+  }
   if (window_open_ && now >= start_us_ && now < end_us_) {
     counter_.add(line, static_cast<int64_t>(now));
   }
