@@ -241,6 +241,9 @@ struct RunResult {
   nlohmann::json explain;
   // --trace-on-xrun: the frozen ring's file and span (engine/trace/xrun_trace.hpp); null without.
   nlohmann::json trace_on_xrun;
+  // What the logs kept (engine/jack/log_filter.hpp): {jackd: {lines, kept, dropped: {kind: n},
+  // full_log}, clients: the same, summed over clients/*.log}; null in runs from before.
+  nlohmann::json logs;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -339,6 +339,7 @@ json to_json(const RunResult& r) {
       {"affinity", json(r.affinity)},
       {"explain", json(r.explain)},
       {"trace_on_xrun", json(r.trace_on_xrun)},
+      {"logs", json(r.logs)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -960,6 +961,7 @@ RunResult run_from(const Object& j) {
   j.get("affinity", r.affinity);
   j.get("explain", r.explain);
   j.get("trace_on_xrun", r.trace_on_xrun);
+  j.get("logs", r.logs);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);
