@@ -28,7 +28,14 @@ LogLines read_log(const std::string& path) {
   return out;
 }
 
-json run_with(const std::vector<std::string>& extra, std::string* dir) {
+struct Ran {
+  json j;
+  LogLines log;
+  std::string summary;
+};
+
+// One run; its files are read before the harness removes its folder.
+Ran run_with(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"run",     "--backend",  "vcard", "--clients", "4",
                                    "--period", "256",       "--duration", "3",  "--inject",
                                    "8000:50",  "--inject-client", "2"};
@@ -36,18 +43,17 @@ json run_with(const std::vector<std::string>& extra, std::string* dir) {
   XrunlabRun r = start(args);
   finish(r);
   EXPECT_EQ(r.exit_code, 0) << r.log();
-  *dir = r.run_dir();
   expect_nothing_left(r);
-  return r.run_json();
+  return {r.run_json(), read_log(r.run_dir() + "/jackd.log"),
+          read_text_or_empty(r.run_dir() + "/summary.txt")};
 }
 
 TEST(LogFilterIntegration, XrunLinesSurviveTheFilterAndTheCrossCheckWorksWithAndWithout) {
   for (const bool full : {false, true}) {
     SCOPED_TRACE(full ? "--full-log" : "filtered");
-    std::string dir;
-    const json j = run_with(full ? std::vector<std::string>{"--full-log"}
-                                 : std::vector<std::string>{},
-                            &dir);
+    const Ran ran =
+        run_with(full ? std::vector<std::string>{"--full-log"} : std::vector<std::string>{});
+    const json& j = ran.j;
     ASSERT_TRUE(j["logs"].is_object()) << j.dump();
     const json& x = j["xruns"];
     const auto injected = j["totals"]["injected_overruns"].get<uint64_t>();
@@ -57,7 +63,7 @@ TEST(LogFilterIntegration, XrunLinesSurviveTheFilterAndTheCrossCheckWorksWithAnd
     EXPECT_GE(x["log_client_lines"].get<uint64_t>(), injected);
     expect_xrun_counts_consistent(j);
     // The file holds every xrun line the counter counted (it counts the window only).
-    const LogLines log = read_log(dir + "/jackd.log");
+    const LogLines& log = ran.log;
     EXPECT_GE(log.xrun_lines,
               x["log_client_lines"].get<uint64_t>() + x["log_driver_xruns"].get<uint64_t>());
     const json& jl = j["logs"]["jackd"];
@@ -79,7 +85,7 @@ TEST(LogFilterIntegration, XrunLinesSurviveTheFilterAndTheCrossCheckWorksWithAnd
       EXPECT_GT(jl["dropped"].value("Jack: JackEngine::ClientNotify", 0), 0);
       EXPECT_GE(log.lines, jl["kept"].get<uint64_t>());
       EXPECT_LE(log.lines, jl["kept"].get<uint64_t>() + LogFilter::kMaxKinds + 1);
-      const std::string summary = read_text_or_empty(dir + "/summary.txt");
+      const std::string& summary = ran.summary;
       EXPECT_NE(summary.find("--full-log keeps every line"), std::string::npos) << summary;
     }
   }
