@@ -126,6 +126,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                "interrupts' events) through the run, freeze it at the first xrun and save it as "
                "xrun-trace.dat, for trace-cmd report and KernelShark; how far back it reaches is "
                "measured and recorded in run.json (trace_on_xrun). Needs root and trace-cmd.");
+  run->add_flag("--full-log", o.full_log,
+               "Keep every line of jackd.log and clients/*.log. Without it, JACK's debug lines "
+               "(\"Jack: ...\", printed with jackd -v: every notification, connection and port "
+               "operation) are kept for the first 20 of each kind and then only counted "
+               "(run.json logs); xrun lines, errors, warnings, configuration, jackd's start-up "
+               "and the clients' own lines are always kept.");
   run->add_option("--explain", o.explain,
                 "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
                 "(1..100), explained from a private kernel trace "

@@ -30,7 +30,8 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     }
     return;
   }
-  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun") {
+  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun" ||
+      key == "full-log") {
     if (values.front() == "true") args.emplace_back("--" + key);
     return;
   }

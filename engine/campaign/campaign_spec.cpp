@@ -24,13 +24,13 @@ const std::set<std::string>& run_keys() {
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
       "record",  "plots",  "baseline", "record-format", "source", "dma-latency",
-      "cpus",    "load-cpus", "explain", "trace-on-xrun"};
+      "cpus",    "load-cpus", "explain", "trace-on-xrun", "full-log"};
   return keys;
 }
 
 const std::set<std::string>& bool_keys() {
   static const std::set<std::string> keys = {"audio-check", "record", "plots", "dma-latency",
-                                              "trace-on-xrun"};
+                                              "trace-on-xrun", "full-log"};
   return keys;
 }
 

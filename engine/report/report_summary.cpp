@@ -390,6 +390,25 @@ void own_block_rest(std::string& out, const RunResult& r) {
     }
     out += summary_field_line("Trace at first xrun", text);
   }
+  if (r.logs.is_object()) {
+    // The log filter (engine/jack/log_filter.hpp): one line when it dropped anything.
+    auto part = [&](const char* key, const char* what) -> std::string {
+      const nlohmann::json& l = r.logs.value(key, nlohmann::json::object());
+      const uint64_t lines = l.value("lines", uint64_t{0}), kept = l.value("kept", uint64_t{0});
+      if (kept >= lines) return "";
+      return fmt::format("{} of {} {} lines", lines - kept, lines, what);
+    };
+    const std::string jackd = part("jackd", "jackd"), clients = part("clients", "client");
+    const uint64_t examples = r.logs.value("jackd", nlohmann::json::object())
+                                  .value("examples_per_kind", uint64_t{20});
+    if (!jackd.empty() || !clients.empty()) {
+      out += summary_field_line(
+          "Log lines dropped",
+          fmt::format(" {}{}{} (JACK debug lines after {} of each kind; counts in run.json "
+                      "logs; --full-log keeps every line)",
+                      jackd, !jackd.empty() && !clients.empty() ? ", " : "", clients, examples));
+    }
+  }
   if (!x.late_clients.empty()) {
     std::string names;
     for (const std::string& n : x.late_clients) names += (names.empty() ? "" : ", ") + one_line(n);

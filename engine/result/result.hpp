@@ -249,6 +249,9 @@ struct RunResult {
   // {client, index, pid, tid, policy, ran_ms, stopped_by, signal, running_since_mono_ns,
   // stopped_mono_ns, reason}; null when none ran away.
   nlohmann::json runaway;
+  // What the logs kept (engine/jack/log_filter.hpp): {jackd: {lines, kept, dropped: {kind: n},
+  // full_log}, clients: the same, summed over clients/*.log}; null in runs from before.
+  nlohmann::json logs;
   std::string delay_reference;  // which period-start source the delay figures use
   double delay_resolution_us = 0;
 

@@ -348,6 +348,7 @@ json to_json(const RunResult& r) {
       {"trace_on_xrun", json(r.trace_on_xrun)},
       {"rt_time_limit", json(r.rt_time_limit)},
       {"runaway", json(r.runaway)},
+      {"logs", json(r.logs)},
       {"settings",
        {{"clients", r.clients},
         {"ports", r.ports},
@@ -972,6 +973,7 @@ RunResult run_from(const Object& j) {
   j.get("trace_on_xrun", r.trace_on_xrun);
   j.get("rt_time_limit", r.rt_time_limit);
   j.get("runaway", r.runaway);
+  j.get("logs", r.logs);
   if (const auto s = j.object("settings")) {
     s->get("clients", r.clients);
     s->get("ports", r.ports);

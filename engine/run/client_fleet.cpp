@@ -58,17 +58,22 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
     }
   });
   children_.reserve(static_cast<size_t>(f.clients));
+  full_log_ = f.full_log;
   for (int i = 1; i <= f.clients; ++i) {
     SpawnSpec spec;
     spec.argv = client_argv(f, i);
     spec.cgroup_procs = f.cgroup_procs;
     spec.cpus = f.cpus;
     spec.limits = f.limits;
-    spec.output_path = fmt::format("{}/clients/c{:02d}.log", f.run_dir, i);
+    spec.capture_output = true;
     spec.stdin_pipe = true;
     spec.fd3_pipe = true;
+    auto log = std::make_unique<FilteredLog>();
+    log->open(fmt::format("{}/clients/c{:02d}.log", f.run_dir, i), f.full_log);
     Child child = Child::spawn(spec);
     const size_t k = static_cast<size_t>(i - 1);
+    hub.add(child.output_fd(), [l = log.get()](std::string_view line) { l->on_line(line); });
+    logs_.push_back(std::move(log));
     live.with([&](RunResult& r) { r.client_results[k].pid = child.pid(); });
     hub.add(child.fd3_fd(), [&live, k, &window_start_us](std::string_view line) {
       live.with([&](RunResult& r) { apply_client_line(r, k, line, window_start_us.load()); });
@@ -167,6 +172,12 @@ void ClientFleet::name_abnormal_ends(RunResult& r) const {
       c.error = "no final report (" + children_[i].describe_exit() + ")";
     }
   }
+}
+
+LogFilter ClientFleet::log_counts() const {
+  LogFilter all(full_log_);
+  for (const auto& l : logs_) all.merge(l->counts());
+  return all;
 }
 
 void ClientFleet::stop() noexcept {

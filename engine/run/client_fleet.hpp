@@ -7,11 +7,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/backend/backend.hpp"
+#include "engine/jack/log_filter.hpp"
+#include "engine/run/filtered_log.hpp"
 #include "engine/run/line_hub.hpp"
 #include "engine/run/live_result.hpp"
 #include "engine/system/process.hpp"
@@ -24,6 +27,7 @@ struct FleetSpec {
   std::string binary;       // xrunlab-client
   std::string name_prefix;  // "xrunlab-" (own server) or "xrunlab-<pid>-" (attached server)
   std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
+  bool full_log = false;    // --full-log: every line of them (else filtered: filtered_log.hpp)
   int clients = 0;
   double dsp_load_pct = 0;   // all clients together; split evenly
   bool audio_check = false;  // port 1 carries the test signal from client 1 to client N
@@ -50,8 +54,8 @@ std::vector<std::string> client_argv(const FleetSpec& f, int index);
 
 class ClientFleet {
  public:
-  // Spawns every client (its log in RUN_DIR/clients/cNN.log) and registers its telemetry pipe
-  // with the hub. The result gets one ClientResult per client (index, name, pid); glitch times
+  // Spawns every client (its output through the hub and the log filter into
+  // RUN_DIR/clients/cNN.log) and registers its telemetry pipe with the hub. The result gets one ClientResult per client (index, name, pid); glitch times
   // are taken relative to `window_start_us` (0 until the window opens).
   void spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
              const std::atomic<uint64_t>& window_start_us);
@@ -81,12 +85,16 @@ class ClientFleet {
   bool all_done(LiveResult& live);
   // Clients that ended without their totals are named in the result: "no final report (...)".
   void name_abnormal_ends(RunResult& r) const;
+  // Every client log's counts together (run the hub's stop() first).
+  LogFilter log_counts() const;
   // Closes their stdin (a clean stop), waits a moment for all of them at once, then SIGTERM and
   // SIGKILL. Never throws.
   void stop() noexcept;
 
  private:
   std::vector<Child> children_;
+  std::vector<std::unique_ptr<FilteredLog>> logs_;  // one per client, fed by the hub
+  bool full_log_ = false;
   std::vector<std::string> names_;
   std::string run_dir_;
 };

@@ -23,6 +23,21 @@ void JackdLogTap::open(const std::string& path) {
   path_ = path;
 }
 
+void JackdLogTap::set_full_log(bool full) {
+  std::lock_guard<std::mutex> lock(mu_);
+  filter_ = LogFilter(full);
+}
+
+void JackdLogTap::end_startup() {
+  std::lock_guard<std::mutex> lock(mu_);
+  filter_.end_startup();
+}
+
+nlohmann::json JackdLogTap::log_counts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return filter_.to_json();
+}
+
 void JackdLogTap::set_event_gap(int64_t gap_us) {
   std::lock_guard<std::mutex> lock(mu_);
   counter_ = JackdXrunCounter(gap_us);
@@ -40,24 +55,26 @@ void JackdLogTap::close_window(uint64_t end_us) {
 }
 
 void JackdLogTap::on_line(std::string_view line) {
-  // The log degrades, the counting does not: after the first failed write (a full disk) no
-  // line is written any more (a line written in part stays the file's last), each is counted.
-  bool failed = false;
-  int err = 0;
-  if (fd_ >= 0 && !write_failed_) {
-    failed = !write_all(fd_, std::string(line) + "\n");
-    err = errno;
-  }
   const uint64_t now = mono_raw_us();
   std::lock_guard<std::mutex> lock(mu_);
-  if (failed) {
-    write_failed_ = true;
-    write_errno_ = err;
-  }
-  if (write_failed_) {
-    ++lines_not_written_;
-  } else {
-    ++lines_written_;
+  const LogFilter::Verdict v = filter_.add(line);
+  // The log degrades, the counting does not: after the first failed write (a full disk) no
+  // line is written any more (a line written in part stays the file's last), each kept line is
+  // counted as not written.
+  if (fd_ >= 0 && v.keep) {
+    if (write_failed_) {
+      ++lines_not_written_;
+    } else {
+      std::string text = std::string(line) + "\n";
+      if (v.last_of_kind) text += LogFilter::note(v.kind) + "\n";
+      if (write_all(fd_, text)) {
+        ++lines_written_;
+      } else {
+        write_failed_ = true;
+        write_errno_ = errno;
+        ++lines_not_written_;
+      }
+    }
   }
   if (window_open_ && now >= start_us_ && now < end_us_) {
     counter_.add(line, static_cast<int64_t>(now));

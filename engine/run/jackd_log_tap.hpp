@@ -1,6 +1,9 @@
 #pragma once
-// jackd's output, as the hub delivers it: every line goes to RUN_DIR/jackd.log, and the lines
-// that arrive inside the measurement window are counted as xrun events (JackdXrunCounter).
+// jackd's output, as the hub delivers it: every line is counted and goes through the log filter
+// (engine/jack/log_filter.hpp: jackd -v's debug chatter is counted by kind after a few examples;
+// xrun lines, messages and the start-up are kept) into RUN_DIR/jackd.log, and the lines that
+// arrive inside the measurement window are counted as xrun events (JackdXrunCounter), whether
+// the file keeps them or not.
 //
 // Threads: on_line() runs on the hub's thread; open_window()/close_window() and fill() on the
 // run's thread. A mutex of its own guards the counter and the window.
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "engine/jack/jackd_log.hpp"
+#include "engine/jack/log_filter.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -24,6 +28,12 @@ class JackdLogTap {
 
   // Creates (truncates) the log file. Throws Error(kOutput) naming it.
   void open(const std::string& path);
+  // --full-log: every line into the file (before open()).
+  void set_full_log(bool full);
+  // The server is up: from here on jackd's debug lines are filtered.
+  void end_startup();
+  // {"lines", "kept", "dropped": {kind: n}, "full_log"} of the file so far.
+  nlohmann::json log_counts() const;
   // Late-client lines closer than gap_us belong to one event (half a period).
   void set_event_gap(int64_t gap_us);
   // Lines arriving (engine clock, CLOCK_MONOTONIC_RAW µs) at or after t0_us are counted ...
@@ -44,7 +54,7 @@ class JackdLogTap {
   void close();
 
  private:
-  mutable std::mutex mu_;  // guards counter_, the window and the write counts
+  mutable std::mutex mu_;  // guards counter_, filter_, the window and the write counts
   int fd_ = -1;
   std::string path_;
   // Read and written by the hub's thread (write_failed_ also under mu_ for write_warning()).
@@ -52,6 +62,7 @@ class JackdLogTap {
   int write_errno_ = 0;
   uint64_t lines_written_ = 0, lines_not_written_ = 0;
   JackdXrunCounter counter_{0};
+  LogFilter filter_;
   uint64_t start_us_ = 0, end_us_ = UINT64_MAX;
   bool window_open_ = false;
 };

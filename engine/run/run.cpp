@@ -185,6 +185,10 @@ class Runner {
   void save_xrun_trace();
   void fill_dma_latency(RunResult& r) const;
   void fill_affinity(RunResult& r) const;  // --cpus / --load-cpus
+  // run.json "logs": what jackd.log and clients/*.log kept and dropped (after the hub stopped).
+  nlohmann::json log_counts() const {
+    return {{"jackd", tap_.log_counts()}, {"clients", fleet_.log_counts().to_json()}};
+  }
   Child baseline_;
   std::vector<std::string> baseline_argv_;
   std::string baseline_program_, baseline_json_path_, baseline_error_;
@@ -333,7 +337,9 @@ void Runner::start_server() {
     req.monitor_name = name_prefix_ + "monitor";
   }
   hub_.start();
+  tap_.set_full_log(o_.full_log);
   session_.start(setup_, req, hub_, tap_);
+  tap_.end_startup();  // jackd -v's chatter from here on is counted, not all kept
 
   const double period_us = session_.period_us();
   tap_.set_event_gap(static_cast<int64_t>(period_us / 2));
@@ -437,6 +443,7 @@ void Runner::start_clients() {
                        : std::vector<std::string>{"xrunlab-client"});
   });
   runaway_.start(rt_limit_, static_cast<size_t>(o_.clients));
+  f.full_log = o_.full_log;
   const vcard::Shm* card = backend_->card_record();
   cycle_table_ = CycleTableShm::create(
       cycle_table_shm_name(setup_.server_name), static_cast<uint32_t>(o_.clients),
@@ -1194,6 +1201,7 @@ void Runner::finish_failed(const std::exception& e) {
   r.status = err != nullptr && err->code() == ExitCode::kInterrupted ? "interrupted" : "failed";
   r.status_detail = e.what();
   r.ended_utc = utc_now_iso();
+  r.logs = log_counts();
   finalize(r);
   fill_baseline(r);
   fill_dma_latency(r);
@@ -1240,6 +1248,7 @@ RunOutcome Runner::run() {
   r.ended_utc = utc_now_iso();
   r.exit_code = static_cast<int>(failure_code_);
   r.engine_peak_rss_kib = ru.ru_maxrss;
+  r.logs = log_counts();
   for (std::string& w : count_warnings(r)) r.warnings.push_back(std::move(w));
   finalize(r);
   fill_baseline(r);

@@ -54,6 +54,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"load_cpus", format_cpu_list(o.load_cpus)},
           {"explain", o.explain},
           {"trace_on_xrun", o.trace_on_xrun},
+          {"full_log", o.full_log},
           {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
           {"inject_client", o.inject_client},
           {"jackd", o.jackd},

@@ -46,6 +46,7 @@ struct RunOptions {
   std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   bool trace_on_xrun = false;  // --trace-on-xrun: a trace ring frozen at the first xrun, saved
+  bool full_log = false;       // --full-log: jackd.log and clients/*.log keep every line
   std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES or spin:CYCLE
   int inject_client = 1;
   std::string jackd = "jackd";

@@ -26,6 +26,39 @@ TEST(JackdLogTap, EveryLineGoesToTheLog) {
   EXPECT_EQ(read_text(dir.file("jackd.log")), std::string("jackdmp 1.9.21\n") + kLate + "\n");
 }
 
+// After the start-up, debug chatter keeps its examples, then a note; xrun lines are all written
+// and all counted, kept or not.
+TEST(JackdLogTap, AfterTheStartUpChatterIsCountedNotWritten) {
+  TempDir dir("tap");
+  JackdLogTap tap;
+  tap.set_event_gap(1000);
+  tap.open(dir.file("jackd.log"));
+  tap.on_line("jackdmp 1.9.21");
+  tap.end_startup();
+  tap.open_window(mono_raw_us());
+  const std::string chatter = "Jack: JackEngine::ClientNotify: no callback for notification = 3";
+  for (size_t i = 0; i < LogFilter::kKeepPerKind + 30; ++i) {
+    tap.on_line(chatter);
+    tap.on_line(kLate);
+  }
+  tap.close_window(mono_raw_us());
+  tap.close();
+  const std::string text = read_text(dir.file("jackd.log"));
+  size_t late = 0, chat = 0, at = 0;
+  while ((at = text.find(kLate, at)) != std::string::npos) ++late, ++at;
+  at = 0;
+  while ((at = text.find(chatter, at)) != std::string::npos) ++chat, ++at;
+  EXPECT_EQ(late, LogFilter::kKeepPerKind + 30);
+  EXPECT_EQ(chat, LogFilter::kKeepPerKind);
+  EXPECT_NE(text.find(LogFilter::note("Jack: JackEngine::ClientNotify")), std::string::npos);
+  XrunCounts x;
+  tap.fill(x);
+  EXPECT_EQ(x.log_client_lines, LogFilter::kKeepPerKind + 30);
+  const nlohmann::json j = tap.log_counts();
+  EXPECT_EQ(j["lines"], 1 + 2 * (LogFilter::kKeepPerKind + 30));
+  EXPECT_EQ(j["dropped"]["Jack: JackEngine::ClientNotify"], 30);
+}
+
 TEST(JackdLogTap, OnlyLinesInsideTheWindowAreCounted) {
   JackdLogTap tap;  // no log file: lines are only counted
   tap.set_event_gap(1000);
