@@ -76,7 +76,9 @@ for t in "${targets[@]}"; do
   [ -x "$bin" ] || { echo "fuzz.sh: error: $bin was not built" >&2; exit 1; }
   work="build-fuzz/corpus/$t" crashes="build-fuzz/crashes/$t" log="build-fuzz/fuzz-logs/$t.log"
   mkdir -p "$work" "$crashes"
-  cp -n tests/fuzz/corpus/"$t"/* "$work"/
+  for seed in tests/fuzz/corpus/"$t"/*; do
+    [ -e "$work/$(basename "$seed")" ] || cp "$seed" "$work/"
+  done
   args=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1
         -artifact_prefix="$crashes/")
   if [ -n "$runs" ]; then args+=(-runs="$runs"); else args+=(-max_total_time="$seconds"); fi
