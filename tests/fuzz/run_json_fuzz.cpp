@@ -18,9 +18,9 @@
 
 namespace {
 
-const std::vector<std::string_view> kKeep = {"schema_version", "spec", "status", "totals",
-                                             "host", "jack", "jack_test", "xrunlab_records",
-                                             "records"};
+const std::vector<std::string_view> kKeep = {
+    "schema_version", "spec",      "status",          "totals", "host",
+    "jack",           "jack_test", "xrunlab_records", "records"};
 
 }  // namespace
 

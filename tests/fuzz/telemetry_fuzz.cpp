@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(once.find('\n') == once.size() - 1);  // one line
     std::string why2;
     const auto back = xrunlab::telemetry::decode(once, &why2);
-    if (!back) std::fprintf(stderr, "re-encoded line does not decode: %s\n%s", why2.c_str(),
-                            once.c_str());
+    if (!back)
+      std::fprintf(stderr, "re-encoded line does not decode: %s\n%s", why2.c_str(), once.c_str());
     FUZZ_CHECK(back.has_value());
     FUZZ_CHECK(back->index() == m->index());
     FUZZ_CHECK(xrunlab::telemetry::encode(*back) == once);
