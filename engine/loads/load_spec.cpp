@@ -21,8 +21,8 @@ std::string_view unquote_outer(std::string_view s) {
   const char quote = s.front();
   size_t i = 1;
   for (; i < s.size() && s[i] != quote; ++i) {
-    const bool escape = quote == '"' && s[i] == '\\' && i + 1 < s.size() &&
-                        (s[i + 1] == '"' || s[i + 1] == '\\');
+    const bool escape =
+        quote == '"' && s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\\');
     if (escape) ++i;
   }
   return i == s.size() - 1 ? s.substr(1, s.size() - 2) : s;
