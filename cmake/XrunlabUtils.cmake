@@ -27,3 +27,16 @@ function(xrunlab_library name)
   xrunlab_warnings(xrunlab_${name})
   xrunlab_sanitize(xrunlab_${name})
 endfunction()
+
+# XRUNLAB_FUZZ: every object of the build gets libFuzzer's coverage instrumentation and ASan +
+# UBSan, every UBSan finding aborts (so the fuzzer keeps the input); the fuzz targets add
+# -fsanitize=fuzzer at link time (tests/fuzz/CMakeLists.txt).
+macro(xrunlab_fuzz_flags)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "XRUNLAB_FUZZ needs clang (configure with CXX=clang++-14; the "
+                        "compiler is ${CMAKE_CXX_COMPILER_ID})")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endmacro()

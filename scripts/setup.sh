@@ -23,6 +23,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   gnuplot-nox rt-tests stress-ng procps jq python3 trace-cmd
   zlib1g-dev
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules
 )
 sudo=""

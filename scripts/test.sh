@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds xrunlab and runs every test: the lock-free parts (the ring, the card's seqlock, the
 # process callback's context shared with the drain thread) under ThreadSanitizer, a short run of
-# the callback benchmark (it must work; its numbers are for people and are not asserted), then
-# all unit tests and the integration tests against the real jackd (ctest, last).
+# the callback benchmark (it must work; its numbers are for people and are not asserted), every
+# libFuzzer target for 10 s (scripts/fuzz.sh: clang, ASan + UBSan, in build-fuzz; any finding
+# fails), then all unit tests and the integration tests against the real jackd (ctest, last).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -18,5 +19,7 @@ build-tsan/bin/vcard_seqlock_test
 build-tsan/bin/process_callback_test
 
 build/bin/callback_bench --benchmark_min_time=0.05 --benchmark_filter=BM_Bookkeeping
+
+scripts/fuzz.sh 10
 
 ctest --test-dir build --output-on-failure

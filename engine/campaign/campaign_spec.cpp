@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -130,7 +132,7 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
       const auto* i = node.as_integer();
       const auto* f = node.as_floating_point();
       const double v = i != nullptr ? static_cast<double>(i->get()) : f != nullptr ? f->get() : -1;
-      if (v < 0 || v > 3600) r.fail(line, key, "expected seconds from 0 to 3600");
+      if (!(v >= 0 && v <= 3600)) r.fail(line, key, "expected seconds from 0 to 3600");  // NaN
       spec.warmup_s = v;
     } else if (key == "run" || key == "axes") {
       const auto* table = node.as_table();
@@ -209,8 +211,21 @@ void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
     if (o.key == "duration") d = &o;
   }
   double seconds = 300;  // `xrunlab run`'s default
-  if (d != nullptr) seconds = std::stod(d->values.front());
-  if (duration) seconds = *duration;
+  if (duration) {
+    seconds = *duration;
+  } else if (d != nullptr) {
+    // The file's text, checked here only because --scale computes with it (`xrunlab run`
+    // checks it otherwise): a whole string that is a finite number of seconds > 0.
+    const std::string& v = d->values.front();
+    char* end = nullptr;
+    seconds = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(seconds) || seconds <= 0) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("{}:{}: [run] duration: '{}' is not a number of seconds above 0 "
+                              "(--scale multiplies it)",
+                              spec.path, d->line, v));
+    }
+  }
   if (scale) {
     seconds = std::max(1.0, seconds * *scale);
     if (spec.warmup_s > 0) spec.warmup_s = std::max(1.0, spec.warmup_s * *scale);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <system_error>
 #include <utility>
 
@@ -38,11 +39,12 @@ bool is_word(std::string_view s) {
   return true;
 }
 
-// Parses a number that must be followed by `tail`; locale-independent.
+// Parses a delay that must be followed by `tail`; locale-independent. A delay is a finite
+// number >= 0: "-234 usec", "inf usec" or "nan usec" are malformed (jackd prints none of them).
 bool parse_number_before(std::string_view s, std::string_view tail, double& out) {
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, out);
-  if (ec != std::errc()) return false;
+  if (ec != std::errc() || !std::isfinite(out) || out < 0) return false;
   return std::string_view(ptr, static_cast<size_t>(end - ptr)).substr(0, tail.size()) == tail;
 }
 
@@ -83,7 +85,8 @@ bool parse_driver_xrun(std::string_view line, JackdLine& out) {
   }
   pos = line.find(kAlsaHead);
   if (pos != std::string_view::npos) {
-    if (!parse_number_before(line.substr(pos + kAlsaHead.size()), kAlsaTail, value)) {
+    if (!parse_number_before(line.substr(pos + kAlsaHead.size()), kAlsaTail, value) ||
+        !std::isfinite(value * 1000.0)) {
       return false;
     }
     out.kind = JackdLineKind::kDriverXrun;

@@ -12,12 +12,20 @@ bool parse_int(std::string_view s, int lo, int hi, int* out) {
 }
 
 // Strips one pair of surrounding double or single quotes (the shell that ran xrunlab may have
-// left them when the user wrote --load 'stress-ng:"--cpu 2"').
+// left them when the user wrote --load 'stress-ng:"--cpu 2"'): only when they are one quoted
+// span around the whole text, the first quote closing at the last character (read as
+// split_words reads quotes). 'a' 'b' or '' x\' start and end with a quote but are two
+// words each and keep their quotes.
 std::string_view unquote_outer(std::string_view s) {
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
-    return s.substr(1, s.size() - 2);
+  if (s.size() < 2 || (s.front() != '"' && s.front() != '\'')) return s;
+  const char quote = s.front();
+  size_t i = 1;
+  for (; i < s.size() && s[i] != quote; ++i) {
+    const bool escape =
+        quote == '"' && s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\\');
+    if (escape) ++i;
   }
-  return s;
+  return i == s.size() - 1 ? s.substr(1, s.size() - 2) : s;
 }
 
 // The position of a trailing "@nice=" outside quotes, or npos.

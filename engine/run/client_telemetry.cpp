@@ -37,8 +37,9 @@ void apply_client_line(RunResult& r, size_t index0, std::string_view line,
     if (r.audio) {
       GlitchResult gr;
       gr.report = *g;
+      // In double: the difference of two int64 can overflow (t_us is what the line says).
       gr.t_s = window_start_us != 0
-                   ? static_cast<double>(g->t_us - static_cast<int64_t>(window_start_us)) / 1e6
+                   ? (static_cast<double>(g->t_us) - static_cast<double>(window_start_us)) / 1e6
                    : 0;
       if (r.audio->glitches.size() < kMaxGlitchesKept) r.audio->glitches.push_back(gr);
     }

@@ -1,6 +1,8 @@
 #include "engine/wire/telemetry.hpp"
 
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace xrunlab::telemetry {
 namespace {
@@ -13,9 +15,43 @@ json counts_to_json(const ValueCounts& counts) {
   return out;
 }
 
+// A field that is not a whole number in the range of its type ("rate": -1, "index": 1e30).
+// nlohmann's get<int>() would convert such a value anyway: wrapped, truncated, or (a floating
+// number out of range) undefined behaviour.
+class BadNumber : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The whole number `v` holds, as a T; throws BadNumber naming `what` otherwise.
+template <typename T>
+T whole_of(const json& v, const std::string& what) {
+  using limits = std::numeric_limits<T>;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(limits::max())) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    const bool fits =
+        limits::is_signed
+            ? i >= static_cast<int64_t>(limits::min()) && i <= static_cast<int64_t>(limits::max())
+            : i >= 0 && static_cast<uint64_t>(i) <= static_cast<uint64_t>(limits::max());
+    if (fits) return static_cast<T>(i);
+  }
+  throw BadNumber("'" + what + "' is not a whole number from " + std::to_string(limits::min()) +
+                  " to " + std::to_string(limits::max()));
+}
+
+template <typename T>
+T whole(const json& j, const char* key) {
+  return whole_of<T>(j.at(key), key);
+}
+
 ValueCounts counts_from_json(const json& j) {
   ValueCounts out;
-  for (const auto& pair : j) out[pair.at(0).get<int64_t>()] += pair.at(1).get<uint64_t>();
+  for (const auto& pair : j) {
+    out[whole_of<int64_t>(pair.at(0), "value")] += whole_of<uint64_t>(pair.at(1), "count");
+  }
   return out;
 }
 
@@ -118,94 +154,96 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
   };
   if (!j.is_object()) return fail("not a JSON object");
   try {
-    if (j.at("v").get<int>() != kWireVersion) return fail("wire version mismatch");
+    if (whole<int>(j, "v") != kWireVersion) return fail("wire version mismatch");
     const std::string type = j.at("type").get<std::string>();
     if (type == "hello") {
       Hello m;
-      m.index = j.at("index").get<int>();
+      m.index = whole<int>(j, "index");
       m.name = j.at("name").get<std::string>();
-      m.pid = j.at("pid").get<int64_t>();
-      m.rate = j.at("rate").get<uint32_t>();
-      m.frames = j.at("frames").get<uint32_t>();
-      m.ports = j.at("ports").get<int>();
-      m.dsp_stages = j.at("dsp_stages").get<int>();
+      m.pid = whole<int64_t>(j, "pid");
+      m.rate = whole<uint32_t>(j, "rate");
+      m.frames = whole<uint32_t>(j, "frames");
+      m.ports = whole<int>(j, "ports");
+      m.dsp_stages = whole<int>(j, "dsp_stages");
       m.dsp_target_us = j.at("dsp_target_us").get<double>();
       m.dsp_ns_per_stage = j.at("dsp_ns_per_stage").get<double>();
-      m.rt_tid = j.at("rt_tid").get<int64_t>();
+      m.rt_tid = whole<int64_t>(j, "rt_tid");
       m.sched_target = j.at("sched_target").get<std::string>();
       m.sched_error = j.at("sched_error").get<std::string>();
       return m;
     }
     if (type == "second") {
       Second m;
-      m.index = j.at("index").get<int>();
-      m.second = j.at("second").get<int64_t>();
-      m.cycles = j.at("cycles").get<uint64_t>();
+      m.index = whole<int>(j, "index");
+      m.second = whole<int64_t>(j, "second");
+      m.cycles = whole<uint64_t>(j, "cycles");
       m.delay = counts_from_json(j.at("delay"));
       m.delay_dll = counts_from_json(j.at("delay_dll"));
       m.signal = counts_from_json(j.at("signal"));
-      m.unreferenced = j.at("unreferenced").get<uint64_t>();
+      m.unreferenced = whole<uint64_t>(j, "unreferenced");
       m.duration = counts_from_json(j.at("duration"));
       m.cycle = counts_from_json(j.at("cycle"));
-      m.over_spare = j.at("over_spare").get<uint64_t>();
-      m.over_1000 = j.at("over_1000").get<uint64_t>();
-      m.late = j.at("late").get<uint64_t>();
-      m.injected = j.at("injected").get<uint64_t>();
+      m.over_spare = whole<uint64_t>(j, "over_spare");
+      m.over_1000 = whole<uint64_t>(j, "over_1000");
+      m.late = whole<uint64_t>(j, "late");
+      m.injected = whole<uint64_t>(j, "injected");
       for (const auto& w : j.at("worst")) {
-        m.worst.push_back({w.at("t_us").get<int64_t>(), w.at("frame").get<uint32_t>(),
-                           w.at("delay_us").get<int64_t>(), w.at("duration_us").get<int64_t>(),
-                           w.at("cycle_us").get<int64_t>()});
+        m.worst.push_back({whole<int64_t>(w, "t_us"), whole<uint32_t>(w, "frame"),
+                           whole<int64_t>(w, "delay_us"), whole<int64_t>(w, "duration_us"),
+                           whole<int64_t>(w, "cycle_us")});
       }
       return m;
     }
     if (type == "final") {
       Final m;
-      m.index = j.at("index").get<int>();
-      m.cycles_total = j.at("cycles_total").get<uint64_t>();
-      m.cycles_measured = j.at("cycles_measured").get<uint64_t>();
-      m.ring_dropped = j.at("ring_dropped").get<uint64_t>();
-      m.injected = j.at("injected").get<uint64_t>();
+      m.index = whole<int>(j, "index");
+      m.cycles_total = whole<uint64_t>(j, "cycles_total");
+      m.cycles_measured = whole<uint64_t>(j, "cycles_measured");
+      m.ring_dropped = whole<uint64_t>(j, "ring_dropped");
+      m.injected = whole<uint64_t>(j, "injected");
       if (j.contains("audio")) {
         const json& a = j.at("audio");
         AudioTotals t;
-        t.frames = a.at("frames").get<uint64_t>();
-        t.unlocked_frames = a.at("unlocked_frames").get<uint64_t>();
-        t.glitches = a.at("glitches").get<uint64_t>();
+        t.frames = whole<uint64_t>(a, "frames");
+        t.unlocked_frames = whole<uint64_t>(a, "unlocked_frames");
+        t.glitches = whole<uint64_t>(a, "glitches");
         t.delta_max = a.at("delta_max").get<double>();
-        t.ring_dropped = a.at("ring_dropped").get<uint64_t>();
-        t.recorded_frames = a.at("recorded_frames").get<uint64_t>();
+        t.ring_dropped = whole<uint64_t>(a, "ring_dropped");
+        t.recorded_frames = whole<uint64_t>(a, "recorded_frames");
         t.recording = a.at("recording").get<std::string>();
         t.check_ns_per_frame = a.at("check_ns_per_frame").get<double>();
         t.reference = a.at("reference").get<std::string>();
-        t.received_frames = a.at("received_frames").get<uint64_t>();
-        t.block_frames = a.at("block_frames").get<uint32_t>();
-        t.judged_blocks = a.at("judged_blocks").get<uint64_t>();
-        t.unjudged_blocks = a.at("unjudged_blocks").get<uint64_t>();
+        t.received_frames = whole<uint64_t>(a, "received_frames");
+        t.block_frames = whole<uint32_t>(a, "block_frames");
+        t.judged_blocks = whole<uint64_t>(a, "judged_blocks");
+        t.unjudged_blocks = whole<uint64_t>(a, "unjudged_blocks");
         t.not_checked = a.at("not_checked").get<std::string>();
         t.record_format = a.at("record_format").get<std::string>();
-        t.clipped_samples = a.at("clipped_samples").get<uint64_t>();
+        t.clipped_samples = whole<uint64_t>(a, "clipped_samples");
         m.audio = t;
       }
       return m;
     }
     if (type == "glitch") {
       GlitchReport m;
-      m.index = j.at("index").get<int>();
+      m.index = whole<int>(j, "index");
       m.kind = j.at("kind").get<std::string>();
-      m.t_us = j.at("t_us").get<int64_t>();
-      m.frame = j.at("frame").get<uint32_t>();
-      m.at_frame = j.at("at_frame").get<uint64_t>();
-      m.jump = j.at("jump").get<int64_t>();
-      m.length = j.at("length").get<uint64_t>();
+      m.t_us = whole<int64_t>(j, "t_us");
+      m.frame = whole<uint32_t>(j, "frame");
+      m.at_frame = whole<uint64_t>(j, "at_frame");
+      m.jump = whole<int64_t>(j, "jump");
+      m.length = whole<uint64_t>(j, "length");
       m.max_deviation = j.at("max_deviation").get<double>();
       m.excerpt = j.at("excerpt").get<std::string>();
       return m;
     }
     if (type == "error") {
-      return Error{j.at("index").get<int>(), j.at("message").get<std::string>()};
+      return Error{whole<int>(j, "index"), j.at("message").get<std::string>()};
     }
     return fail("unknown message type '" + type + "'");
   } catch (const nlohmann::json::exception& e) {
+    return fail(e.what());
+  } catch (const BadNumber& e) {
     return fail(e.what());
   }
 }

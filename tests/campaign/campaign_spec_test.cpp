@@ -119,6 +119,28 @@ TEST(CampaignSpec, ScaleDurationAndRepetitionsShortenACampaign) {
   EXPECT_THROW(adjust_campaign(e, std::nullopt, std::nullopt, 0), Error);
 }
 
+// Found by tests/fuzz/campaign_spec_fuzz.cpp: --scale read the file's [run] duration with
+// std::stod, so duration = "" (or "abc", true) escaped as std::invalid_argument instead of a
+// usage error naming the line; and warmup_s = nan passed the range check.
+TEST(CampaignSpec, ScaleRefusesADurationThatIsNotSecondsAndWarmupRefusesNan) {
+  for (const char* bad : {"\"\"", "\"abc\"", "true", "\"15s\"", "\"inf\"", "\"1e999\"", "0"}) {
+    CampaignSpec s = parse_campaign(std::string("name = \"x\"\n[run]\nduration = ") + bad + "\n",
+                                    "c.toml");
+    try {
+      adjust_campaign(s, 0.5, std::nullopt, std::nullopt);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_EQ(std::string(e.what()).rfind("c.toml:3: [run] duration: '", 0), 0u) << e.what();
+    }
+    // --duration replaces it: nothing of the file's value is computed with.
+    adjust_campaign(s, std::nullopt, 20.0, std::nullopt);
+    EXPECT_EQ(s.fixed.at(0).values, std::vector<std::string>{"20"});
+  }
+  EXPECT_EQ(error_of("name = \"x\"\nwarmup_s = nan\n"),
+            "c.toml:2: warmup_s: expected seconds from 0 to 3600");
+}
+
 TEST(CampaignSpec, AFileThatCannotBeReadIsNamed) {
   try {
     load_campaign("/nonexistent/c.toml");

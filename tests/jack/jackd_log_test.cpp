@@ -93,6 +93,28 @@ TEST(ParseJackdLine, GarbageAndMalformedLines) {
   }
 }
 
+// Found by tests/fuzz/jackd_log_fuzz.cpp: a negative or non-finite delay was read as a driver
+// xrun of that delay (a negative one, or an infinite maximum that run.json cannot hold).
+TEST(ParseJackdLine, DriverDelayMustBeFiniteAndNotNegative) {
+  for (const char* line : {
+           "JackTimedDriver::Process XRun = -234 usec",
+           "JackTimedDriver::Process XRun = inf usec",
+           "JackTimedDriver::Process XRun = nan usec",
+           "JackTimedDriver::Process XRun = 1e400 usec",
+           "**** alsa_pcm: xrun of at least -1.5 msecs",
+           "**** alsa_pcm: xrun of at least infinity msecs",
+           "**** alsa_pcm: xrun of at least 1e306 msecs",  // finite, but not in microseconds
+       }) {
+    EXPECT_EQ(parse_jackd_line(line).kind, JackdLineKind::kOther) << '"' << line << '"';
+  }
+  EXPECT_EQ(parse_jackd_line("JackTimedDriver::Process XRun = 0 usec").kind,
+            JackdLineKind::kDriverXrun);
+  JackdXrunCounter c(500);
+  c.add("JackTimedDriver::Process XRun = -234 usec", 0);
+  EXPECT_EQ(c.driver_xruns(), 0u);
+  EXPECT_EQ(c.driver_max_delay_us(), 0);
+}
+
 std::string not_finished(const std::string& name) {
   return "JackEngine::XRun: client = " + name + " was not finished, state = Triggered";
 }

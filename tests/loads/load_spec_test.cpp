@@ -33,6 +33,21 @@ TEST(LoadSpec, PassThroughLoadsAreSplitIntoArgvNeverAShell) {
             (Args{"exec", "--", "a b", "c\"d"}));
 }
 
+// Found by tests/fuzz/load_spec_fuzz.cpp: the grammar's outer quotes (cmd:"ARGV") were stripped
+// from any argument that started and ended with a quote, even two quoted words: 'a' 'b' became
+// the one word "a b", and '' x\' (an empty word, then x') failed as a trailing backslash.
+TEST(LoadSpec, OuterQuotesAreStrippedOnlyAroundTheWholeArgument) {
+  EXPECT_EQ(parse_load("cmd:'a' 'b'", 2, nullptr)->tool_args, (Args{"exec", "--", "a", "b"}));
+  EXPECT_EQ(parse_load("cmd:\"a\" \"b c\"", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "a", "b c"}));
+  EXPECT_EQ(parse_load("cmd:'' x\\'", 2, nullptr)->tool_args, (Args{"exec", "--", "", "x'"}));
+  // One quoted span around everything is still the grammar's grouping, escapes included.
+  EXPECT_EQ(parse_load("cmd:'sleep 10'", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "sleep", "10"}));
+  EXPECT_EQ(parse_load("stress-ng:\"--cpu \\\"2\\\"\"", 2, nullptr)->tool_args,
+            (Args{"exec", "--", "stress-ng", "--cpu", "\"2\""}));
+}
+
 TEST(LoadSpec, NiceSuffix) {
   const auto s = parse_load("compile:2@nice=10", 2, nullptr);
   ASSERT_TRUE(s);

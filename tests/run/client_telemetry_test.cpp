@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace xrunlab {
 namespace {
 
@@ -83,6 +85,18 @@ TEST(ApplyClientLine, GlitchTimesCountFromTheWindowStart) {
   EXPECT_DOUBLE_EQ(r.audio->glitches[0].t_s, 2.5);
   apply_client_line(r, 1, line(g), 0);  // before the window opened: time 0
   EXPECT_DOUBLE_EQ(r.audio->glitches[1].t_s, 0.0);
+}
+
+// Found with tests/fuzz/telemetry_fuzz.cpp in mind: t_us - window start overflowed int64 (undefined
+// behaviour) for a glitch line with a t_us near INT64_MIN.
+TEST(ApplyClientLine, AGlitchTimeFarFromTheWindowDoesNotOverflow) {
+  RunResult r = two_clients(true);
+  telemetry::GlitchReport g;
+  g.kind = "dropped";
+  g.t_us = std::numeric_limits<int64_t>::min();
+  apply_client_line(r, 1, line(g), 3'000'000);
+  ASSERT_EQ(r.audio->glitches.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.audio->glitches[0].t_s, -9223372036857.775808);
 }
 
 TEST(ApplyClientLine, GlitchesBeyondTheKeptNumberAreNotStored) {

@@ -64,6 +64,35 @@ TEST(Telemetry, RejectsGarbageWithAReason) {
   EXPECT_FALSE(decode(R"({"type":"bogus","v":1})", &why));
 }
 
+// Found by tests/fuzz/telemetry_fuzz.cpp: nlohmann's get<int>() converted any number, so
+// "index": 1e30 was undefined behaviour (a floating number out of int's range), "rate": -1 became
+// 4294967295 and "frame": 4294967296 became 0. A field out of its type's range is refused.
+TEST(Telemetry, NumbersOutOfTheirFieldsRangeAreRefused) {
+  const std::string good = encode(Error{1, "boom"});
+  ASSERT_TRUE(decode(good));
+  std::string why;
+  EXPECT_FALSE(decode(R"({"type":"error","v":1,"index":1e30,"message":"x"})", &why));
+  EXPECT_NE(why.find("'index' is not a whole number"), std::string::npos) << why;
+  EXPECT_FALSE(decode(R"({"type":"error","v":1,"index":1.5,"message":"x"})", &why));
+  EXPECT_FALSE(decode(R"({"type":"error","v":1,"index":2147483648,"message":"x"})", &why));
+  EXPECT_FALSE(decode(R"({"type":"error","v":1.0,"index":1,"message":"x"})", &why));
+  EXPECT_TRUE(decode(R"({"type":"error","v":1,"index":-2147483648,"message":"x"})", &why));
+  Hello h;
+  std::string hello = encode(h);
+  const std::string rate = "\"rate\":0";
+  ASSERT_NE(hello.find(rate), std::string::npos);
+  EXPECT_FALSE(
+      decode(std::string(hello).replace(hello.find(rate), rate.size(), "\"rate\":-1"), &why));
+  EXPECT_NE(why.find("'rate'"), std::string::npos) << why;
+  EXPECT_FALSE(decode(
+      std::string(hello).replace(hello.find(rate), rate.size(), "\"rate\":4294967296"), &why));
+  EXPECT_FALSE(decode(R"({"type":"second","v":1,"index":1,"second":0,"cycles":1,"delay":[[1,-1]],)"
+                      R"("delay_dll":[],"signal":[],"unreferenced":0,"duration":[],"cycle":[],)"
+                      R"("over_spare":0,"over_1000":0,"late":0,"injected":0,"worst":[]})",
+                      &why));
+  EXPECT_NE(why.find("'count'"), std::string::npos) << why;
+}
+
 TEST(Telemetry, GlitchAndAudioTotalsRoundTrip) {
   GlitchReport g;
   g.index = 3;
