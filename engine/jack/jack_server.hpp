@@ -19,10 +19,12 @@ struct ServerSpec {
 // A server name no other run or user server has: xrunlab-<pid>-<counter>.
 std::string private_server_name();
 
-// Ports the run needs (clients x (2P + clock), the card's 2P + clock, the monitor) with headroom;
-// jackd's
-// graph segment scales with it and every client mlocks it (DESIGN.md).
+// Ports the run needs (clients x (2P + clock), the card's 2P + clock, the monitor) with 16 to
+// spare, at least 64; jackd's graph segment scales with it and every client mlocks it
+// (DESIGN.md). At most 2318 (253 clients x 4 ports), below JACK2's PORT_NUM_MAX of 4096.
 int port_max_for(int clients, int ports);
+// JACK2's PORT_NUM_MAX: jackd refuses a larger -p.
+inline constexpr int kJackPortMax = 4096;
 
 std::vector<std::string> jackd_argv(const ServerSpec& spec);
 

@@ -9,6 +9,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/jack/jack_server.hpp"
 #include "engine/loads/load_spec.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
@@ -78,6 +79,11 @@ void validate(const RunOptions& o) {
                     o.clients, kMaxClients));
   }
   if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
+  if (port_max_for(o.clients, o.ports) > kJackPortMax) {
+    bad(fmt::format("--clients {} --ports {}: needs {} JACK ports, JACK2 has at most {}; use fewer "
+                    "clients or ports",
+                    o.clients, o.ports, port_max_for(o.clients, o.ports), kJackPortMax));
+  }
   if (o.explain < 0 || o.explain > 100) {
     bad("--explain=" + std::to_string(std::max(o.explain, 0)) +
         ": must be 1..100 worst cycles (--explain alone: 5)");

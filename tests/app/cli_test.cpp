@@ -70,6 +70,12 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(usage_error({"run", "--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--clients", "0"}).find("--clients"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--clients", "-3"}).find("--clients"), std::string::npos);
+  // JACK2's limits: 256 client slots (253 for us) and 4096 ports.
+  EXPECT_NE(usage_error({"run", "--clients", "254"}).find("--clients 254: must be 1..253"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"run", "--clients", "253", "--ports", "64"})
+                .find("--clients 253 --ports 64: needs 32782 JACK ports, JACK2 has at most 4096"),
+            std::string::npos);
   EXPECT_NE(usage_error({"run", "--period", "100"}).find("--period"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--period", "0"}).find("--period"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--period", "16384"}).find("--period"), std::string::npos);

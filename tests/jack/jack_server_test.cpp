@@ -15,7 +15,7 @@ TEST(JackServer, ArgvIsPrivateRealtimeAndSizedWithTheBackendsDriver) {
   s.ports = 4;
   s.driver = {"-d", "dummy", "-r", "48000"};
   const std::vector<std::string> expected = {"jackd", "-n",  "xrunlab-1-0", "-R",    "-P", "70",
-                                             "-p",    "256", "-d",          "dummy", "-r", "48000"};
+                                             "-p",    "151", "-d",          "dummy", "-r", "48000"};
   EXPECT_EQ(jackd_argv(s), expected);
   s.verbose = true;
   const auto v = jackd_argv(s);
@@ -35,6 +35,9 @@ TEST(JackServer, PortMaxCoversTheRun) {
   EXPECT_GE(port_max_for(40, 4), 40 * 4 * 2 + 8);
   EXPECT_EQ(port_max_for(1, 1), 64);
   EXPECT_LT(port_max_for(14, 4), 2048);  // far below JACK's default, which costs ~107 MB
+  // The most a run asks for: every client's 2 x 4 ports and clock, the card's, the monitor's.
+  EXPECT_EQ(port_max_for(253, 4), 253 * 9 + 9 + 16);
+  EXPECT_GT(port_max_for(253, 64), kJackPortMax);  // run_options refuses it before jackd would
 }
 
 TEST(JackServer, NamesArePrivateAndDistinct) {
