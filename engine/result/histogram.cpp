@@ -10,8 +10,8 @@ Histogram::Histogram(uint32_t bound_us, size_t overflow_keep, uint32_t negative_
     : bound_us_(bound_us),
       overflow_keep_(overflow_keep),
       negative_bound_us_(negative_bound_us),
-      bins_(size_t{bound_us} + 1, 0),
-      neg_bins_(negative_bound_us, 0) {
+      bins_(size_t{bound_us} + 1),
+      neg_bins_(negative_bound_us) {
   overflow_kept_.reserve(overflow_keep_);
 }
 
@@ -44,11 +44,11 @@ void Histogram::add(int64_t value_us, uint64_t times) {
     underflow_min_ = std::min(underflow_min_, value_us);
     underflow_sum_ += value_us * static_cast<int64_t>(times);
     if (-value_us <= static_cast<int64_t>(negative_bound_us_)) {
-      neg_bins_[static_cast<size_t>(-value_us - 1)] += static_cast<uint32_t>(times);
+      neg_bins_.add(static_cast<size_t>(-value_us - 1), static_cast<uint32_t>(times));
       neg_binned_ += times;
     }
   } else if (value_us <= static_cast<int64_t>(bound_us_)) {
-    bins_[static_cast<size_t>(value_us)] += static_cast<uint32_t>(times);
+    bins_.add(static_cast<size_t>(value_us), static_cast<uint32_t>(times));
   } else {
     for (uint64_t i = 0; i < times; ++i) keep_overflow(value_us);
   }
@@ -80,18 +80,18 @@ void Histogram::merge(const Histogram& other) {
   // (underflow_count_ took them all).
   const size_t nn = std::min(neg_bins_.size(), other.neg_bins_.size());
   for (size_t k = 0; k < nn; ++k) {
-    neg_bins_[k] += other.neg_bins_[k];
+    neg_bins_.add(k, other.neg_bins_[k]);
     neg_binned_ += other.neg_bins_[k];
   }
   const size_t n = std::min(bins_.size(), other.bins_.size());
-  for (size_t v = 0; v < n; ++v) bins_[v] += other.bins_[v];  // see the bound on bins_
+  for (size_t v = 0; v < n; ++v) bins_.add(v, other.bins_[v]);  // see the bound on bins_
   // Bins of a wider histogram that this one cannot hold become overflow values.
   for (size_t v = n; v < other.bins_.size(); ++v) {
     for (uint64_t i = 0; i < other.bins_[v]; ++i) keep_overflow(static_cast<int64_t>(v));
   }
   for (int64_t v : other.overflow_kept_) {
     if (v <= static_cast<int64_t>(bound_us_)) {
-      ++bins_[static_cast<size_t>(v)];
+      bins_.add(static_cast<size_t>(v), 1);
     } else {
       keep_overflow(v);
     }

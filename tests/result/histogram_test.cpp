@@ -92,7 +92,7 @@ TEST(Histogram, NegativeBinsKeepNegativeValuesExact) {
   EXPECT_EQ(*h.min(), -500);
   EXPECT_EQ(h.percentile(10)->value_us, -500);  // rank 1: the least value, exact
   EXPECT_TRUE(h.percentile(10)->exact);
-  EXPECT_EQ(h.percentile(20)->value_us, -30);   // rank 2, from the bins
+  EXPECT_EQ(h.percentile(20)->value_us, -30);  // rank 2, from the bins
   EXPECT_TRUE(h.percentile(20)->exact);
   EXPECT_EQ(h.percentile(30)->value_us, -30);
   EXPECT_EQ(h.percentile(40)->value_us, -10);
@@ -198,6 +198,30 @@ TEST(Histogram, UnknownValuesCountButDoNotMoveTheKnownStatistics) {
   EXPECT_EQ(m.overflow_dropped(), 3u);
   EXPECT_EQ(*m.min(), -7);
   EXPECT_DOUBLE_EQ(*m.mean(), (40.0 + 500 - 7) / 6);
+}
+
+}  // namespace
+}  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+TEST(PagedBins, PagesAreMadeOnFirstUseAndCopiesAreIndependent) {
+  PagedBins b(20001);
+  EXPECT_EQ(b.size(), 20001u);
+  EXPECT_EQ(b[0], 0u);
+  EXPECT_EQ(b[20000], 0u);  // the last, in a partial page
+  b.add(255, 2);            // the last of the first page
+  b.add(256, 3);            // the first of the second
+  b.add(20000, 1);
+  b.add(7, 0);  // nothing: no page is made for it
+  PagedBins copy = b;
+  b.add(256, 1);
+  EXPECT_EQ(b[255], 2u);
+  EXPECT_EQ(b[256], 4u);
+  EXPECT_EQ(b[20000], 1u);
+  EXPECT_EQ(copy[256], 3u);
+  EXPECT_EQ(copy[257], 0u);
 }
 
 }  // namespace
