@@ -5,7 +5,7 @@
 # size of what it wrote; the SIGTERM columns are timed from outside (signal to exit).
 #
 #   scripts/scale-bench.sh [--ports P] [--period FRAMES] [--duration SECONDS] [COUNT...]
-#   scripts/scale-bench.sh                 # 14 64 128 254 clients x 4 ports, 1024 frames, 5 s
+#   scripts/scale-bench.sh                 # 14 64 128 253 clients x 4 ports, 1024 frames, 5 s
 #
 # Results go to a temporary folder that is removed at the end (--keep keeps it and says where).
 # Needs a built tree (scripts/setup.sh --no-demo) and jq. The figures are this machine's; on a
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     *) counts+=("$1"); shift ;;
   esac
 done
-[ "${#counts[@]}" -gt 0 ] || counts=(14 64 128 254)
+[ "${#counts[@]}" -gt 0 ] || counts=(14 64 128 253)
 xrunlab=build/bin/xrunlab
 [ -x "$xrunlab" ] || { echo "scale-bench.sh: error: $xrunlab is missing; run scripts/setup.sh --no-demo" >&2; exit 3; }
 command -v jq >/dev/null || { echo "scale-bench.sh: error: jq is missing (apt-get install jq)" >&2; exit 3; }

@@ -22,20 +22,12 @@
 #include "engine/janitor/process_sweep.hpp"
 #include "engine/janitor/run_status.hpp"
 #include "engine/sched/sys_journal.hpp"
+#include "engine/system/clock.hpp"
 
 namespace xrunlab {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::vector<std::string> engine_command_line(pid_t engine) {
   std::vector<std::string> out;
@@ -195,7 +187,7 @@ class Cleanup {
   void say(const std::string& s) {
     const std::string line = "xrunlab-janitor: " + s + "\n";
     std::fputs(line.c_str(), stderr);
-    log_ += utc_now() + " " + line;
+    log_ += utc_now_iso() + " " + line;
   }
   void problem(const std::string& s) {
     ++problems_;
@@ -263,7 +255,7 @@ int janitor_main(int argc, char** argv) {
   }
   // The terminal's signals are for the engine; a background write to it must not stop us.
   for (int sig : {SIGINT, SIGHUP, SIGPIPE, SIGTTOU, SIGTTIN, SIGQUIT}) ::signal(sig, SIG_IGN);
-  const std::string started = utc_now();
+  const std::string started = utc_now_iso();
   Watch w;
   w.plan = a->plan;
   const pid_t engine = w.plan.engine;

@@ -8,6 +8,7 @@
 #include "engine/report/report_summary.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/result/run_json.hpp"
+#include "engine/system/clock.hpp"
 #include "engine/wire/version.hpp"
 
 namespace xrunlab {
@@ -22,15 +23,6 @@ std::optional<RunResult> load_checkpoint(const std::string& dir) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-}
-
-std::string utc_now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace

@@ -19,15 +19,6 @@ namespace {
 
 }  // namespace
 
-std::string utc_now(const char* format) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 void make_dirs(const std::string& path) {
   size_t pos = 0;
   bool created = false;

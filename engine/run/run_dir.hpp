@@ -5,13 +5,9 @@
 #include <optional>
 #include <string>
 
-namespace xrunlab {
+#include "engine/system/clock.hpp"  // utc_now, utc_now_iso: the run folder's and run.json's times
 
-// The current UTC time formatted with strftime's `format`.
-std::string utc_now(const char* format);
-inline std::string utc_now_iso() {
-  return utc_now("%Y-%m-%dT%H:%M:%SZ");
-}
+namespace xrunlab {
 
 // mkdir -p `path`, then checks it is writable. Throws OutputError (Error(kOutput)) naming the
 // folder and --output, and saying "the disk is full" for ENOSPC. The folders it makes are

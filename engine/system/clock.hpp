@@ -1,9 +1,11 @@
 #pragma once
-// The engine's clock: CLOCK_MONOTONIC_RAW in microseconds, the clock JACK2's jack_get_time()
+// The engine's clocks. The monotonic one: CLOCK_MONOTONIC_RAW in microseconds, the clock JACK2's jack_get_time()
 // uses on Linux (checked against jack_get_time() once the monitor is connected).
 #include <time.h>
 
 #include <cstdint>
+#include <ctime>
+#include <string>
 
 namespace xrunlab {
 
@@ -31,5 +33,18 @@ inline int64_t mono_minus_raw_ns() {
   auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
   return (ns(a) + ns(b)) / 2 - ns(raw);
 }
+
+// The wall clock in UTC, formatted with strftime's FORMAT (at most 63 characters).
+inline std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+// The wall clock in UTC as ISO 8601 to the second: run.json's started_utc and ended_utc.
+inline std::string utc_now_iso() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 }  // namespace xrunlab
