@@ -1,6 +1,7 @@
 #pragma once
-// The engine's clocks. The monotonic one: CLOCK_MONOTONIC_RAW in microseconds, the clock JACK2's jack_get_time()
-// uses on Linux (checked against jack_get_time() once the monitor is connected).
+// The engine's clocks. The monotonic one: CLOCK_MONOTONIC_RAW in microseconds, the clock
+// JACK2's jack_get_time() uses on Linux (checked against jack_get_time() once the monitor is
+// connected).
 #include <time.h>
 
 #include <cstdint>
