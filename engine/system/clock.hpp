@@ -46,6 +46,8 @@ inline std::string utc_now(const char* format) {
 }
 
 // The wall clock in UTC as ISO 8601 to the second: run.json's started_utc and ended_utc.
-inline std::string utc_now_iso() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+inline std::string utc_now_iso() {
+  return utc_now("%Y-%m-%dT%H:%M:%SZ");
+}
 
 }  // namespace xrunlab
