@@ -31,7 +31,8 @@ struct CampaignProgress {
 
 // "xrunlab: campaign t: run 2/6 (02-other-20), 3 s | 16 s in all, about 18 s left | 5 xrun
 // events so far (1 in this run)": the time after the case is this run's; the running run's
-// xrun events are its last checkpoint's (`xrunlab run` writes one every 5 s).
+// xrun events are its last checkpoint's (`xrunlab run` writes one every 5 s, at most every 60 s
+// in long runs).
 std::string campaign_progress_text(const CampaignProgress& p);
 
 }  // namespace xrunlab

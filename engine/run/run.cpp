@@ -32,6 +32,7 @@
 #include "engine/result/baseline.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
+#include "engine/run/checkpoint_interval.hpp"
 #include "engine/run/client_fleet.hpp"
 #include "engine/run/cycle_table_reader.hpp"
 #include "engine/run/graph.hpp"
@@ -932,7 +933,7 @@ void Runner::measure() {
     }
     if (now >= next_checkpoint) {
       checkpoint(now);
-      next_checkpoint += 5000000;
+      next_checkpoint += checkpoint_interval_us(now - t0);
     }
     std::this_thread::sleep_for(milliseconds(10));
   }
