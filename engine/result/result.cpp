@@ -45,19 +45,26 @@ void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) 
   ClientSecond row;
   row.second = s.second;
   row.cycles = s.cycles;
-  if (!s.delay.empty()) {
-    row.delay_min_us = s.delay.begin()->first;
-    row.delay_max_us = s.delay.rbegin()->first;
-    long double sum = 0;
-    uint64_t n = 0;
-    for (const auto& [v, k] : s.delay) {
-      sum += static_cast<long double>(v) * k;
-      n += k;
-    }
-    row.delay_mean_us = static_cast<double>(sum / n);
+  // Values counted 0 times (a decoder may pass them on) are no values: a second of only those
+  // has no minimum, maximum or mean (not a mean of 0/0).
+  long double sum = 0;
+  uint64_t n = 0;
+  for (const auto& [v, k] : s.delay) {
+    if (k == 0) continue;
+    if (n == 0) row.delay_min_us = v;
+    row.delay_max_us = v;
+    sum += static_cast<long double>(v) * k;
+    n += k;
   }
-  if (!s.duration.empty()) row.duration_max_us = s.duration.rbegin()->first;
-  if (!s.cycle.empty()) row.cycle_max_us = s.cycle.rbegin()->first;
+  if (n > 0) row.delay_mean_us = static_cast<double>(sum / n);
+  auto max_counted = [](const telemetry::ValueCounts& counts) -> std::optional<int64_t> {
+    for (auto it = counts.rbegin(); it != counts.rend(); ++it) {
+      if (it->second > 0) return it->first;
+    }
+    return std::nullopt;
+  };
+  row.duration_max_us = max_counted(s.duration);
+  row.cycle_max_us = max_counted(s.cycle);
   row.over_spare = s.over_spare;
   row.over_1000 = s.over_1000;
   row.late = s.late;

@@ -39,6 +39,19 @@ TEST(Result, EmptySecondHasNoMinMax) {
   EXPECT_EQ(c.cycles, 0u);
 }
 
+TEST(Result, ValuesCountedZeroTimesAreNoValuesOfTheSecond) {
+  ClientResult c;
+  add_second(c, second(1, 0, {{5, 0}, {20, 2}, {40, 0}}));
+  add_second(c, second(1, 1, {{30, 0}}));
+  ASSERT_EQ(c.seconds.size(), 2u);
+  EXPECT_EQ(*c.seconds[0].delay_min_us, 20);
+  EXPECT_EQ(*c.seconds[0].delay_max_us, 20);
+  EXPECT_DOUBLE_EQ(*c.seconds[0].delay_mean_us, 20.0);
+  EXPECT_FALSE(c.seconds[1].delay_min_us);
+  EXPECT_FALSE(c.seconds[1].delay_max_us);
+  EXPECT_FALSE(c.seconds[1].delay_mean_us);  // not 0/0
+}
+
 TEST(Result, WorstCyclesAreBoundedAndSorted) {
   ClientResult c;
   for (int s = 0; s < 20; ++s) {
