@@ -3,6 +3,8 @@
 // folders are made in the same second), each reporting only its own clients and its own
 // injected overruns; neither frees anything of the other (registry slots, /dev/shm files).
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "tests/support/run_harness.hpp"
@@ -14,9 +16,8 @@ namespace fs = std::filesystem;
 using namespace testing_support;
 
 std::vector<std::string> vcard_run(const std::string& out, const std::string& label) {
-  return {"run",      "--backend", "vcard", "--clients", "2",     "--ports",   "1",
-          "--period", "1024",      "--duration", "3",    "--label", label,     "--no-plots",
-          "--output", out};
+  return {"run",  "--backend",  "vcard", "--clients", "2",   "--ports",    "1",        "--period",
+          "1024", "--duration", "3",     "--label",   label, "--no-plots", "--output", out};
 }
 
 std::set<int64_t> client_pids(const json& j) {
@@ -31,11 +32,32 @@ uint64_t injected(const json& j) {
   return n;
 }
 
+// What a failed run's clients and jackd said (libjack's own error lines are in the client logs),
+// for the failure message: the engine's output names only the client that failed.
+std::string logs_of(const XrunlabRun& r) {
+  std::string out, dir = r.run_dir();
+  const std::string text = r.log();
+  // A run that failed before its results names its folder in its error: "...; see DIR/clients/".
+  if (const size_t at = text.find("; see "); dir.empty() && at != std::string::npos) {
+    dir = text.substr(at + 6, text.find_first_of(" \n", at + 6) - at - 6);
+    if (dir.size() > 9 && dir.compare(dir.size() - 9, 9, "/clients/") == 0)
+      dir.resize(dir.size() - 9);
+  }
+  if (dir.empty() || !fs::is_directory(dir)) return out;
+  for (const fs::directory_entry& f : fs::recursive_directory_iterator(dir)) {
+    if (f.path().extension() != ".log") continue;
+    std::ifstream in(f.path());
+    out += "\n--- " + f.path().string() + "\n";
+    out.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
 // Each run's own: its server (named after its own engine), its clients, its folder; and no
 // warning of one names the other's server (nothing of a live run is freed as stale).
 void expect_apart(const XrunlabRun& a, const XrunlabRun& b) {
-  ASSERT_EQ(a.exit_code, 0) << a.log();
-  ASSERT_EQ(b.exit_code, 0) << b.log();
+  ASSERT_EQ(a.exit_code, 0) << a.log() << logs_of(a) << "\n--- the other run:\n" << b.log();
+  ASSERT_EQ(b.exit_code, 0) << b.log() << logs_of(b) << "\n--- the other run:\n" << a.log();
   ASSERT_FALSE(a.run_dir().empty()) << a.log();
   ASSERT_FALSE(b.run_dir().empty()) << b.log();
   EXPECT_NE(a.run_dir(), b.run_dir());
