@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/base/proc_pid_stat.hpp"
@@ -125,9 +127,19 @@ std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t u
     if (!server.empty() && file.size() == prefix.size() + server.size()) return server;
     return std::nullopt;
   }
-  if (file.rfind("jack_", 0) == 0) {  // jack_<server>_<uid>_<n>: a request socket
+  // jack_<server>_<uid>_<n>: a request socket; jack_<server>-<client>_<uid>_0: the notification
+  // socket of one of the run's clients (engine/run/client_fleet.hpp names them so).
+  if (file.rfind("jack_", 0) == 0) {
     const std::string server = leading_server_name(file.substr(5));
-    const std::string_view rest = file.substr(std::min(file.size(), 5 + server.size()));
+    std::string_view rest = file.substr(std::min(file.size(), 5 + server.size()));
+    if (!server.empty() && !rest.empty() && rest[0] == '-') {
+      size_t i = 1;
+      while (i < rest.size() &&
+             (std::isalnum(static_cast<unsigned char>(rest[i])) != 0 || rest[i] == '-')) {
+        ++i;
+      }
+      rest = i > 1 ? rest.substr(i) : std::string_view{};
+    }
     if (!server.empty() && rest.rfind("_" + u + "_", 0) == 0 && rest.size() > u.size() + 2 &&
         rest.find_first_not_of("0123456789", u.size() + 2) == std::string_view::npos) {
       return server;
@@ -215,10 +227,14 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
           } else {
             for (const RegistryEntry& e : *entries) {
               if (e.pid == 0 || !is_xrunlab_entry(e.name, uid) || process_alive(e.pid)) continue;
+              // A dead (or zombie) jackd whose run is still alive: that run is stopping it
+              // and frees its own entry (as `finished_server`); another run leaves it alone.
+              const std::string server = server_of(e.name);
+              if (server != finished_server && process_alive(engine_pid_of(server))) continue;
               // Exactly what jack_register_server does to a dead server's entry.
               std::memset(bytes + kHeaderFields + static_cast<size_t>(e.slot) * kEntrySize, 0,
                           kEntrySize);
-              result.reclaimed.push_back(server_of(e.name));
+              result.reclaimed.push_back(server);
             }
           }
           ::munmap(map, kHeaderLen);
@@ -305,6 +321,67 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
     ::closedir(dir);
   }
   return result;
+}
+
+namespace {
+
+// Has `pid` a file under `dir_slash` ("/dev/shm/jack_db-0/") mapped? A maps file that cannot be
+// read (the process is gone, or hidden from us as init is in some containers even from root)
+// counts as no: a JACK program of this user is readable to it.
+bool maps_a_file_under(const std::string& proc_dir, const char* pid, const std::string& dir_slash) {
+  const int fd = ::open((proc_dir + "/" + pid + "/maps").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  // Line by line through a fixed buffer: a path never spans more than one line.
+  char buf[8192];
+  std::string line;
+  bool found = false;
+  ssize_t n = 0;
+  while (!found && (n = ::read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < n && !found; ++i) {
+      if (buf[i] != '\n') {
+        line.push_back(buf[i]);
+        continue;
+      }
+      found = line.find(dir_slash) != std::string::npos;
+      line.clear();
+    }
+  }
+  if (!found && !line.empty()) found = line.find(dir_slash) != std::string::npos;
+  ::close(fd);
+  return found;
+}
+
+}  // namespace
+
+std::string remove_unused_jack_metadata_db(const std::string& shm_dir, uid_t uid,
+                                           const std::string& proc_dir, pid_t* in_use_by) {
+  const std::string dir = shm_dir + "/jack_db-" + std::to_string(uid);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid) return "";
+  const std::string dir_slash = dir + "/";
+  if (DIR* proc = ::opendir(proc_dir.c_str())) {
+    pid_t user = 0;
+    while (dirent* e = ::readdir(proc)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      if (maps_a_file_under(proc_dir, e->d_name, dir_slash)) {
+        user = static_cast<pid_t>(std::atoi(e->d_name));
+        break;
+      }
+    }
+    ::closedir(proc);
+    if (user != 0) {
+      if (in_use_by != nullptr) *in_use_by = user;
+      return "";
+    }
+  } else {
+    return "";  // no /proc: cannot tell who uses it
+  }
+  // The files JACK2's jackd removes at its exit, then the folder (left when anything else is in).
+  bool removed = false;
+  for (const char* f : {"metadata.db", "__db.001", "__db.002", "__db.003"}) {
+    removed = ::unlink((dir_slash + f).c_str()) == 0 || removed;
+  }
+  return ::rmdir(dir.c_str()) == 0 || removed ? dir : "";
 }
 
 }  // namespace xrunlab

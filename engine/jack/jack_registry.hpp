@@ -59,10 +59,11 @@ struct ReclaimResult {
   std::string warning;  // why nothing could be done, if so
 };
 
-// Clears registry entries of xrunlab servers whose jackd is dead, and removes the /dev/shm
-// semaphore and socket files of xrunlab runs whose engine is gone, plus those of
-// `finished_server` (this run's server, once its jackd has exited). `shm_dir` is /dev/shm
-// except in tests.
+// Clears registry entries of xrunlab servers whose jackd and engine are both dead (or whose
+// jackd is dead and which are `finished_server`: a live run's entry is its own to free), and
+// removes the /dev/shm semaphore and socket files of xrunlab runs whose engine is gone, plus those
+// of `finished_server` (this run's server, once its jackd has exited). `shm_dir` is /dev/shm except
+// in tests.
 ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/shm",
                                             const std::string& finished_server = "");
 
@@ -73,5 +74,16 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/s
 // /dev/shm files named after `server` (xrunlab_server_of_file). Under JACK's registry lock.
 ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string& server,
                                   const std::vector<pid_t>& pids);
+
+// JACK2's metadata database, SHM_DIR/jack_db-<uid> (common/JackMetadata.cpp): a Berkeley DB
+// environment that every JACK program of the user (jackd and each client) opens inside
+// jack_client_open, and that jackd removes when it exits. A program killed while it holds one of
+// the environment's locks leaves it locked, and every later jack_client_open of this user waits
+// for ever. Removes the folder when it exists and no live process has a file of it mapped (read
+// from PROC_DIR/<pid>/maps), so nobody can be inside it; the next JACK program creates it anew. Returns the folder removed, or
+// "" when there was none or it is in use (then *in_use_by names a user, if given).
+std::string remove_unused_jack_metadata_db(const std::string& shm_dir, uid_t uid,
+                                           const std::string& proc_dir = "/proc",
+                                           pid_t* in_use_by = nullptr);
 
 }  // namespace xrunlab

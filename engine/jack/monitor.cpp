@@ -1,6 +1,13 @@
 #include "engine/jack/monitor.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 namespace xrunlab {
@@ -17,11 +24,13 @@ void jack_forward(const char* msg) {
   std::fprintf(stderr, "xrunlab: jack: %s\n", msg);
 }
 
-// Has the server a client called `name`? Asked through a short-lived client of another name.
+// Has the server a client called `name`? Asked through a short-lived client of another name,
+// as unique as `name` (libjack's notification sockets are named after the client only).
 bool client_name_taken(const std::string& server, const std::string& name) {
+  const std::string probe_name = name + "-probe";
   jack_client_t* probe = jack_client_open(
-      "xrunlab-name-probe", static_cast<jack_options_t>(JackNoStartServer | JackServerName),
-      nullptr, server.c_str());
+      probe_name.c_str(), static_cast<jack_options_t>(JackNoStartServer | JackServerName), nullptr,
+      server.c_str());
   if (probe == nullptr) return false;
   char* uuid = jack_get_uuid_for_client_name(probe, name.c_str());
   const bool taken = uuid != nullptr;
@@ -29,6 +38,42 @@ bool client_name_taken(const std::string& server, const std::string& name) {
   jack_client_close(probe);
   return taken;
 }
+// jack_client_open can wait for ever: inside it libjack opens JACK2's metadata database (a
+// Berkeley DB environment in /dev/shm), whose locks a program killed there never releases. So it
+// runs on a thread of its own, and is abandoned (with its thread, until we exit) when it has not
+// returned within `wait`. Returns false then; else true with the client (or nullptr) and status.
+constexpr std::chrono::seconds kOpenGrace{2};  // an attempt near the deadline gets this long
+
+bool open_within(const std::string& server, const std::string& name,
+                 std::chrono::steady_clock::duration wait, jack_client_t** client,
+                 jack_status_t* status) {
+  struct Attempt {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    jack_client_t* client = nullptr;
+    jack_status_t status{};
+  };
+  auto a = std::make_shared<Attempt>();
+  std::thread([a, server, name] {
+    jack_status_t st{};
+    jack_client_t* c = jack_client_open(
+        name.c_str(),
+        static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &st,
+        server.c_str());
+    std::lock_guard<std::mutex> lock(a->m);
+    a->client = c;
+    a->status = st;
+    a->done = true;
+    a->cv.notify_all();
+  }).detach();
+  std::unique_lock<std::mutex> lock(a->m);
+  if (!a->cv.wait_for(lock, wait, [&] { return a->done; })) return false;
+  *client = a->client;
+  *status = a->status;
+  return true;
+}
+
 }  // namespace
 
 std::string Monitor::connect(const std::string& server, std::chrono::milliseconds timeout,
@@ -38,10 +83,15 @@ std::string Monitor::connect(const std::string& server, std::chrono::millisecond
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   jack_status_t status{};
   while (true) {
-    client_ = jack_client_open(
-        name.c_str(),
-        static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &status,
-        server.c_str());
+    const auto now = std::chrono::steady_clock::now();
+    const auto wait = std::max<std::chrono::steady_clock::duration>(deadline - now, kOpenGrace);
+    if (!open_within(server, name, wait, &client_, &status)) {
+      return fmt::format(
+          "jack_client_open did not return within {:.1f} s: JACK's metadata database "
+          "/dev/shm/jack_db-{} is probably locked by a JACK program that was killed inside it; "
+          "stop every JACK program of this user, remove that folder and retry",
+          std::chrono::duration<double>(wait).count(), ::getuid());
+    }
     if (client_ != nullptr) break;
     // JACK2 1.9.21 refuses a taken exact name with JackFailure | JackServerError, not
     // JackNameNotUnique: a server that answered but refused is asked about the name.

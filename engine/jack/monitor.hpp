@@ -29,9 +29,11 @@ class Monitor {
   // false (jackd exited) or the timeout passes. Returns "" on success, else why not.
   // A name that is taken is reported at once, not retried (JACK status JackNameNotUnique, or
   // JackServerError and the server has a client of that name: JACK2 1.9.21's answer).
+  // `name` should be unique on the machine, not only on the server: libjack names the client's
+  // notification socket /dev/shm/jack_<name>_<uid>_0, so two clients of one name on two servers
+  // at once take each other's socket.
   std::string connect(const std::string& server, std::chrono::milliseconds timeout,
-                      const std::function<bool()>& alive,
-                      const std::string& name = "xrunlab-monitor");
+                      const std::function<bool()>& alive, const std::string& name);
   std::string activate(double period_us);
   void close();
 

@@ -143,6 +143,12 @@ class Cleanup {
                         rr.reclaimed.empty() ? "" : " and freed its JACK registry slot"));
       }
       if (!rr.warning.empty()) problem(rr.warning);
+      // A process of the run killed inside jack_client_open can leave JACK's metadata database
+      // locked, which would hang every later JACK program of this user: gone if nobody uses it.
+      if (const std::string db = remove_unused_jack_metadata_db(p.shm_dir, ::getuid());
+          !db.empty()) {
+        say("removed JACK's metadata database " + db + " (no process had it open)");
+      }
       for (const std::string& dir :
            entries_with_prefix(a_.tmp_dir, "xrunlab-pipewire-" + p.server + ".")) {
         std::error_code ec;

@@ -25,7 +25,7 @@ namespace xrunlab {
 
 struct FleetSpec {
   std::string binary;       // xrunlab-client
-  std::string name_prefix;  // "xrunlab-" (own server) or "xrunlab-<pid>-" (attached server)
+  std::string name_prefix;  // "<private server name>-", e.g. "xrunlab-8790-0-"
   std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
   bool full_log = false;    // --full-log: every line of them (else filtered: filtered_log.hpp)
   int clients = 0;
@@ -44,7 +44,7 @@ struct FleetSpec {
   std::vector<ChildLimit> limits;  // every client's resource limits (RLIMIT_RTTIME), before exec
 };
 
-// "xrunlab-c07" for prefix "xrunlab-" and index 7.
+// "xrunlab-8790-0-c07" for prefix "xrunlab-8790-0-" and index 7.
 std::string client_name(const std::string& prefix, int index);
 
 // The arguments of client `index` (1-based). Pure.

@@ -148,9 +148,11 @@ class Runner {
   AudioThreadPolicy policy_;
   SysJournal journal_;
   std::string run_dir_, client_binary_, jackd_path_, load_tool_;
-  // Our JACK client names start with this: "xrunlab-" on our own server; "xrunlab-<pid>-" on an
-  // attached one, which other runs (or the user's xrunlab) may share.
-  std::string name_prefix_ = "xrunlab-";
+  // Our JACK client names start with this: the run's private server name and a dash, on an
+  // attached server too. libjack binds each client's notification socket at
+  // /dev/shm/jack_<client name>_<uid>_0, with no server name in the path: two runs (or two
+  // users' tools) with the same client names at once take each other's sockets.
+  std::string name_prefix_;
   uint64_t t_begin_us_ = 0;
   // Records that the step `phase` ended now (run.json measurement.phases).
   void mark(const char* phase) {
@@ -305,8 +307,14 @@ void Runner::preflight() {
   // Runs killed earlier may hold JACK registry slots (8 in all) and semaphore files: free them
   // before jackd needs a slot.
   note_reclaimed(reclaim_stale_xrunlab_servers());
+  // Left by a JACK program killed inside it, JACK's metadata database would hang our first
+  // jack_client_open for ever; removed when no process has it open (jackd removes it at exit).
+  if (const std::string db = remove_unused_jack_metadata_db("/dev/shm", ::getuid()); !db.empty()) {
+    say("removed JACK's metadata database " + db + ", which no process had open");
+  }
   setup_.run_dir = run_dir_;
   setup_.server_name = private_server_name();
+  name_prefix_ = setup_.server_name + "-";
   if (backend_->launches_server()) janitor_.tell("server " + setup_.server_name);
 }
 
@@ -333,10 +341,8 @@ void Runner::start_server() {
     req.limits = {rttime_child_limit(rt_limit_)};
     if (const std::string said = policy_.create_group(journal_); !said.empty()) say(said);
     req.cgroup_procs = policy_.cgroup_procs();
-  } else {
-    name_prefix_ = fmt::format("xrunlab-{}-", ::getpid());
-    req.monitor_name = name_prefix_ + "monitor";
   }
+  req.monitor_name = name_prefix_ + "monitor";
   hub_.start();
   tap_.set_full_log(o_.full_log);
   session_.start(setup_, req, hub_, tap_);
@@ -981,7 +987,7 @@ void Runner::measure() {
     } else if (!reason.empty()) {
       r.status = "failed";
       r.status_detail = reason;
-      failure_code_ = reason == disk_full_      ? ExitCode::kOutput
+      failure_code_ = reason == disk_full_ ? ExitCode::kOutput
                       : runaway_.tripped() ? ExitCode::kClientsFailed
                                            : ExitCode::kRunFailed;
     } else if (!bad_end.empty()) {

@@ -30,7 +30,7 @@ struct ServerRequest {
   std::vector<int> cpus;           // --cpus: jackd's CPU affinity, set before exec (empty = ours)
   std::vector<ChildLimit> limits;  // jackd's resource limits (RLIMIT_RTTIME), set before exec
   std::string run_dir;             // jackd.log goes here
-  std::string monitor_name = "xrunlab-monitor";
+  std::string monitor_name;  // unique on the machine: "<private server name>-monitor"
   std::function<void(const std::string&)> say;  // progress lines for the user
 };
 

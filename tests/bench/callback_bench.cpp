@@ -153,8 +153,9 @@ int main(int argc, char** argv) {
     server = spec.name;
   }
   xrunlab::Monitor monitor;
-  std::string err = monitor.connect(server, std::chrono::milliseconds(10000),
-                                    [&] { return jackd.pid() < 0 || jackd.running(); });
+  std::string err = monitor.connect(
+      server, std::chrono::milliseconds(10000), [&] { return jackd.pid() < 0 || jackd.running(); },
+      server + "-bench");
   if (err.empty()) {
     g_client = monitor.client();
     err = register_ports();

@@ -133,7 +133,7 @@ TEST(Affinity, AClientMovedOffTheCpusDuringTheRunFailsIt) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
                         "3", "--cpus", "0", "--no-plots"});
   wait_until_measuring(r);
-  const pid_t client = pid_of(r, "xrunlab-c01");
+  const pid_t client = pid_of(r, r.client_name(1));
   ASSERT_GT(client, 0) << processes_mentioning(r.server_name()).size();
   cpu_set_t both;
   CPU_ZERO(&both);
@@ -149,7 +149,7 @@ TEST(Affinity, AClientMovedOffTheCpusDuringTheRunFailsIt) {
   const json j = r.run_json();
   EXPECT_EQ(j["status"], "failed");
   const std::string detail = j["status_detail"].get<std::string>();
-  EXPECT_EQ(detail.rfind("at the end: xrunlab-c01 thread ", 0), 0u) << detail;
+  EXPECT_EQ(detail.rfind("at the end: " + r.client_name(1) + " thread ", 0), 0u) << detail;
   EXPECT_NE(detail.find(" is not on the requested CPUs: CPU affinity 0-1, expected 0 (--cpus)"),
             std::string::npos)
       << detail;

@@ -120,8 +120,8 @@ TEST(AudioChain, InjectedOverrunsAreHeardAndMatched) {
     // The head may be named too: with c02 busy-waiting on one of two cores, the next cycle's
     // c01 can be late as well (seen in 2 of 6 runs here), so that is not asserted.
     const std::string late = g["late_clients"].dump();
-    EXPECT_TRUE(late.find("xrunlab-c02") != std::string::npos ||
-                late.find("xrunlab-c03") != std::string::npos)
+    EXPECT_TRUE(late.find(r.client_name(2)) != std::string::npos ||
+                late.find(r.client_name(3)) != std::string::npos)
         << g.dump();
     const int64_t n = wav_frames(r.run_dir() + "/" + g["excerpt"].get<std::string>());
     EXPECT_GT(n, 0) << g.dump();

@@ -151,9 +151,8 @@ bool source_missed_a_run_of(const json& j, const std::string& source, uint64_t c
 
 std::vector<std::string> vcard_args(const std::string& label, const std::string& clients,
                                     const std::string& duration) {
-  return {"run",      "--backend", "vcard",  "--clients",   clients,  "--ports",
-          "1",        "--period",  "256",    "--duration",  duration, "--dsp-load",
-          "20",       "--label",   label,    "--no-plots"};
+  return {"run", "--backend",  "vcard",  "--clients",  clients, "--ports", "1",   "--period",
+          "256", "--duration", duration, "--dsp-load", "20",    "--label", label, "--no-plots"};
 }
 
 // jackd stopped for 300 ms: the interrupt -> jackd hop of the boundary during the stop, and
@@ -192,7 +191,8 @@ TEST(CycleTable, AStoppedServerIsADriverDelayOfItsLength) {
     EXPECT_GE(interrupt + wake, resumed) << row.dump();
     if (first_wake_hop < 0) first_wake_hop = wake;
   }
-  EXPECT_GE(inside, static_cast<uint64_t>((length - 1000000) / kPeriodNs)) << t["missed_rows"].dump();
+  EXPECT_GE(inside, static_cast<uint64_t>((length - 1000000) / kPeriodNs))
+      << t["missed_rows"].dump();
   ASSERT_GE(first_wake_hop, 0) << "jackd woke for none of the stalled boundaries";
   EXPECT_GE(hop(t, "jackd_wakeup")["summary_us"]["max"].get<int64_t>(), first_wake_hop / 1000);
   // jack_test's Delay Maximum (JACK1: the larger of the wake-up delay and the xrun's duration,
@@ -222,7 +222,7 @@ TEST(CycleTable, AStoppedServerIsADriverDelayOfItsLength) {
 TEST(CycleTable, AStoppedClientIsShownAsNotHavingRun) {
   XrunlabRun r = start(vcard_args("it-cycles-client", "4", "5"));
   wait_until_measuring(r);
-  const pid_t c03 = pid_of(r, "xrunlab-c03");
+  const pid_t c03 = pid_of(r, r.client_name(3));
   ASSERT_GT(c03, 0) << r.log();
   std::this_thread::sleep_for(2s);
   const int64_t stopped = mono_ns();

@@ -90,7 +90,7 @@ TEST(PolicyIntegration, AThreadOutOfItsClassFailsTheRun) {
   XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
                         "3", "--policy", "fifo", "--label", "it-demoted", "--no-plots"});
   wait_until_measuring(r);
-  const pid_t client = pid_of(r, "--name xrunlab-c02");
+  const pid_t client = pid_of(r, "--name " + r.client_name(2));
   ASSERT_GT(client, 0);
   std::string why;
   const auto tid = find_rt_thread(client, 65, &why);
@@ -105,7 +105,7 @@ TEST(PolicyIntegration, AThreadOutOfItsClassFailsTheRun) {
       << j["status_detail"];
   bool flagged = false;
   for (const json& t : j["scheduling"]["threads_end"]) {
-    if (t["role"] == "xrunlab-c02") {
+    if (t["role"] == r.client_name(2)) {
       flagged = !t["in_requested_class"].get<bool>() && t["policy"] == "SCHED_OTHER";
     }
   }

@@ -127,7 +127,7 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
     for (const std::string& p : processes_mentioning(r.server_name())) {
       const auto pid = static_cast<pid_t>(std::stol(p));
       if (p.find("xrunlab-client") != std::string::npos &&
-          p.find("xrunlab-c02") != std::string::npos) {
+          p.find(r.client_name(2)) != std::string::npos) {
         client_limits = rttime_limits(pid);
       } else if (p.find("jackd") != std::string::npos) {
         jackd_limits = rttime_limits(pid);
@@ -147,14 +147,14 @@ TEST(Runaway, ASpinningFifoClientIsStoppedByRlimitRttimeAndTheHeartbeatKeepsTick
   EXPECT_EQ(j["status"], "failed");
   EXPECT_EQ(j["exit_code"], 5);
   const std::string detail = j.value("status_detail", "");
-  EXPECT_EQ(detail.rfind("xrunlab-c02's process thread ran ", 0), 0u) << detail;
+  EXPECT_EQ(detail.rfind(r.client_name(2) + "'s process thread ran ", 0), 0u) << detail;
   EXPECT_NE(detail.find(" at SCHED_FIFO 65 without blocking: stopped by RLIMIT_RTTIME (SIGXCPU"),
             std::string::npos)
       << detail;
-  EXPECT_NE(r.log().find("xrunlab-c02's process thread ran"), std::string::npos) << r.log();
+  EXPECT_NE(r.log().find(r.client_name(2) + "'s process thread ran"), std::string::npos) << r.log();
   const json& ra = j["runaway"];
   ASSERT_TRUE(ra.is_object()) << j.dump(1).substr(0, 2000);
-  EXPECT_EQ(ra["client"], "xrunlab-c02");
+  EXPECT_EQ(ra["client"], r.client_name(2));
   EXPECT_EQ(ra["stopped_by"], "RLIMIT_RTTIME");
   EXPECT_EQ(ra["signal"], "SIGXCPU");
   EXPECT_EQ(ra["policy"], "SCHED_FIFO 65");

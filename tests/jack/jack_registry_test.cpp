@@ -1,6 +1,8 @@
 #include "engine/jack/jack_registry.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +44,8 @@ TEST(JackRegistry, RefusesAnUnknownLayout) {
 }
 
 TEST(JackRegistry, FindsTheServerOfLeftoverFiles) {
-  EXPECT_EQ(xrunlab_server_of_file("jack_sem.0_xrunlab-11058-0_xrunlab-c01", 0), "xrunlab-11058-0");
+  EXPECT_EQ(xrunlab_server_of_file("jack_sem.0_xrunlab-11058-0_xrunlab-11058-0-c01", 0),
+            "xrunlab-11058-0");
   EXPECT_EQ(xrunlab_server_of_file("jack_sem.0_xrunlab-11058-0_system", 0), "xrunlab-11058-0");
   EXPECT_EQ(xrunlab_server_of_file("jack_xrunlab-18777-0_0_0", 0), "xrunlab-18777-0");
   EXPECT_EQ(xrunlab_server_of_file("xrunlab-vcard-xrunlab-18777-0", 0), "xrunlab-18777-0");
@@ -57,6 +60,13 @@ TEST(JackRegistry, FindsTheServerOfLeftoverFiles) {
   EXPECT_FALSE(xrunlab_server_of_file("jack-shm-registry", 0));
   EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-1-0_0_0x", 0));
   EXPECT_FALSE(xrunlab_server_of_file("jack_sem.0_xrunlab-1-0", 0));
+  // A client's notification socket: jack_<client name>_<uid>_0, the client named after the run.
+  EXPECT_EQ(xrunlab_server_of_file("jack_xrunlab-18777-0-c01_1000_0", 1000), "xrunlab-18777-0");
+  EXPECT_EQ(xrunlab_server_of_file("jack_xrunlab-18777-0-monitor_0_0", 0), "xrunlab-18777-0");
+  EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-18777-0-c01_1000_0", 0));  // another user's
+  EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-18777-0-_0_0", 0));
+  EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-18777-0-c 1_0_0", 0));
+  EXPECT_FALSE(xrunlab_server_of_file("jack_xrunlab-c01_0_0", 0));  // no run in the name
 }
 
 TEST(JackRegistry, OnlyXrunlabServersOfThisUserQualify) {
@@ -77,24 +87,36 @@ TEST(JackRegistry, ReclaimsDeadXrunlabEntriesAndFilesOnly) {
   const pid_t self = getpid();
   {
     std::ofstream(dir / "jack-shm-registry", std::ios::binary)
-        << registry_image({{dead, "jack-" + uid + ":xrunlab-5-0:"},
+        << registry_image({{dead, "jack-" + uid + ":xrunlab-" + std::to_string(dead) + "-0:"},
                            {self, "jack-" + uid + ":xrunlab-7-0:"},
-                           {dead, "jack-" + uid + ":default:"}});
+                           {dead, "jack-" + uid + ":default:"},
+                           // jackd gone, its run still alive and stopping it: the run's own
+                           {dead, "jack-" + uid + ":xrunlab-" + std::to_string(self) + "-0:"},
+                           // the same, but it is the finished server of the run asking
+                           {dead, "jack-" + uid + ":xrunlab-" + std::to_string(self) + "-1:"}});
   }
   const std::string dead_sem = "jack_sem." + uid + "_xrunlab-" + std::to_string(dead) + "-0_c01";
   const std::string live_sem = "jack_sem." + uid + "_xrunlab-" + std::to_string(self) + "-0_c01";
   const std::string finished = "jack_sem." + uid + "_xrunlab-" + std::to_string(self) + "-1_c01";
   const std::string foreign = "jack_sem." + uid + "_default_system";
   const std::string dead_socket = "jack_xrunlab-" + std::to_string(dead) + "-0_" + uid + "_0";
-  for (const auto& f : {dead_sem, live_sem, finished, foreign, dead_socket}) {
+  // Notification sockets of a killed run's client and of a live run's monitor.
+  const std::string dead_client = "jack_xrunlab-" + std::to_string(dead) + "-0-c01_" + uid + "_0";
+  const std::string live_client =
+      "jack_xrunlab-" + std::to_string(self) + "-0-monitor_" + uid + "_0";
+  for (const auto& f :
+       {dead_sem, live_sem, finished, foreign, dead_socket, dead_client, live_client}) {
     std::ofstream(dir / f) << "";
   }
 
   const ReclaimResult r =
       reclaim_stale_xrunlab_servers(dir.string(), "xrunlab-" + std::to_string(self) + "-1");
-  EXPECT_EQ(r.reclaimed, std::vector<std::string>{"xrunlab-5-0"});
+  EXPECT_EQ(r.reclaimed, (std::vector<std::string>{"xrunlab-" + std::to_string(dead) + "-0",
+                                                   "xrunlab-" + std::to_string(self) + "-1"}));
   EXPECT_FALSE(fs::exists(dir / dead_sem));
   EXPECT_FALSE(fs::exists(dir / dead_socket));
+  EXPECT_FALSE(fs::exists(dir / dead_client));
+  EXPECT_TRUE(fs::exists(dir / live_client));
   EXPECT_FALSE(fs::exists(dir / finished));
   EXPECT_TRUE(fs::exists(dir / live_sem));
   EXPECT_TRUE(fs::exists(dir / foreign));
@@ -107,6 +129,8 @@ TEST(JackRegistry, ReclaimsDeadXrunlabEntriesAndFilesOnly) {
   EXPECT_EQ((*entries)[0].name, "");
   EXPECT_EQ((*entries)[1].pid, self);                          // alive: kept
   EXPECT_EQ((*entries)[2].name, "jack-" + uid + ":default:");  // not ours: kept although dead
+  EXPECT_EQ((*entries)[3].pid, dead);                          // a live run's: kept
+  EXPECT_EQ((*entries)[4].pid, 0);                             // the finished one: freed
   fs::remove_all(dir);
 }
 
@@ -196,6 +220,56 @@ TEST(JackRegistry, ADeadServerOfTheRunIsReclaimedAndNothingElse) {
   EXPECT_EQ((*segs)[0].index, 0);
   EXPECT_EQ((*segs)[1].allocator, self);
   EXPECT_EQ((*segs)[2].allocator, other_jackd);
+  fs::remove_all(dir);
+}
+
+// JACK's metadata database: a folder of Berkeley DB files that every JACK program maps. Removed
+// only when no process maps one of them (fake /proc folders, then the real /proc).
+TEST(JackMetadataDb, IsRemovedOnlyWhenNoProcessMapsIt) {
+  const fs::path dir = fs::temp_directory_path() / ("xrunlab-jackdb-" + std::to_string(getpid()));
+  const fs::path shm = dir / "shm", proc = dir / "proc";
+  const uid_t uid = getuid();
+  const fs::path db = shm / ("jack_db-" + std::to_string(uid));
+  auto make_db = [&] {
+    fs::create_directories(db);
+    for (const char* f : {"metadata.db", "__db.001", "__db.002", "__db.003"}) {
+      std::ofstream(db / f) << "x";
+    }
+  };
+  make_db();
+  fs::create_directories(proc / "4242");
+  fs::create_directories(proc / "self-not-a-pid");
+  std::ofstream(proc / "4242" / "maps")
+      << "7f00-7f01 r--p 00000000 00:1a 5 /usr/lib/libjack.so.0\n"
+      << "7f01-7f02 rw-s 00000000 00:1a 6 " << (db / "__db.001").string() << "\n";
+  pid_t user = 0;
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid, proc.string(), &user), "");
+  EXPECT_EQ(user, 4242);
+  EXPECT_TRUE(fs::exists(db / "__db.001"));
+
+  // The same process with the database unmapped: nobody is inside it, it goes.
+  std::ofstream(proc / "4242" / "maps") << "7f00-7f01 r--p 00000000 00:1a 5 /usr/lib/libjack.so\n";
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid, proc.string()), db.string());
+  EXPECT_FALSE(fs::exists(db));
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid, proc.string()), "");  // none left
+
+  // Another user's folder name is not looked at.
+  fs::create_directories(shm / ("jack_db-" + std::to_string(uid + 1)));
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid + 1, proc.string()), "");
+
+  // The real /proc: this test maps one of the files, as a JACK program does.
+  make_db();
+  const int fd = ::open((db / "__db.002").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, 1, PROT_READ, MAP_SHARED, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  ::close(fd);
+  user = 0;
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid, "/proc", &user), "");
+  EXPECT_EQ(user, getpid());
+  ::munmap(map, 1);
+  EXPECT_EQ(remove_unused_jack_metadata_db(shm.string(), uid, "/proc"), db.string());
+  EXPECT_FALSE(fs::exists(db));
   fs::remove_all(dir);
 }
 

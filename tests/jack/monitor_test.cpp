@@ -79,11 +79,13 @@ class PrivateJackd {
 TEST(MonitorConnect, TimesOutWhenNoServerRuns) {
   Monitor m;
   int asked = 0;
-  const std::string why =
-      m.connect("xrunlab-no-such-server-" + std::to_string(::getpid()), 300ms, [&] {
+  const std::string why = m.connect(
+      "xrunlab-no-such-server-" + std::to_string(::getpid()), 300ms,
+      [&] {
         ++asked;
         return true;
-      });
+      },
+      "monitor-test");
   EXPECT_EQ(why, "jackd did not accept clients within 0.30 s");
   EXPECT_EQ(m.client(), nullptr);
   EXPECT_GE(asked, 1) << "whether the server still lives is asked at every attempt";
@@ -92,11 +94,13 @@ TEST(MonitorConnect, TimesOutWhenNoServerRuns) {
 TEST(MonitorConnect, StopsAtOnceWhenTheServerHasExited) {
   Monitor m;
   int asked = 0;
-  const std::string why =
-      m.connect("xrunlab-no-such-server-" + std::to_string(::getpid()), kServerTimeout, [&] {
+  const std::string why = m.connect(
+      "xrunlab-no-such-server-" + std::to_string(::getpid()), kServerTimeout,
+      [&] {
         ++asked;
         return false;
-      });
+      },
+      "monitor-test");
   EXPECT_EQ(why, "jackd exited before accepting clients");
   EXPECT_EQ(asked, 1);
   EXPECT_EQ(m.client(), nullptr);
@@ -289,7 +293,8 @@ TEST_F(MonitorTest, CountsTheXrunsOfAClientThatOverrunsAsJackdLogsThem) {
 TEST(MonitorShutdown, AServerThatStopsIsNoticed) {
   PrivateJackd jackd;
   Monitor m;
-  ASSERT_EQ(m.connect(jackd.name(), kServerTimeout, jackd.alive()), "") << jackd.log();
+  ASSERT_EQ(m.connect(jackd.name(), kServerTimeout, jackd.alive(), jackd.name() + "-monitor"), "")
+      << jackd.log();
   ASSERT_EQ(m.activate(kPeriodUs), "");
   jackd.stop();
   const auto deadline = std::chrono::steady_clock::now() + kServerTimeout;

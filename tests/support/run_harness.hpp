@@ -45,6 +45,22 @@ inline std::vector<std::string> processes_mentioning(const std::string& needle) 
   return found;
 }
 
+// Every process that has a file whose path starts with `prefix` mapped (/proc/PID/maps).
+inline std::vector<std::string> processes_mapping(const std::string& prefix) {
+  std::vector<std::string> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    if (read_text_or_empty(std::string("/proc/") + e->d_name + "/maps").find(" " + prefix) !=
+        std::string::npos) {
+      found.emplace_back(e->d_name);
+    }
+  }
+  closedir(proc);
+  return found;
+}
+
 struct XrunlabRun {
   Child child;
   std::unique_ptr<TempDir> dir = std::make_unique<TempDir>("run");  // removed with the run
@@ -52,6 +68,10 @@ struct XrunlabRun {
   std::string log_path;
   int exit_code = -1;
   std::string server_name() const { return "xrunlab-" + std::to_string(child.pid()) + "-0"; }
+  // Client `index`'s JACK name, e.g. "xrunlab-8790-0-c02": named after the run's server.
+  std::string client_name(int index) const {
+    return server_name() + (index < 10 ? "-c0" : "-c") + std::to_string(index);
+  }
   std::string log() const { return read_text_or_empty(log_path); }
   std::string run_dir() const {
     const std::string text = log();
@@ -200,7 +220,8 @@ inline void expect_xrun_counts_consistent(const json& j) {
       warned = warned || w.get<std::string>().find("jackd's log") != std::string::npos;
     }
     EXPECT_TRUE(warned) << "the two xrun witnesses disagree and the run is silent: " << x.dump()
-                        << "\n" << j["warnings"].dump();
+                        << "\n"
+                        << j["warnings"].dump();
   }
 }
 
