@@ -376,10 +376,17 @@ std::string remove_unused_jack_metadata_db(const std::string& shm_dir, uid_t uid
   } else {
     return "";  // no /proc: cannot tell who uses it
   }
-  // The files JACK2's jackd removes at its exit, then the folder (left when anything else is in).
+  // Every file in it, then the folder: the four jackd removes at its exit (metadata.db,
+  // __db.001-003) and any other Berkeley DB left, such as __db.metadata.db, the temporary file of
+  // a metadata.db whose creation was killed (left there, it makes the next creation wait for ever).
   bool removed = false;
-  for (const char* f : {"metadata.db", "__db.001", "__db.002", "__db.003"}) {
-    removed = ::unlink((dir_slash + f).c_str()) == 0 || removed;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string f = e->d_name;
+      if (f == "." || f == "..") continue;
+      removed = ::unlink((dir_slash + f).c_str()) == 0 || removed;
+    }
+    ::closedir(d);
   }
   return ::rmdir(dir.c_str()) == 0 || removed ? dir : "";
 }

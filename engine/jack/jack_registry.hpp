@@ -76,12 +76,13 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
                                   const std::vector<pid_t>& pids);
 
 // JACK2's metadata database, SHM_DIR/jack_db-<uid> (common/JackMetadata.cpp): a Berkeley DB
-// environment that every JACK program of the user (jackd and each client) opens inside
-// jack_client_open, and that jackd removes when it exits. A program killed while it holds one of
-// the environment's locks leaves it locked, and every later jack_client_open of this user waits
-// for ever. Removes the folder when it exists and no live process has a file of it mapped (read
-// from PROC_DIR/<pid>/maps), so nobody can be inside it; the next JACK program creates it anew. Returns the folder removed, or
-// "" when there was none or it is in use (then *in_use_by names a user, if given).
+// environment that jackd opens at its start and every client inside jack_client_open, and that
+// jackd removes when it exits. A JACK program killed while it holds one of the environment's
+// locks, or while it creates metadata.db, leaves it so that every later JACK program of this
+// user waits for ever. Removes every file in the folder, and the folder, when no live process
+// has a file of it mapped (read from PROC_DIR/<pid>/maps), so nobody can be inside it; the next
+// JACK program creates it anew. Returns the folder removed, or "" when there was none or it is
+// in use (then *in_use_by names a user, if given).
 std::string remove_unused_jack_metadata_db(const std::string& shm_dir, uid_t uid,
                                            const std::string& proc_dir = "/proc",
                                            pid_t* in_use_by = nullptr);

@@ -232,7 +232,8 @@ TEST(JackMetadataDb, IsRemovedOnlyWhenNoProcessMapsIt) {
   const fs::path db = shm / ("jack_db-" + std::to_string(uid));
   auto make_db = [&] {
     fs::create_directories(db);
-    for (const char* f : {"metadata.db", "__db.001", "__db.002", "__db.003"}) {
+    // and the temporary file of a metadata.db whose creation was killed
+    for (const char* f : {"metadata.db", "__db.001", "__db.002", "__db.003", "__db.metadata.db"}) {
       std::ofstream(db / f) << "x";
     }
   };
