@@ -379,12 +379,13 @@ void own_block_rest(std::string& out, const RunResult& r) {
       const nlohmann::json& back = t.value("covered_before_xrun_ms", nlohmann::json());
       const int64_t xrun = t.value("xrun_mono_ns", int64_t{0});
       const int64_t frozen = t.value("frozen_mono_ns", int64_t{0});
-      text = fmt::format(" {} (trace-cmd report -i, KernelShark): every CPU from {} before the "
-                         "first xrun to {:.1f} ms after it",
-                         t.value("file", std::string()),
-                         back.is_number() ? fmt::format("{:.1f} ms", back.get<double>())
-                                          : std::string("an unknown time"),
-                         static_cast<double>(frozen - xrun) / 1e6);
+      text = fmt::format(
+          " {} (trace-cmd report -i, KernelShark): every CPU from {} before the "
+          "first xrun to {:.1f} ms after it",
+          t.value("file", std::string()),
+          back.is_number() ? fmt::format("{:.1f} ms", back.get<double>())
+                           : std::string("an unknown time"),
+          static_cast<double>(frozen - xrun) / 1e6);
     } else {
       text = " nothing saved: " + one_line(t.value("error", std::string("unknown")));
     }
@@ -399,8 +400,8 @@ void own_block_rest(std::string& out, const RunResult& r) {
       return fmt::format("{} of {} {} lines", lines - kept, lines, what);
     };
     const std::string jackd = part("jackd", "jackd"), clients = part("clients", "client");
-    const uint64_t examples = r.logs.value("jackd", nlohmann::json::object())
-                                  .value("examples_per_kind", uint64_t{20});
+    const uint64_t examples =
+        r.logs.value("jackd", nlohmann::json::object()).value("examples_per_kind", uint64_t{20});
     if (!jackd.empty() || !clients.empty()) {
       out += summary_field_line(
           "Log lines dropped",
@@ -678,10 +679,12 @@ std::string summary_field_line(std::string_view label, std::string_view value) {
 void thread_block(std::string& out, const char* title, const std::vector<AudioThread>& threads) {
   if (threads.empty()) return;
   out += fmt::format(" Audio threads {}:\n", title);
+  size_t width = 12;  // "server" and the clients' names (xrunlab-8790-0-c01) line up
+  for (const AudioThread& a : threads) width = std::max(width, one_line(a.role).size());
   for (const AudioThread& a : threads) {
-    out += fmt::format("   {:<12} {}{}\n", a.role, one_line(format_thread_line(a.sched)),
-                       a.mismatch.empty()
-                           ? ""
+    out += fmt::format(
+        "   {:<{}} {}{}\n", one_line(a.role), width, one_line(format_thread_line(a.sched)),
+        a.mismatch.empty() ? ""
                            : "  <-- NOT " + one_line(a.expected) + ": " + one_line(a.mismatch));
   }
 }

@@ -132,7 +132,7 @@ TEST(FormatSummary, RoundTripGivesTheNumbers) {
   EXPECT_EQ(f.at("Average Context-Switch Rate"), one(r.avg_ctxt));
   // The derived numbers themselves, by construction of sample_result().
   EXPECT_EQ(f.at("Timeout Count"), "0");  // no jackd line said "timed out"
-  EXPECT_EQ(f.at("XRUN Count"), "1");      // the card's one xrun; not the 2 client-late ones
+  EXPECT_EQ(f.at("XRUN Count"), "1");     // the card's one xrun; not the 2 client-late ones
   EXPECT_EQ(f.at("Delay Count (>spare time)"), "0");
   EXPECT_EQ(f.at("Delay Count (>1000 usecs)"), "0");
   EXPECT_EQ(f.at("Delay Maximum"), "1");  // wake-ups 1 usec later each cycle than the last
@@ -336,7 +336,8 @@ TEST(FormatSummary, InexactPercentilePrintsLowerBound) {
   r.client_results = {std::move(c)};
   finalize(r);
   const std::string text = format_summary(r);
-  EXPECT_NE(text.find(summary_field_line("Callback delay p50", ">=20001   usecs")), std::string::npos)
+  EXPECT_NE(text.find(summary_field_line("Callback delay p50", ">=20001   usecs")),
+            std::string::npos)
       << text;
   EXPECT_EQ(parse_summary(text).at("Callback delay p50"), ">=20001");
   EXPECT_EQ(parse_summary(text).at("Callback delay p99.9"), "25000");
@@ -484,6 +485,36 @@ TEST(ParseSummaryLines, LineNumbersWholeTextAndTitles) {
   EXPECT_EQ(lines[2].line, 5u);
   EXPECT_EQ(lines[3].text, "150   usecs");
   EXPECT_EQ(lines[3].line, 7u);
+}
+
+// The thread table's second column starts at one place for every row, however long the
+// clients' names (they carry the run's server name: xrunlab-29601-0-c01).
+TEST(FormatSummary, ThreadRowsLineUpWithLongClientNames) {
+  RunResult r = sample_result();
+  r.threads_start.clear();
+  for (const std::string role : {"server", "xrunlab-29601-0-c01", "xrunlab-29601-0-c10"}) {
+    AudioThread a;
+    a.role = role;
+    a.sched.pid = 1;
+    r.threads_start.push_back(a);
+  }
+  std::istringstream in(format_summary(r));
+  std::string line;
+  std::vector<size_t> starts;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line == " Audio threads at start:") {
+      inside = true;
+    } else if (inside && line.rfind("   ", 0) == 0) {
+      starts.push_back(line.find_first_not_of(' ', line.find(' ', 3)));  // after the name
+    } else if (inside) {
+      break;
+    }
+  }
+  ASSERT_EQ(starts.size(), 3u) << format_summary(r);
+  EXPECT_EQ(starts[0], starts[1]) << format_summary(r);
+  EXPECT_EQ(starts[1], starts[2]) << format_summary(r);
+  EXPECT_EQ(starts[0], 3u + 19u + 1u);  // "   " + the longest name + one space
 }
 
 }  // namespace
