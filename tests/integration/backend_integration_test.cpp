@@ -231,12 +231,10 @@ TEST_F(AttachTest, MeasuresUnderARunningServerAndLeavesItAsItWas) {
   EXPECT_TRUE(jackd_.running());
   EXPECT_EQ(ports_of_runs(), std::vector<std::string>{});
   EXPECT_EQ(processes_mentioning("--server " + name_), std::vector<std::string>{});  // clients
-  // Our client names carry the engine's pid: runs attached to one server do not collide.
+  // Our client names carry the run's own server name (made from the engine's pid), on an
+  // attached server too: runs attached to one server do not collide.
   for (const json& c : j["clients"]) {
-    EXPECT_EQ(
-        c["name"].get<std::string>().rfind("xrunlab-" + std::to_string(r.child.pid()) + "-c", 0),
-        0u)
-        << c["name"];
+    EXPECT_EQ(c["name"], r.client_name(c["index"].get<int>())) << c["name"];
   }
 }
 
