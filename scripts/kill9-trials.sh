@@ -14,6 +14,9 @@
 #           from before the trial, plus a journal of the engine still in /run/xrunlab
 #   status  run folders whose run.json is missing or not final (completed, failed,
 #           interrupted, killed)
+#   jackdb  JACK's metadata database (/dev/shm/jack_db-<uid>) still there with no process that
+#           has it open: a JACK program killed inside it leaves it locked, and every later JACK
+#           client of the user then waits for ever (the janitor removes it when nobody uses it)
 # and prints a line per trial, a table per kind and per moment, and the totals. The janitor's
 # own time (its janitor.log, "done in N ms") is shown too. Exit 1 when any count is above 0.
 # Usage: scripts/kill9-trials.sh [TRIALS=100]   (SEED=n repeats the moments; XRUNLAB=path)
@@ -98,7 +101,7 @@ EOF
 
 declare -A sum
 phases=(start-up window shutdown ended)
-printf '%-5s %-11s %7s %-9s %5s %5s %4s %7s %7s %6s %s\n' trial kind kill_ms moment procs shm cgr sysctls status zomb janitor_ms
+printf '%-5s %-11s %7s %-9s %5s %5s %4s %7s %7s %6s %6s %s\n' trial kind kill_ms moment procs shm cgr sysctls status jackdb zomb janitor_ms
 for ((i = 1; i <= trials; i++)); do
   kind="${kinds[$(((i - 1) % ${#kinds[@]}))]}"
   args=(run --backend vcard --period 1024 --clients 2 --duration "$duration" --no-plots
@@ -157,6 +160,9 @@ for ((i = 1; i <= trials; i++)); do
   cgroups=$(find /sys/fs/cgroup/cpu -maxdepth 3 -type d -name "xrunlab-$engine" 2>/dev/null | grep -c .)
   sysctls=$(comm -3 <(echo "$before_rt") <(rt_settings) | grep -c .)
   sysctls=$((sysctls / 2 + $(ls /run/xrunlab/journal-*-"$engine".json* 2>/dev/null | grep -c .)))
+  jackdb=0
+  jackdb_dir="/dev/shm/jack_db-$(id -u)"
+  if [[ -d $jackdb_dir ]] && ! grep -qsF -- " $jackdb_dir/" /proc/[0-9]*/maps; then jackdb=1; fi
   status=0
   janitor_ms="-"
   for d in "${rundirs[@]}"; do
@@ -166,11 +172,11 @@ for ((i = 1; i <= trials; i++)); do
       janitor_ms="$(sed -nE 's/.*done in ([0-9]+) ms.*/\1/p' "$d/janitor.log" | tail -1)"
     fi
   done
-  printf '%-5s %-11s %7s %-9s %5s %5s %4s %7s %7s %6s %s\n' "$i" "$kind" "$kill_ms" "$moment" \
-    "$procs" "$shm" "$cgroups" "$sysctls" "$status" "$zombies" "$janitor_ms"
+  printf '%-5s %-11s %7s %-9s %5s %5s %4s %7s %7s %6s %6s %s\n' "$i" "$kind" "$kill_ms" "$moment" \
+    "$procs" "$shm" "$cgroups" "$sysctls" "$status" "$jackdb" "$zombies" "$janitor_ms"
   for key in "$kind" "$moment" total; do
     sum[$key,trials]=$((${sum[$key,trials]:-0} + 1))
-    for c in procs shm cgroups sysctls status zombies; do
+    for c in procs shm cgroups sysctls status jackdb zombies; do
       sum[$key,$c]=$((${sum[$key,$c]:-0} + ${!c}))
     done
   done
@@ -180,15 +186,16 @@ for ((i = 1; i <= trials; i++)); do
 done
 
 echo
-printf '%-12s %6s %6s %6s %8s %8s %7s %8s\n' "" trials procs shm cgroups sysctls status zombies
+printf '%-12s %6s %6s %6s %8s %8s %7s %7s %8s\n' "" trials procs shm cgroups sysctls status jackdb zombies
 for key in "${kinds[@]}" "${phases[@]}" total; do
   [[ -n ${sum[$key,trials]:-} ]] || continue
-  printf '%-12s %6s %6s %6s %8s %8s %7s %8s\n' "$key" "${sum[$key,trials]}" "${sum[$key,procs]}" \
+  printf '%-12s %6s %6s %6s %8s %8s %7s %7s %8s\n' "$key" "${sum[$key,trials]}" "${sum[$key,procs]}" \
     "${sum[$key,shm]}" "${sum[$key,cgroups]}" "${sum[$key,sysctls]}" "${sum[$key,status]}" \
-    "${sum[$key,zombies]}"
+    "${sum[$key,jackdb]}" "${sum[$key,zombies]}"
 done
 echo "longest janitor clean-up: ${sum[janitor,max]:-0} ms (its own clock, from the engine's death)"
-left=$((sum[total,procs] + sum[total,shm] + sum[total,cgroups] + sum[total,sysctls] + sum[total,status]))
+left=$((sum[total,procs] + sum[total,shm] + sum[total,cgroups] + sum[total,sysctls] + sum[total,status] +
+        sum[total,jackdb]))
 if ((left > 0)); then
   echo "kill9-trials: $left thing(s) left behind within 2 s of a kill" >&2
   exit 1
