@@ -1,11 +1,29 @@
 #include "engine/jack/jack_server.hpp"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 namespace xrunlab {
+
+std::string jackd_stop_problem(int wait_status) {
+  if (!WIFSIGNALED(wait_status) || WTERMSIG(wait_status) == SIGTERM) return "";
+  const int sig = WTERMSIG(wait_status);
+  const char* name = ::strsignal(sig);
+  const std::string what = "signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+  if (sig == SIGKILL) {
+    return "jackd was killed by " + what +
+           " while stopping: it had not ended 1 s after SIGTERM (or something else killed it); "
+           "its shared memory may be left until the next run";
+  }
+  return "jackd died of " + what +
+         " while stopping (after the results were in): its shared memory and JACK's metadata "
+         "database may be left until the next run";
+}
 
 std::string private_server_name() {
   static std::atomic<int> counter{0};

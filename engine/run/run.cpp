@@ -1151,10 +1151,16 @@ void Runner::stop_all() noexcept {
   // client each: O(N^2), 14 s for 64 clients on a 2-core VM. A server that is not ours (attach)
   // keeps running: our clients leave it cleanly first, then the monitor.
   const bool own_server = backend_->launches_server();
-  if (own_server) t.add("server", [&] { session_.stop(); });
+  auto stop_server = [&] {
+    if (const std::string problem = session_.stop(); !problem.empty()) {
+      say("warning: " + problem);
+      warn(problem);
+    }
+  };
+  if (own_server) t.add("server", stop_server);
   t.add("clients", [&] { fleet_.stop(); });
   t.add("governor", [&] { policy_.stop_governor(); });
-  if (!own_server) t.add("server", [&] { session_.stop(); });
+  if (!own_server) t.add("server", stop_server);
   t.add("card", [&] { collect_backend(); });
   // Our own cycle table, before the registry step: that step removes what dead runs left, and
   // would otherwise find this run's table still there and report it as left behind.

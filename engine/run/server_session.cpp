@@ -135,9 +135,12 @@ std::string ServerSession::ended_while_clients_started(const std::string& run_di
          program + ".log";
 }
 
-void ServerSession::stop() noexcept {
+std::string ServerSession::stop() noexcept {
   monitor_.close();
+  const bool was_running = jackd_.running();  // a jackd that died earlier is reported there
   jackd_.stop(milliseconds(1000));
+  const std::optional<int> status = jackd_.wait_status();
+  return was_running && status ? jackd_stop_problem(*status) : "";
 }
 
 }  // namespace xrunlab

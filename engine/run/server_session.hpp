@@ -30,7 +30,7 @@ struct ServerRequest {
   std::vector<int> cpus;           // --cpus: jackd's CPU affinity, set before exec (empty = ours)
   std::vector<ChildLimit> limits;  // jackd's resource limits (RLIMIT_RTTIME), set before exec
   std::string run_dir;             // jackd.log goes here
-  std::string monitor_name;  // unique on the machine: "<private server name>-monitor"
+  std::string monitor_name;        // unique on the machine: "<private server name>-monitor"
   std::function<void(const std::string&)> say;  // progress lines for the user
 };
 
@@ -67,7 +67,8 @@ class ServerSession {
   std::string ended_while_clients_started(const std::string& run_dir);
 
   // Closes the monitor, then stops jackd (SIGTERM, SIGKILL after a second). Never throws.
-  void stop() noexcept;
+  // Returns "" or what went wrong with our jackd's stop (jackd_stop_problem).
+  std::string stop() noexcept;
 
  private:
   void launch(const BackendSetup& setup, const ServerRequest& req, LineHub& hub, JackdLogTap& tap);

@@ -1,6 +1,7 @@
 #include "engine/jack/jack_server.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 
@@ -47,4 +48,20 @@ TEST(JackServer, NamesArePrivateAndDistinct) {
 }
 
 }  // namespace
+// How jackd ended when it was stopped: its own exit or the SIGTERM say nothing; any other
+// signal (a crash while closing, our SIGKILL after the grace) is one line naming it.
+TEST(JackdStopProblem, OnlyADeathBySignalOtherThanSigtermIsAProblem) {
+  auto exited = [](int code) { return code << 8; };  // as waitpid reports an exit(code)
+  EXPECT_EQ(jackd_stop_problem(exited(0)), "");
+  EXPECT_EQ(jackd_stop_problem(exited(1)), "");
+  EXPECT_EQ(jackd_stop_problem(SIGTERM), "");
+  const std::string crash = jackd_stop_problem(SIGSEGV);
+  EXPECT_EQ(crash.rfind("jackd died of signal 11 (", 0), 0u) << crash;
+  EXPECT_NE(crash.find("while stopping"), std::string::npos) << crash;
+  EXPECT_NE(crash.find("metadata database"), std::string::npos) << crash;
+  const std::string killed = jackd_stop_problem(SIGKILL);
+  EXPECT_EQ(killed.rfind("jackd was killed by signal 9 (", 0), 0u) << killed;
+  EXPECT_NE(killed.find("1 s after SIGTERM"), std::string::npos) << killed;
+}
+
 }  // namespace xrunlab
