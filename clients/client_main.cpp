@@ -514,13 +514,19 @@ void control_window(const ClientArgs& a, const RtShared& shared, Window* window,
   }
 }
 
-// After the final report: the JACK client stays open until the engine closes our stdin, a
-// signal arrives or the server goes away. The engine stops its own server first: a client
-// that then closes talks to no server, where 254 clients closing one by one would cost the
-// server a graph change and a notification round to every remaining client each.
-void linger_until_released(const RtShared& shared) {
+// After the final report: the JACK client stays open until the engine closes our stdin or a
+// signal arrives, also once the server has gone away. The engine stops its own server first: a
+// client that then closes talks to no server, where 254 clients closing one by one would cost
+// the server a graph change and a notification round to every remaining client each. And the
+// client must not close before that server has exited: jackd's close still notifies its
+// clients after telling them it shuts down (the driver's ports and client go last), and a
+// write to the socket of a client that is gone is a SIGPIPE. jackd has unblocked its signals
+// by then, and its handler (SA_RESETHAND) ignores only the first one: the second kills it,
+// leaving its shared memory and JACK's metadata database (kill9-trials found it after runs
+// that ended normally). The engine closes our stdin once its jackd has exited.
+void linger_until_released() {
   std::string buffer;
-  while (!g_signalled.load() && !shared.server_gone.load()) {
+  while (!g_signalled.load()) {
     if (read_command(20, &buffer) == "eof") return;
   }
 }
@@ -565,7 +571,7 @@ int run(const ClientArgs& a) {
     });
     control_window(a, ctx->shared, &window, drained, jack.get(), out);
     drain_thread.join();
-    if (a.wait_start) linger_until_released(ctx->shared);
+    if (a.wait_start) linger_until_released();
 
     const bool gone = ctx->shared.server_gone.load();
     if (!gone) jack_deactivate(jack.get());

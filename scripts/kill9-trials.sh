@@ -19,7 +19,8 @@
 #           client of the user then waits for ever (the janitor removes it when nobody uses it)
 # and prints a line per trial, a table per kind and per moment, and the totals. The janitor's
 # own time (its janitor.log, "done in N ms") is shown too. Exit 1 when any count is above 0.
-# Usage: scripts/kill9-trials.sh [TRIALS=100]   (SEED=n repeats the moments; XRUNLAB=path)
+# Usage: scripts/kill9-trials.sh [TRIALS=100]   (SEED=n repeats the moments; XRUNLAB=path;
+#        KEEP=1 keeps every trial's run folder and engine log, and prints where)
 # Needs jq, python3 and a build (cmake --build build); the runs go to a temporary folder.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,11 @@ done
 [[ "$trials" =~ ^[1-9][0-9]*$ ]] || { echo "kill9-trials: TRIALS must be a positive number" >&2; exit 2; }
 RANDOM="${SEED:-$$}"
 out="$(mktemp -d "${TMPDIR:-/tmp}/kill9-trials.XXXXXX")"
-trap 'rm -rf "$out"' EXIT
+if [[ -n ${KEEP:-} ]]; then
+  echo "kill9-trials: keeping the runs and logs in $out" >&2
+else
+  trap 'rm -rf "$out"' EXIT
+fi
 kinds=(none load)
 if [[ $(id -u) == 0 && -w /sys/fs/cgroup/cpu/cpu.rt_runtime_us ]]; then
   kinds+=(rt-throttle)
@@ -182,7 +187,7 @@ for ((i = 1; i <= trials; i++)); do
   done
   if [[ $janitor_ms != - && $janitor_ms -gt ${sum[janitor,max]:-0} ]]; then sum[janitor,max]=$janitor_ms; fi
   # The trial's folder goes (a cpu load's figures are not wanted); its counts are kept above.
-  rm -rf "$out/runs/k9-$i"
+  [[ -n ${KEEP:-} ]] || rm -rf "$out/runs/k9-$i"
 done
 
 echo

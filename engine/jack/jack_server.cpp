@@ -18,11 +18,11 @@ std::string jackd_stop_problem(int wait_status) {
   if (sig == SIGKILL) {
     return "jackd was killed by " + what +
            " while stopping: it had not ended 1 s after SIGTERM (or something else killed it); "
-           "its shared memory may be left until the next run";
+           "the run removes the shared memory it left";
   }
   return "jackd died of " + what +
-         " while stopping (after the results were in): its shared memory and JACK's metadata "
-         "database may be left until the next run";
+         " while stopping (after the results were in): the run removes the shared memory and "
+         "JACK's metadata database it left";
 }
 
 std::string private_server_name() {

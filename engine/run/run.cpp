@@ -1151,8 +1151,11 @@ void Runner::stop_all() noexcept {
   // client each: O(N^2), 14 s for 64 clients on a 2-core VM. A server that is not ours (attach)
   // keeps running: our clients leave it cleanly first, then the monitor.
   const bool own_server = backend_->launches_server();
+  const pid_t jackd_pid = session_.jackd_pid();
+  bool jackd_died_stopping = false;
   auto stop_server = [&] {
     if (const std::string problem = session_.stop(); !problem.empty()) {
+      jackd_died_stopping = true;
       say("warning: " + problem);
       warn(problem);
     }
@@ -1193,6 +1196,20 @@ void Runner::stop_all() noexcept {
       rr.reclaimed.erase(std::remove(rr.reclaimed.begin(), rr.reclaimed.end(), session_.name()),
                          rr.reclaimed.end());
       note_reclaimed(rr);
+      // A jackd that died while stopping left its JACK segments and JACK's metadata database
+      // (it removes both at its exit): freed here, as the janitor does after a killed run.
+      if (jackd_died_stopping && jackd_pid > 0) {
+        const ReclaimResult own = reclaim_dead_server("/dev/shm", session_.name(), {jackd_pid});
+        if (!own.removed_files.empty()) {
+          say(fmt::format("removed what the dead jackd left in /dev/shm: {}",
+                          fmt::join(own.removed_files, ", ")));
+        }
+        if (!own.warning.empty()) warn(own.warning);
+        if (const std::string db = remove_unused_jack_metadata_db("/dev/shm", ::getuid());
+            !db.empty()) {
+          say("removed JACK's metadata database " + db + ", which the dead jackd left");
+        }
+      }
     }
   });
   t.add("pipes", [&] { hub_.stop(); });
