@@ -125,11 +125,17 @@ INSTANTIATE_TEST_SUITE_P(Loads, LoadRun,
                            return name;
                          });
 
+// The scratch folders still under out_dir. The load's janitor may be removing them while this
+// walks the tree, so a walk that loses an entry under it says so as one entry instead of
+// throwing, and the callers' polling loops simply look again.
 std::vector<std::string> scratch_left(const std::string& out_dir) {
   std::vector<std::string> left;
-  for (const auto& f : std::filesystem::recursive_directory_iterator(out_dir)) {
-    if (f.path().string().find(".scratch") != std::string::npos) left.push_back(f.path());
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(out_dir, ec);
+       !ec && it != std::filesystem::end(it); it.increment(ec)) {
+    if (it->path().string().find(".scratch") != std::string::npos) left.push_back(it->path());
   }
+  if (ec) left.push_back("(walk of " + out_dir + " interrupted: " + ec.message() + ")");
   return left;
 }
 
