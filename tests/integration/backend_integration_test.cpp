@@ -193,6 +193,38 @@ class AttachTest : public ::testing::Test {
   Monitor probe_;
 };
 
+// A client keeps its JACK client open after its server has gone, until the engine closes its
+// stdin. jackd's own close still writes to every client's socket after its shutdown notice,
+// with its signals unblocked: a client that exits at the notice lets jackd die of SIGPIPE in
+// its close, leaving its shared memory and JACK's metadata database (engine/run/run.cpp
+// stop_all; kill9-trials found it after 7 of 34 runs that ended by themselves).
+TEST_F(AttachTest, AClientOutlivesItsServerUntilItsStdinCloses) {
+  const std::string name = name_ + "-c01";
+  SpawnSpec s;
+  s.argv = {XRUNLAB_CLIENT_BIN, "--server", name_, "--name", name, "--ports", "1", "--wait-start"};
+  s.stdin_pipe = true;
+  s.output_path = dir_.file("client.log");
+  Child client = Child::spawn(s);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  // Active: its hello line (telemetry on stdout here) is sent after jack_activate.
+  while (read_text_or_empty(s.output_path).find("\"type\":\"hello\"") == std::string::npos) {
+    ASSERT_TRUE(client.running()) << read_text_or_empty(s.output_path);
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_text_or_empty(s.output_path);
+    std::this_thread::sleep_for(20ms);
+  }
+  probe_.close();
+  jackd_.signal(SIGTERM);
+  ASSERT_TRUE(jackd_.wait_for(10000ms)) << read_text_or_empty(log_);
+  // The server is gone (and told the client so); the client stays until released.
+  std::this_thread::sleep_for(1000ms);
+  EXPECT_TRUE(client.running()) << read_text_or_empty(s.output_path);
+  client.close_stdin();
+  ASSERT_TRUE(client.wait_for(5000ms)) << read_text_or_empty(s.output_path);
+  EXPECT_EQ(client.describe_exit(), "exited with status 3") << read_text_or_empty(s.output_path);
+  EXPECT_NE(read_text_or_empty(s.output_path).find("the JACK server shut down"), std::string::npos)
+      << read_text_or_empty(s.output_path);
+}
+
 TEST_F(AttachTest, MeasuresUnderARunningServerAndLeavesItAsItWas) {
   XrunlabRun r;
   ASSERT_EQ(run_to_end({"run", "--backend", "attach:" + name_, "--clients", "2", "--ports", "1",
