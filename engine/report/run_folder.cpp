@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/errors.hpp"
-#include "engine/base/output_error.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_summary.hpp"
+#include "engine/report/seconds_file.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/system/atomic_file.hpp"
 
@@ -38,9 +39,19 @@ std::string read_or_throw(const std::string& path) {
 }  // namespace
 
 std::vector<RunFile> render_run_files(const RunResult& r) {
-  return {
+  std::vector<RunFile> files = {
       {"run.json", to_json(r).dump(2) + "\n"},
       {"timeseries.csv", format_timeseries_csv(r)},
+      {"histogram.csv", format_histogram_csv(r)},
+      {"summary.txt", format_summary(r)},
+  };
+  if (!r.seconds_appended) files.push_back({kSecondsFileName, format_seconds_file(r)});
+  return files;
+}
+
+std::vector<RunFile> render_checkpoint_files(const RunResult& r) {
+  return {
+      {"run.json", to_json(r).dump(2) + "\n"},
       {"histogram.csv", format_histogram_csv(r)},
       {"summary.txt", format_summary(r)},
   };
@@ -130,6 +141,26 @@ RunResult load_run_folder(const std::string& dir) {
     client->delay_dll = std::move(h.delay_dll);
     client->duration = std::move(h.duration);
     client->cycle = std::move(h.cycle);
+  }
+  if (r->seconds_appended) {  // schema 2: the rows are in seconds.jsonl
+    const std::string rows_path = (fs::path(dir) / kSecondsFileName).string();
+    std::optional<std::string> text = read_file(rows_path, &why);
+    if (!text) {
+      if (r->client_rows_flushed > 0 || r->system_flushed.n > 0) {
+        throw Error(ExitCode::kUsage,
+                    fmt::format("{} (run.json counts {} client and {} system rows in it)", why,
+                                r->client_rows_flushed, r->system_flushed.n));
+      }
+      r->client_rows_flushed = 0;
+      r->system_flushed = SystemSums{};
+      return std::move(*r);
+    }
+    for (std::string& w : put_seconds_rows(*r, parse_seconds_file(*text, rows_path), rows_path)) {
+      r->warnings.push_back(std::move(w));
+      // Written again whole when the folder is rendered (the killed run's janitor): without the
+      // half line.
+      r->seconds_appended = false;
+    }
   }
   return std::move(*r);
 }

@@ -17,8 +17,14 @@
 namespace xrunlab {
 
 // Pure: the model as run.json, timeseries.csv, histogram.csv, summary.txt (no plots), in that
-// order.
+// order, and seconds.jsonl with every row in memory unless r.seconds_appended (the run's own
+// file, appended by the run: engine/report/seconds_file.hpp).
 std::vector<RunFile> render_run_files(const RunResult& r);
+
+// What a checkpoint rewrites while the run measures: run.json, histogram.csv, summary.txt. Not
+// the per-second rows (appended to seconds.jsonl) nor timeseries.csv, which is made from all of
+// them at the end (or by the janitor of a killed run, from seconds.jsonl).
+std::vector<RunFile> render_checkpoint_files(const RunResult& r);
 
 // The plots as files ("plots/timeline.png", "plots/latency.png"), drawn by gnuplot from the
 // model in a private temporary folder; problems come back as warnings ("plots: ..."), never
@@ -47,10 +53,13 @@ void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
 
 // A finished run folder as the model: run.json (run_result_from_json; as finalize() left it,
 // not to be finalized again) with each client's histograms from histogram.csv
-// (parse_histogram_csv). So render_run_files of it gives the folder's run.json, timeseries.csv,
-// histogram.csv and summary.txt again. Throws Error(kUsage) naming the file when run.json or
-// histogram.csv is missing or not what xrunlab writes, or histogram.csv names a client run.json
-// does not have.
+// (parse_histogram_csv) and, from schema 2 on, the per-second rows from seconds.jsonl
+// (parse_seconds_file; a last line cut by a kill is dropped with a warning in r.warnings, and
+// the model then renders the file again whole). So render_run_files of it gives the folder's
+// run.json, timeseries.csv, histogram.csv and summary.txt again. Throws Error(kUsage) naming the
+// file when run.json or histogram.csv is missing or not what xrunlab writes, histogram.csv names
+// a client run.json does not have, or seconds.jsonl is missing while run.json counts rows in it
+// or holds a line that is not a row.
 RunResult load_run_folder(const std::string& dir);
 
 // `xrunlab plot`: the plots of a run folder drawn again from load_run_folder(run_dir) with

@@ -29,6 +29,26 @@ void add_counts(Histogram& h, const telemetry::ValueCounts& counts) {
 
 }  // namespace
 
+void add_to(SystemSums& sums, const SystemSecond& s) {
+  ++sums.n;
+  sums.user_pct += s.user_pct;
+  sums.nice_pct += s.nice_pct;
+  sums.system_pct += s.system_pct;
+  sums.iowait_pct += s.iowait_pct;
+  sums.irq_pct += s.irq_pct;
+  sums.softirq_pct += s.softirq_pct;
+  sums.intr_per_s += s.intr_per_s;
+  sums.ctxt_per_s += s.ctxt_per_s;
+  if (s.dsp_load_pct) {
+    sums.dsp_load_pct += *s.dsp_load_pct;
+    ++sums.dsp_n;
+  }
+  if (s.cpu_accounted_pct && *s.cpu_accounted_pct < 90.0) {
+    ++sums.short_accounted;
+    sums.least_accounted = std::min(sums.least_accounted, *s.cpu_accounted_pct);
+  }
+}
+
 void add_second(ClientResult& c, const telemetry::Second& s, size_t worst_keep) {
   add_counts(c.delay, s.delay);
   add_counts(c.delay_dll, s.delay_dll);
@@ -295,48 +315,32 @@ void finalize(RunResult& r) {
         r.xruns.monitor_events + (r.driver_xruns_reach_monitor ? 0 : r.xruns.log_driver_xruns);
   }
 
+  SystemSums sums = r.system_flushed;
+  for (const SystemSecond& s : r.system) add_to(sums, s);
   r.avg_user = r.avg_nice = r.avg_system = r.avg_iowait = r.avg_irq = r.avg_softirq = 0;
   r.avg_intr = r.avg_ctxt = 0;
   r.avg_dsp_load.reset();
-  double dsp_sum = 0;
-  size_t dsp_n = 0;
-  for (const SystemSecond& s : r.system) {
-    r.avg_user += s.user_pct;
-    r.avg_nice += s.nice_pct;
-    r.avg_system += s.system_pct;
-    r.avg_iowait += s.iowait_pct;
-    r.avg_irq += s.irq_pct;
-    r.avg_softirq += s.softirq_pct;
-    r.avg_intr += s.intr_per_s;
-    r.avg_ctxt += s.ctxt_per_s;
-    if (s.dsp_load_pct) {
-      dsp_sum += *s.dsp_load_pct;
-      ++dsp_n;
-    }
+  if (sums.n > 0) {
+    const double n = static_cast<double>(sums.n);
+    r.avg_user = sums.user_pct / n;
+    r.avg_nice = sums.nice_pct / n;
+    r.avg_system = sums.system_pct / n;
+    r.avg_iowait = sums.iowait_pct / n;
+    r.avg_irq = sums.irq_pct / n;
+    r.avg_softirq = sums.softirq_pct / n;
+    r.avg_intr = sums.intr_per_s / n;
+    r.avg_ctxt = sums.ctxt_per_s / n;
   }
-  if (!r.system.empty()) {
-    const double n = static_cast<double>(r.system.size());
-    for (double* v : {&r.avg_user, &r.avg_nice, &r.avg_system, &r.avg_iowait, &r.avg_irq,
-                      &r.avg_softirq, &r.avg_intr, &r.avg_ctxt}) {
-      *v /= n;
-    }
-  }
-  if (dsp_n > 0) r.avg_dsp_load = dsp_sum / static_cast<double>(dsp_n);
-  size_t short_seconds = 0;
-  double least = 100.0;
-  for (const SystemSecond& s : r.system) {
-    if (s.cpu_accounted_pct && *s.cpu_accounted_pct < 90.0) {
-      ++short_seconds;
-      least = std::min(least, *s.cpu_accounted_pct);
-    }
-  }
+  if (sums.dsp_n > 0) r.avg_dsp_load = sums.dsp_load_pct / static_cast<double>(sums.dsp_n);
+  const uint64_t short_seconds = sums.short_accounted;
+  const double least = sums.least_accounted;
   const std::string prefix = "CPU accounting: ";
   r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
                                   [&](const std::string& w) { return w.rfind(prefix, 0) == 0; }),
                    r.warnings.end());
   if (short_seconds > 0) {
     r.warnings.push_back(
-        prefix + "in " + std::to_string(short_seconds) + " of " + std::to_string(r.system.size()) +
+        prefix + "in " + std::to_string(short_seconds) + " of " + std::to_string(sums.n) +
         " seconds /proc/stat accounted less than 90% of the elapsed CPU time (down to " +
         std::to_string(static_cast<int>(least)) +
         "%); the Average CPU lines are unreliable on this system (tick-based accounting)");

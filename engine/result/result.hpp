@@ -88,6 +88,19 @@ struct SystemSecond {
   std::optional<double> cpu_accounted_pct;
 };
 
+// What finalize() needs of system seconds: their sums and counts. A run that moved seconds out
+// of memory into its seconds.jsonl (engine/report/seconds_file.hpp) keeps theirs here.
+struct SystemSums {
+  uint64_t n = 0;
+  double user_pct = 0, nice_pct = 0, system_pct = 0, iowait_pct = 0, irq_pct = 0, softirq_pct = 0;
+  double intr_per_s = 0, ctxt_per_s = 0;
+  double dsp_load_pct = 0;
+  uint64_t dsp_n = 0;
+  uint64_t short_accounted = 0;  // seconds with cpu_accounted_pct < 90
+  double least_accounted = 100;  // the least cpu_accounted_pct among them
+};
+void add_to(SystemSums& sums, const SystemSecond& s);
+
 struct XrunEvent {
   double t_s = 0;          // seconds since the window start (arrival at the monitor)
   uint32_t frame = 0;      // jack_last_frame_time() at arrival
@@ -257,6 +270,15 @@ struct RunResult {
 
   std::vector<ClientResult> client_results;
   std::vector<SystemSecond> system;
+  // The per-second rows live in the run folder's seconds.jsonl (engine/report/seconds_file.hpp).
+  // A run appends them at each checkpoint and drops them from memory, so its memory does not
+  // grow with its length: what it dropped is counted here (finalize includes system_flushed).
+  // seconds_appended: seconds.jsonl is the run's own (appended, or read back whole), and
+  // rendering the folder leaves it as it is; false (a model made by hand or read from a run.json
+  // of schema 1, which held its rows): rendering writes it from c.seconds and system.
+  uint64_t client_rows_flushed = 0;
+  SystemSums system_flushed;
+  bool seconds_appended = false;
   XrunCounts xruns;
   std::vector<std::string> warnings;
   double startup_s = 0;  // engine start to the measurement window start

@@ -41,19 +41,6 @@ json worst_list(const std::vector<telemetry::WorstCycle>& worst) {
   return out;
 }
 
-json per_second(const std::vector<ClientSecond>& rows) {
-  json out = {{"columns",
-               {"second", "cycles", "delay_min_us", "delay_mean_us", "delay_max_us",
-                "duration_max_us", "cycle_max_us", "over_spare", "over_1000", "late"}},
-              {"rows", json::array()}};
-  for (const ClientSecond& s : rows) {
-    out["rows"].push_back({s.second, s.cycles, opt(s.delay_min_us), opt(s.delay_mean_us),
-                           opt(s.delay_max_us), opt(s.duration_max_us), opt(s.cycle_max_us),
-                           s.over_spare, s.over_1000, s.late});
-  }
-  return out;
-}
-
 json threads_json(const std::vector<AudioThread>& threads) {
   json out = json::array();
   for (const AudioThread& a : threads) {
@@ -95,11 +82,45 @@ json client_json(const ClientResult& c) {
           {"cycle_us", to_json(c.summary.cycle)},
           {"worst_cycles_limit", kWorstCyclesKept},
           {"worst_cycles_per_second_limit", telemetry::kWorstPerSecond},
-          {"worst_cycles", worst_list(c.worst)},
-          {"per_second", per_second(c.seconds)}};
+          {"worst_cycles", worst_list(c.worst)}};
 }
 
 }  // namespace
+
+const std::vector<std::string>& client_second_columns() {
+  static const std::vector<std::string> columns = {
+      "second",          "cycles",       "delay_min_us", "delay_mean_us", "delay_max_us",
+      "duration_max_us", "cycle_max_us", "over_spare",   "over_1000",     "late"};
+  return columns;
+}
+
+json client_second_row(const ClientSecond& s) {
+  return {s.second,
+          s.cycles,
+          opt(s.delay_min_us),
+          opt(s.delay_mean_us),
+          opt(s.delay_max_us),
+          opt(s.duration_max_us),
+          opt(s.cycle_max_us),
+          s.over_spare,
+          s.over_1000,
+          s.late};
+}
+
+json system_second_json(const SystemSecond& s) {
+  return {{"t_s", s.t_s},
+          {"user_pct", s.user_pct},
+          {"nice_pct", s.nice_pct},
+          {"system_pct", s.system_pct},
+          {"iowait_pct", s.iowait_pct},
+          {"irq_pct", s.irq_pct},
+          {"softirq_pct", s.softirq_pct},
+          {"intr_per_s", s.intr_per_s},
+          {"ctxt_per_s", s.ctxt_per_s},
+          {"dsp_load_pct", opt(s.dsp_load_pct)},
+          {"cpu_accounted_pct", opt(s.cpu_accounted_pct)},
+          {"xruns", s.xruns}};
+}
 
 json to_json(const MetricSummary& m) {
   return {{"count", m.count},           {"min", opt(m.min_us)},     {"max", opt(m.max_us)},
@@ -234,21 +255,11 @@ json jack_test_json(const JackTestFields& f) {
 json to_json(const RunResult& r) {
   json clients = json::array();
   for (const ClientResult& c : r.client_results) clients.push_back(client_json(c));
-  json system = json::array();
-  for (const SystemSecond& s : r.system) {
-    system.push_back({{"t_s", s.t_s},
-                      {"user_pct", s.user_pct},
-                      {"nice_pct", s.nice_pct},
-                      {"system_pct", s.system_pct},
-                      {"iowait_pct", s.iowait_pct},
-                      {"irq_pct", s.irq_pct},
-                      {"softirq_pct", s.softirq_pct},
-                      {"intr_per_s", s.intr_per_s},
-                      {"ctxt_per_s", s.ctxt_per_s},
-                      {"dsp_load_pct", opt(s.dsp_load_pct)},
-                      {"cpu_accounted_pct", opt(s.cpu_accounted_pct)},
-                      {"xruns", s.xruns}});
-  }
+  uint64_t client_rows = r.client_rows_flushed;
+  for (const ClientResult& c : r.client_results) client_rows += c.seconds.size();
+  const json per_second = {{"file", kSecondsFileName},
+                           {"client_rows", client_rows},
+                           {"system_rows", r.system_flushed.n + r.system.size()}};
   json events = json::array();
   for (const XrunEvent& e : r.xruns.events) {
     events.push_back({{"t_s", e.t_s}, {"frame", e.frame}, {"callbacks", e.callbacks}});
@@ -406,7 +417,7 @@ json to_json(const RunResult& r) {
       {"xrun_cycles", xrun_cycles_json(r.xrun_cycles)},
       {"audio", audio},
       {"clients", clients},
-      {"system_per_second", system},
+      {"per_second", per_second},
       {"warnings", r.warnings},
   };
 }
@@ -629,52 +640,77 @@ std::vector<AudioThread> threads_from(const Object& o, std::string_view key) {
   return out;
 }
 
+// One per-second row of a client: an array of cells in the order of `columns` (a column this
+// version does not know is skipped, one it knows that is missing keeps its default).
+ClientSecond client_second_of(const in_json& row, const std::vector<std::string>& columns,
+                              const std::string& row_path) {
+  if (!row.is_array()) refuse(row_path, "an array", row);
+  if (row.size() != columns.size()) {
+    throw Refused{
+        fmt::format("'{}' has {} cells for {} columns", row_path, row.size(), columns.size())};
+  }
+  ClientSecond s;
+  for (size_t k = 0; k < columns.size(); ++k) {
+    if (row[k].is_null()) continue;
+    const std::string_view name = columns[k];
+    auto cell = [&](auto& out_cell) {
+      out_cell = Value<std::decay_t<decltype(out_cell)>>::of(row[k], index_path(row_path, k));
+    };
+    if (name == "second") {
+      cell(s.second);
+    } else if (name == "cycles") {
+      cell(s.cycles);
+    } else if (name == "delay_min_us") {
+      cell(s.delay_min_us);
+    } else if (name == "delay_mean_us") {
+      cell(s.delay_mean_us);
+    } else if (name == "delay_max_us") {
+      cell(s.delay_max_us);
+    } else if (name == "duration_max_us") {
+      cell(s.duration_max_us);
+    } else if (name == "cycle_max_us") {
+      cell(s.cycle_max_us);
+    } else if (name == "over_spare") {
+      cell(s.over_spare);
+    } else if (name == "over_1000") {
+      cell(s.over_1000);
+    } else if (name == "late") {
+      cell(s.late);
+    }
+  }
+  return s;
+}
+
+SystemSecond system_second_of(const Object& s) {
+  SystemSecond sys;
+  s.get("t_s", sys.t_s);
+  s.get("user_pct", sys.user_pct);
+  s.get("nice_pct", sys.nice_pct);
+  s.get("system_pct", sys.system_pct);
+  s.get("iowait_pct", sys.iowait_pct);
+  s.get("irq_pct", sys.irq_pct);
+  s.get("softirq_pct", sys.softirq_pct);
+  s.get("intr_per_s", sys.intr_per_s);
+  s.get("ctxt_per_s", sys.ctxt_per_s);
+  s.get("dsp_load_pct", sys.dsp_load_pct);
+  s.get("cpu_accounted_pct", sys.cpu_accounted_pct);
+  s.get("xruns", sys.xruns);
+  return sys;
+}
+
+// Schema 1 held each client's rows in run.json: {"columns": [...], "rows": [[...], ...]}.
 std::vector<ClientSecond> per_second_from(const Object& c) {
   std::vector<ClientSecond> out;
   const auto ps = c.object("per_second");
   if (!ps) return out;
   std::vector<std::string> columns;
   ps->get("columns", columns);
-  auto column = [&](std::string_view name) {
-    for (size_t i = 0; i < columns.size(); ++i) {
-      if (columns[i] == name) return i;
-    }
-    return columns.size();  // not in this file: the cell stays at its default
-  };
-  const size_t second = column("second"), cycles = column("cycles"),
-               delay_min = column("delay_min_us"), delay_mean = column("delay_mean_us"),
-               delay_max = column("delay_max_us"), duration_max = column("duration_max_us"),
-               cycle_max = column("cycle_max_us"), over_spare = column("over_spare"),
-               over_1000 = column("over_1000"), late = column("late");
   const in_json* rows = ps->find("rows");
   if (rows == nullptr) return out;
   const std::string rows_path = ps->path("rows");
   if (!rows->is_array()) refuse(rows_path, "an array", *rows);
   for (size_t i = 0; i < rows->size(); ++i) {
-    const in_json& row = (*rows)[i];
-    const std::string row_path = index_path(rows_path, i);
-    if (!row.is_array()) refuse(row_path, "an array", row);
-    if (row.size() != columns.size()) {
-      throw Refused{
-          fmt::format("'{}' has {} cells for {} columns", row_path, row.size(), columns.size())};
-    }
-    auto cell = [&](size_t k, auto& out_cell) {
-      if (k < row.size() && !row[k].is_null()) {
-        out_cell = Value<std::decay_t<decltype(out_cell)>>::of(row[k], index_path(row_path, k));
-      }
-    };
-    ClientSecond s;
-    cell(second, s.second);
-    cell(cycles, s.cycles);
-    cell(delay_min, s.delay_min_us);
-    cell(delay_mean, s.delay_mean_us);
-    cell(delay_max, s.delay_max_us);
-    cell(duration_max, s.duration_max_us);
-    cell(cycle_max, s.cycle_max_us);
-    cell(over_spare, s.over_spare);
-    cell(over_1000, s.over_1000);
-    cell(late, s.late);
-    out.push_back(s);
+    out.push_back(client_second_of((*rows)[i], columns, index_path(rows_path, i)));
   }
   return out;
 }
@@ -1045,27 +1081,40 @@ RunResult run_from(const Object& j) {
   if (const auto x = j.object("xrun_cycles")) r.xrun_cycles = xrun_cycles_from(*x);
   if (const auto a = j.object("audio")) r.audio = audio_from(*a, r.frames);
   j.each("clients", [&](const Object& c) { r.client_results.push_back(client_from(c)); });
-  j.each("system_per_second", [&](const Object& s) {
-    SystemSecond sys;
-    s.get("t_s", sys.t_s);
-    s.get("user_pct", sys.user_pct);
-    s.get("nice_pct", sys.nice_pct);
-    s.get("system_pct", sys.system_pct);
-    s.get("iowait_pct", sys.iowait_pct);
-    s.get("irq_pct", sys.irq_pct);
-    s.get("softirq_pct", sys.softirq_pct);
-    s.get("intr_per_s", sys.intr_per_s);
-    s.get("ctxt_per_s", sys.ctxt_per_s);
-    s.get("dsp_load_pct", sys.dsp_load_pct);
-    s.get("cpu_accounted_pct", sys.cpu_accounted_pct);
-    s.get("xruns", sys.xruns);
-    r.system.push_back(sys);
-  });
+  // Schema 1: the system's rows in run.json; schema 2: in seconds.jsonl (load_run_folder reads
+  // them), run.json counting them.
+  j.each("system_per_second", [&](const Object& s) { r.system.push_back(system_second_of(s)); });
+  if (const auto ps = j.object("per_second")) {
+    ps->get("client_rows", r.client_rows_flushed);
+    ps->get("system_rows", r.system_flushed.n);
+    r.seconds_appended = true;
+  }
   j.get("warnings", r.warnings);
   return r;
 }
 
 }  // namespace
+
+std::optional<ClientSecond> client_second_from_row(const nlohmann::json& row,
+                                                   const std::vector<std::string>& columns,
+                                                   const std::string& path, std::string* why) {
+  try {
+    return client_second_of(row, columns, path);
+  } catch (const Refused& e) {
+    if (why != nullptr) *why = e.why;
+    return std::nullopt;
+  }
+}
+
+std::optional<SystemSecond> system_second_from_json(const nlohmann::json& s,
+                                                    const std::string& path, std::string* why) {
+  try {
+    return system_second_of(Object(s, path));
+  } catch (const Refused& e) {
+    if (why != nullptr) *why = e.why;
+    return std::nullopt;
+  }
+}
 
 std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why) {
   try {

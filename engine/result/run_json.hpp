@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/result/result.hpp"
 
@@ -36,9 +37,28 @@ nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 // glitch_list_total; clients[].worst_cycles the worst_cycles_limit worst cycles by delay among
 // the worst_cycles_per_second_limit worst of each second.
 //
+// Schema 2 (December 2026) moved the per-second rows out of run.json into the run folder's
+// seconds.jsonl (engine/report/seconds_file.hpp): run.json's "per_second" names the file and
+// counts its rows ({"file", "client_rows", "system_rows"}), clients[].per_second and
+// system_per_second are gone. Schema 1 files still read with their rows.
+//
 // nullopt with *why (may be null) naming the key at fault when a value has the wrong type
 // ("'settings.clients' is not an integer (it is string)"), a per-second row does not match its
 // columns, or "schema_version" is missing (not an xrunlab run.json).
 std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why);
+
+// The per-second rows' cells, as seconds.jsonl (and schema 1's run.json) holds them: a client's
+// second is an array of cells in client_second_columns() order, a system second an object.
+inline constexpr const char* kSecondsFileName = "seconds.jsonl";
+const std::vector<std::string>& client_second_columns();
+nlohmann::ordered_json client_second_row(const ClientSecond& s);
+nlohmann::ordered_json system_second_json(const SystemSecond& s);
+// Read back; nullopt with *why naming `path` and the cell at fault. A row's cells follow
+// `columns` (the file's own header): a column this version does not know is skipped.
+std::optional<ClientSecond> client_second_from_row(const nlohmann::json& row,
+                                                   const std::vector<std::string>& columns,
+                                                   const std::string& path, std::string* why);
+std::optional<SystemSecond> system_second_from_json(const nlohmann::json& s,
+                                                    const std::string& path, std::string* why);
 
 }  // namespace xrunlab

@@ -29,7 +29,9 @@
 #include "engine/loads/loads.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
+#include "engine/report/seconds_file.hpp"
 #include "engine/result/baseline.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/checkpoint_interval.hpp"
@@ -105,6 +107,10 @@ class Runner {
   // What the measurement loop watches: "" while the run may go on, else why it stops.
   std::string stop_reason();
   void checkpoint(uint64_t now_us);
+  // Every per-second row back in the result for the files made at the end (timeseries.csv, the
+  // plots): the rows since the last checkpoint appended to seconds.jsonl, then the whole file
+  // read back. Problems become warnings.
+  void collect_seconds(RunResult& r);
   // run.json and summary.txt marked "incomplete" as soon as the folder exists: a full disk is
   // found before anything starts.
   void starting_checkpoint();
@@ -163,6 +169,9 @@ class Runner {
   bool loads_recorded_ = false;
   // Set when a checkpoint found the disk full: the window stops (exit kOutput) with this line.
   std::string disk_full_;
+  // The run folder's seconds.jsonl: each checkpoint appends the rows since the last one and
+  // drops them from memory (engine/report/seconds_file.hpp). Created by starting_checkpoint.
+  std::optional<SecondsAppender> seconds_;
   // The disk-full warnings into the result: jackd.log cut short, children's logs maybe too.
   void note_disk_full(RunResult& r) const;
   bool stopped_ = false;
@@ -767,7 +776,9 @@ void Runner::checkpoint(uint64_t now_us) {
   }
   // The files are formatted under the result's lock (memory only) and written after it is
   // released, so telemetry never waits for a disk.
+  std::string rows;
   const std::vector<RunFile> files = live_.with([&](RunResult& r) {
+    rows = take_seconds_rows(r);
     if (table) r.cycle_table = std::move(*table);
     if (jack_test) r.jack_test = std::move(*jack_test);
     if (table) count_xrun_reports(r, reports);
@@ -780,7 +791,7 @@ void Runner::checkpoint(uint64_t now_us) {
         "checkpoint during the run; if it is still here, the run did not write its final "
         "results (the engine was killed, or the disk was full)";
     finalize(r);
-    std::vector<RunFile> rendered = render_run_files(r);
+    std::vector<RunFile> rendered = render_checkpoint_files(r);
     r.status = status;
     r.status_detail = detail;
     r.ended_utc = ended;
@@ -788,6 +799,8 @@ void Runner::checkpoint(uint64_t now_us) {
     return rendered;
   });
   try {
+    // The rows first: run.json, renamed into place last, says how many the file holds.
+    if (seconds_) seconds_->append(rows);
     write_run_files(run_dir_, files);
   } catch (const Error& e) {
     // A full disk stops the run: the rest of the window could not be kept either.
@@ -801,8 +814,33 @@ void Runner::checkpoint(uint64_t now_us) {
   }
 }
 
+void Runner::collect_seconds(RunResult& r) {
+  if (!seconds_) return;
+  try {
+    seconds_->append(take_seconds_rows(r));
+  } catch (const Error& e) {
+    r.warnings.push_back(std::string("per-second rows: ") + e.what() +
+                         " (the last rows are missing from seconds.jsonl)");
+  }
+  std::string why;
+  const std::optional<std::string> text = read_file(seconds_->path(), &why);
+  try {
+    if (!text) throw Error(ExitCode::kOutput, why);
+    for (std::string& w :
+         put_seconds_rows(r, parse_seconds_file(*text, seconds_->path()), seconds_->path())) {
+      r.warnings.push_back(std::move(w));
+    }
+  } catch (const Error& e) {
+    r.warnings.push_back(std::string("per-second rows not read back: ") + e.what() +
+                         " (timeseries.csv and the plots lack them)");
+  }
+}
+
 void Runner::starting_checkpoint() {
   RunResult& r = live_.owned();
+  // A full disk (or any output error) here stops the run before anything is started.
+  seconds_.emplace(run_dir_ + "/" + kSecondsFileName);
+  r.seconds_appended = true;
   const std::string status = r.status, detail = r.status_detail;
   r.status = "incomplete";
   r.status_detail =
@@ -810,8 +848,7 @@ void Runner::starting_checkpoint() {
       "(the engine was killed, or the disk was full)";
   r.ended_utc = utc_now_iso();
   finalize(r);
-  // A full disk (or any output error) here stops the run before anything is started.
-  write_run_files(run_dir_, render_run_files(r));
+  write_run_files(run_dir_, render_checkpoint_files(r));
   r.status = status;
   r.status_detail = detail;
   r.ended_utc.clear();
@@ -1232,6 +1269,7 @@ void Runner::finish_failed(const std::exception& e) {
   r.status_detail = e.what();
   r.ended_utc = utc_now_iso();
   r.logs = log_counts();
+  collect_seconds(r);
   finalize(r);
   fill_baseline(r);
   fill_dma_latency(r);
@@ -1277,8 +1315,9 @@ RunOutcome Runner::run() {
   getrusage(RUSAGE_SELF, &ru);
   r.ended_utc = utc_now_iso();
   r.exit_code = static_cast<int>(failure_code_);
-  r.engine_peak_rss_kib = ru.ru_maxrss;
+  r.engine_peak_rss_kib = ru.ru_maxrss;  // before the rows are read back for the last files
   r.logs = log_counts();
+  collect_seconds(r);
   for (std::string& w : count_warnings(r)) r.warnings.push_back(std::move(w));
   finalize(r);
   fill_baseline(r);

@@ -1,5 +1,5 @@
 #pragma once
 namespace xrunlab {
 inline constexpr const char* kVersion = "0.1.0";
-inline constexpr int kSchemaVersion = 1;  // run.json schema
+inline constexpr int kSchemaVersion = 2;  // run.json schema (2: rows in seconds.jsonl)
 }  // namespace xrunlab

@@ -29,11 +29,12 @@ namespace fs = std::filesystem;
 // add up to its cycle count, every measured cycle has a delay, and the callbacks it ran since
 // activation include the measured ones. (That no row lies past the window's end is
 // NoCycleAfterTheWindowIsMeasured, below.)
-void expect_consistent_client(const json& c) {
+void expect_consistent_client(const json& c, const XrunlabRun::Seconds& file) {
   const auto cycles = c["cycles"].get<uint64_t>();
-  const json& rows = c["per_second"]["rows"];
-  ASSERT_EQ(c["per_second"]["columns"][0], "second");
-  ASSERT_EQ(c["per_second"]["columns"][1], "cycles");
+  ASSERT_EQ(file.columns[0], "second");
+  ASSERT_EQ(file.columns[1], "cycles");
+  ASSERT_EQ(file.clients.count(c["index"].get<int>()), 1u) << c["name"] << ": no rows";
+  const json& rows = file.clients.at(c["index"].get<int>());
   uint64_t sum = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i][0].get<uint64_t>(), i) << c["name"] << ": rows are consecutive seconds";
@@ -96,7 +97,17 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   ASSERT_EQ(r.exit_code, 0) << r.log();
   const json j = r.run_json();
   EXPECT_EQ(j["status"], "completed");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
+  // The per-second rows are in seconds.jsonl, which run.json names and counts; run.json holds
+  // none of them.
+  const XrunlabRun::Seconds file = r.seconds();
+  EXPECT_EQ(j["per_second"]["file"], "seconds.jsonl");
+  EXPECT_EQ(j["per_second"]["client_rows"].get<size_t>(), file.client_rows);
+  EXPECT_EQ(j["per_second"]["system_rows"].get<size_t>(), file.system.size());
+  EXPECT_EQ(file.clients.size(), 4u);
+  EXPECT_GE(file.system.size(), 2u);
+  EXPECT_FALSE(j.contains("system_per_second"));
+  for (const auto& c : j["clients"]) EXPECT_FALSE(c.contains("per_second")) << c["name"];
   // The engine's own read-back of the graph includes the last hop to the card.
   json playback = json::array();
   for (const auto& e : j["jack"]["graph"]) {
@@ -111,7 +122,7 @@ TEST(Integration, FourClientsTwoPortsThreeSeconds) {
   for (const auto& c : j["clients"]) {
     EXPECT_TRUE(c["final_report"].get<bool>()) << c["name"];
     EXPECT_EQ(c["ring_dropped"], 0) << c["name"];
-    expect_consistent_client(c);
+    expect_consistent_client(c, r.seconds());
   }
   expect_xrun_counts_consistent(j);
   // summary.txt parses back to the same numbers as run.json.
@@ -163,8 +174,9 @@ TEST(Integration, NoCycleAfterTheWindowIsMeasured) {
   const json j = r.run_json();
   const double seconds = j["measurement"]["seconds_ran"].get<double>();
   ASSERT_EQ(seconds, 3.0);
+  const XrunlabRun::Seconds file = r.seconds();
   for (const auto& c : j["clients"]) {
-    const json& rows = c["per_second"]["rows"];
+    const json& rows = file.clients.at(c["index"].get<int>());
     EXPECT_LE(static_cast<double>(rows.size()), std::ceil(seconds)) << c["name"] << rows.dump();
     for (const auto& w : c["worst_cycles"]) EXPECT_LT(w["t_s"].get<double>(), seconds) << w;
   }
@@ -196,7 +208,7 @@ TEST(Integration, InjectedOverrunsAreCountedAsXruns) {
   // 8000 us of busy time is longer than the 5333 us period: every injected cycle is late.
   EXPECT_GE(c2["late_cycles"].get<uint64_t>() + c2["unreferenced_cycles"].get<uint64_t>(),
             injected);
-  for (const auto& c : j["clients"]) expect_consistent_client(c);
+  for (const auto& c : j["clients"]) expect_consistent_client(c, r.seconds());
   expect_xrun_counts_consistent(j);
   // Late clients are JACK2's client-late xruns, not jack_test's XRUN Count (driver xruns).
   EXPECT_GE(j["xruns"]["monitor_events"].get<uint64_t>(), injected);
@@ -252,7 +264,7 @@ TEST(Integration, SigintStopsEverythingAndKeepsTheResults) {
   // The signal came 1.5 s after "measuring", which the engine prints 0.3 s before the window.
   EXPECT_GE(seconds, 1.2);
   EXPECT_LT(seconds, 60.0);
-  for (const auto& c : j["clients"]) expect_consistent_client(c);
+  for (const auto& c : j["clients"]) expect_consistent_client(c, r.seconds());
   EXPECT_NE(read_text_or_empty(r.run_dir() + "/summary.txt").find("interrupted"),
             std::string::npos);
   expect_nothing_left(r);
@@ -282,7 +294,7 @@ TEST(Integration, AnEngineLateAtTheEndStillFindsEveryAudioThread) {
     EXPECT_EQ(t["mismatch"], "") << t.dump();
     EXPECT_GT(t["tid"].get<int>(), 0) << t.dump();
   }
-  for (const auto& c : j["clients"]) expect_consistent_client(c);
+  for (const auto& c : j["clients"]) expect_consistent_client(c, r.seconds());
   expect_nothing_left(r);
 }
 
@@ -314,7 +326,7 @@ TEST(Integration, ACrashingClientFailsTheRunAndKeepsTheResults) {
   const std::string detail = j["status_detail"];
   EXPECT_NE(detail.find(r.client_name(2)), std::string::npos) << detail;
   EXPECT_NE(detail.find("signal 11"), std::string::npos) << detail;
-  expect_consistent_client(j["clients"][0]);
+  expect_consistent_client(j["clients"][0], r.seconds());
   expect_nothing_left(r);
 }
 

@@ -13,6 +13,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/report/report_csv.hpp"
 #include "engine/report/report_summary.hpp"
+#include "engine/report/seconds_file.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
@@ -60,7 +61,7 @@ std::map<std::string, std::string> by_name(const std::vector<RunFile>& files) {
 TEST(RenderRunFiles, EachFormatsExporterInOrder) {
   const RunResult r = run_result();
   const std::vector<RunFile> files = render_run_files(r);
-  ASSERT_EQ(files.size(), 4u);
+  ASSERT_EQ(files.size(), 5u);
   EXPECT_EQ(files[0].name, "run.json");
   EXPECT_EQ(files[0].bytes, to_json(r).dump(2) + "\n");
   EXPECT_EQ(files[1].name, "timeseries.csv");
@@ -69,6 +70,16 @@ TEST(RenderRunFiles, EachFormatsExporterInOrder) {
   EXPECT_EQ(files[2].bytes, format_histogram_csv(r));
   EXPECT_EQ(files[3].name, "summary.txt");
   EXPECT_EQ(files[3].bytes, format_summary(r));
+  // A model holding its rows (made here, or read from a schema 1 run.json) writes seconds.jsonl;
+  // a run's own model (which appended it) leaves it alone.
+  EXPECT_EQ(files[4].name, "seconds.jsonl");
+  EXPECT_EQ(files[4].bytes, format_seconds_file(r));
+  RunResult appended = r;
+  appended.seconds_appended = true;
+  EXPECT_EQ(render_run_files(appended).size(), 4u);
+  std::vector<std::string> checkpoint;
+  for (const RunFile& f : render_checkpoint_files(r)) checkpoint.push_back(f.name);
+  EXPECT_EQ(checkpoint, (std::vector<std::string>{"run.json", "histogram.csv", "summary.txt"}));
 }
 
 TEST(WriteRunFiles, WritesEachFileWithItsFolders) {
@@ -90,8 +101,9 @@ TEST(WriteRunFiles, RunJsonIsRenamedIntoPlaceLast) {
   fs::create_directories(dir);
   FolderWatch renames(dir, IN_MOVED_TO);
   write_run_files(dir, render_run_files(run_result()));
-  EXPECT_EQ(renames.names(), (std::vector<std::string>{"timeseries.csv", "histogram.csv",
-                                                       "summary.txt", "run.json"}));
+  EXPECT_EQ(renames.names(),
+            (std::vector<std::string>{"timeseries.csv", "histogram.csv", "summary.txt",
+                                      "seconds.jsonl", "run.json"}));
 }
 
 TEST(WriteRunFiles, RefusesNamesOutsideTheFolderAndUnwritableFolders) {
@@ -135,9 +147,11 @@ TEST(WriteRunFolder, FailedPlotsAreInTheFilesWrittenOnce) {
   EXPECT_NE(read_text(dir + "/summary.txt").find("warning: " + warning + "\n"), std::string::npos);
   const auto j = nlohmann::json::parse(read_text(dir + "/run.json"));
   EXPECT_EQ(j["warnings"].back(), warning);
-  EXPECT_EQ(renames.counts(),
-            (std::map<std::string, int>{
-                {"run.json", 1}, {"timeseries.csv", 1}, {"histogram.csv", 1}, {"summary.txt", 1}}));
+  EXPECT_EQ(renames.counts(), (std::map<std::string, int>{{"run.json", 1},
+                                                          {"timeseries.csv", 1},
+                                                          {"histogram.csv", 1},
+                                                          {"summary.txt", 1},
+                                                          {"seconds.jsonl", 1}}));
   EXPECT_FALSE(fs::exists(dir + "/plots"));
 }
 
@@ -151,9 +165,11 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
   const std::vector<std::string> before = r.warnings;
   write_run_folder(r, dir, /*plots=*/true, XRUNLAB_SOURCE_SCRIPTS_DIR);
   EXPECT_EQ(r.warnings, before);
-  EXPECT_EQ(renames.counts(),
-            (std::map<std::string, int>{
-                {"run.json", 1}, {"timeseries.csv", 1}, {"histogram.csv", 1}, {"summary.txt", 1}}));
+  EXPECT_EQ(renames.counts(), (std::map<std::string, int>{{"run.json", 1},
+                                                          {"timeseries.csv", 1},
+                                                          {"histogram.csv", 1},
+                                                          {"summary.txt", 1},
+                                                          {"seconds.jsonl", 1}}));
   EXPECT_EQ(plot_renames.counts(),
             (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}, {"cycles.png", 1}}));
   for (const char* png : {"/plots/timeline.png", "/plots/latency.png", "/plots/cycles.png"}) {
@@ -167,7 +183,13 @@ TEST(LoadRunFolder, RendersTheSameFilesAgain) {
   const std::vector<RunFile> files = render_run_files(run_result());
   write_run_files(tmp.str(), files);
   const RunResult back = load_run_folder(tmp.str());
-  EXPECT_EQ(by_name(render_run_files(back)), by_name(files));
+  // Its rows came from seconds.jsonl, which rendering leaves alone; with them written again,
+  // every file is what it was.
+  EXPECT_TRUE(back.seconds_appended);
+  EXPECT_EQ(render_run_files(back).size(), 4u);
+  RunResult again = back;
+  again.seconds_appended = false;
+  EXPECT_EQ(by_name(render_run_files(again)), by_name(files));
   ASSERT_EQ(back.client_results.size(), 2u);
   EXPECT_EQ(back.client_results[0].delay_dll.underflow_count(), 3u);
   EXPECT_EQ(back.client_results[1].delay.max(), 25000);
@@ -194,6 +216,22 @@ TEST(LoadRunFolder, SaysWhichFileIsMissingOrBroken) {
   EXPECT_EQ(error_of(), dir + "/histogram.csv: client 9 is not in run.json");
   tmp.write("histogram.csv", "client,metric,value_us,count\n1,delay,x,1\n");
   EXPECT_EQ(error_of(), dir + "/histogram.csv: line 2: the value is not an integer");
+  tmp.write("histogram.csv", files.at("histogram.csv"));
+  EXPECT_EQ(error_of(), "cannot read " + dir +
+                            "/seconds.jsonl: No such file or directory (run.json counts 6 "
+                            "client and 3 system rows in it)");
+  const std::string rows = files.at("seconds.jsonl");
+  const size_t third = rows.find('\n', rows.find('\n', rows.find('\n') + 1) + 1);
+  tmp.write("seconds.jsonl",
+            rows.substr(0, third + 1) + "{\"client\": 1}\n" + rows.substr(third + 1));
+  EXPECT_EQ(error_of(), dir + "/seconds.jsonl:4: a client row without \"row\"");
+  tmp.write("seconds.jsonl", "{\"client\": 1, \"row\": []}\n");
+  EXPECT_EQ(error_of(), dir +
+                            "/seconds.jsonl:1: no \"xrunlab_seconds\": not the header of an "
+                            "xrunlab seconds.jsonl");
+  tmp.write("seconds.jsonl",
+            rows + "{\"client\": 9, \"row\": [0,1,null,null,null,null,null,0,0,0]}\n");
+  EXPECT_EQ(error_of(), dir + "/seconds.jsonl: rows of client 9, which run.json does not have");
   tmp.write("run.json", "{\"schema_version\": 1, \"settings\": {\"rate_hz\": \"48k\"}}");
   EXPECT_EQ(error_of(), dir +
                             "/run.json: 'settings.rate_hz' is not a non-negative integer (it is "

@@ -10,7 +10,7 @@ namespace {
 
 TEST(ReportJson, MatchesGoldenFile) {
   RunResult r = testing_support::sample_result();
-  r.schema_version = 1;
+  r.schema_version = 2;
   r.xrunlab_version = "0.1.0";
   r.command_line = {"xrunlab", "run", "--clients", "2"};
   r.started_utc = "2026-11-30T10:00:00Z";
@@ -35,11 +35,23 @@ TEST(ReportJson, EmptyRunHasNullsNotZeros) {
   EXPECT_EQ(j["clients"].size(), 0u);
 }
 
-TEST(ReportJson, PerSecondRowsMatchTheirColumns) {
-  const auto j = to_json(testing_support::sample_result());
-  const auto& ps = j["clients"][0]["per_second"];
-  ASSERT_EQ(ps["rows"].size(), 3u);
-  for (const auto& row : ps["rows"]) EXPECT_EQ(row.size(), ps["columns"].size());
+// Schema 2: run.json names seconds.jsonl and counts its rows, and holds none of them.
+TEST(ReportJson, PerSecondRowsAreCountedNotHeld) {
+  RunResult r = testing_support::sample_result();
+  const auto j = to_json(r);
+  EXPECT_EQ(j["per_second"],
+            nlohmann::ordered_json(
+                {{"file", "seconds.jsonl"}, {"client_rows", 6}, {"system_rows", r.system.size()}}));
+  EXPECT_FALSE(j.contains("system_per_second"));
+  for (const auto& c : j["clients"]) EXPECT_FALSE(c.contains("per_second"));
+  // Rows a run moved out of memory still count.
+  r.client_rows_flushed = 100;
+  r.system_flushed.n = 50;
+  EXPECT_EQ(to_json(r)["per_second"]["client_rows"], 106);
+  EXPECT_EQ(to_json(r)["per_second"]["system_rows"], 50 + r.system.size());
+  for (const ClientSecond& s : r.client_results[0].seconds) {
+    EXPECT_EQ(client_second_row(s).size(), client_second_columns().size());
+  }
 }
 
 // ---- run_result_from_json ----------------------------------------------------------------------
@@ -136,7 +148,10 @@ TEST(RunJsonRead, EveryPartRoundTripsByteForByte) {
   ASSERT_EQ(back.client_results.size(), 2u);
   EXPECT_EQ(back.client_results[1].worst.at(0).t_us, 1234567);
   EXPECT_EQ(back.client_results[1].summary.signal.count, 4u);
-  EXPECT_EQ(back.client_results[1].seconds.size(), 3u);
+  // The rows are in seconds.jsonl: run.json's count of them comes back.
+  EXPECT_TRUE(back.client_results[1].seconds.empty());
+  EXPECT_EQ(back.client_rows_flushed, 6u);
+  EXPECT_TRUE(back.seconds_appended);
   EXPECT_EQ(back.threads_end.at(1).sched.policy, 0);
   EXPECT_EQ(back.threads_end.at(1).mismatch, r.threads_end.at(1).mismatch);
   // Not in run.json: the histograms themselves (histogram.csv has them).
@@ -180,9 +195,15 @@ TEST(RunJsonRead, GoldenFileRoundTripsByteForByte) {
   EXPECT_EQ(dumped(read_back(golden)), golden);
 }
 
-// A run.json from before --backend, --load and the audible chain.
+// A run.json of schema 1 (its per-second rows inside it, tests/fixtures/run_schema1.json: the
+// golden file before schema 2), from before --backend, --load and the audible chain.
+nlohmann::json schema1() {
+  return nlohmann::json::parse(testing_support::fixture_text("run_schema1.json"));
+}
+
 TEST(RunJsonRead, OlderSchemaReads) {
-  nlohmann::json j = nlohmann::json::parse(dumped(testing_support::sample_result()));
+  nlohmann::json j = schema1();
+  ASSERT_EQ(j["schema_version"], 1);
   j["jack"]["backend"] = "dummy";
   j.erase("loads");
   j.erase("audio");
@@ -202,6 +223,13 @@ TEST(RunJsonRead, OlderSchemaReads) {
   EXPECT_FALSE(r->system.at(0).cpu_accounted_pct);
   EXPECT_EQ(r->clients, 2);
   EXPECT_EQ(r->delay.max_us, testing_support::sample_result().delay.max_us);
+  // Its rows come back into the model, and seconds.jsonl is written from them.
+  const RunResult sample = testing_support::sample_result();
+  ASSERT_EQ(r->client_results.at(1).seconds.size(), 3u);
+  EXPECT_EQ(r->client_results.at(1).seconds.at(2).delay_max_us,
+            sample.client_results.at(1).seconds.at(2).delay_max_us);
+  EXPECT_EQ(r->system.size(), sample.system.size());
+  EXPECT_FALSE(r->seconds_appended);
 }
 
 // Each bounded list states its bound and the run's true total beside it, and both read back.
@@ -286,13 +314,16 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   j = good;
   j["totals"]["delay_us"]["p99"]["exact"] = 1;
   EXPECT_EQ(why_of(j), "'totals.delay_us.p99.exact' is not true or false (it is number)");
-  j = good;
+  j = schema1();
   j["clients"][1]["per_second"]["rows"][2][1] = -5;
   EXPECT_EQ(why_of(j),
             "'clients[1].per_second.rows[2][1]' is not a non-negative integer (it is number)");
-  j = good;
+  j = schema1();
   j["clients"][0]["per_second"]["rows"][0].erase(0);
   EXPECT_EQ(why_of(j), "'clients[0].per_second.rows[0]' has 9 cells for 10 columns");
+  j = good;
+  j["per_second"]["client_rows"] = -1;
+  EXPECT_EQ(why_of(j), "'per_second.client_rows' is not a non-negative integer (it is number)");
   j = good;
   j["jack"]["backend"] = 3;
   EXPECT_EQ(why_of(j), "'jack.backend' is not an object (it is number)");

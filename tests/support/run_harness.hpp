@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "engine/jack/jack_registry.hpp"
@@ -80,6 +82,33 @@ struct XrunlabRun {
     return text.substr(at + 9, text.find('\n', at) - at - 9);
   }
   json run_json() const { return json::parse(read_text_or_empty(run_dir() + "/run.json")); }
+  // seconds.jsonl as a user reads it with a JSON tool, line by line: the header's
+  // "client_columns", each client's rows (by index, in the file's order) and the system's.
+  struct Seconds {
+    json columns;
+    std::map<int, json> clients;
+    json system = json::array();
+    size_t client_rows = 0;
+  };
+  Seconds seconds() const {
+    Seconds out;
+    std::istringstream in(read_text_or_empty(run_dir() + "/seconds.jsonl"));
+    std::string line;
+    while (std::getline(in, line)) {
+      const json j = json::parse(line);
+      if (j.contains("xrunlab_seconds")) {
+        out.columns = j["client_columns"];
+      } else if (j.contains("client")) {
+        json& rows = out.clients[j["client"].get<int>()];
+        if (rows.is_null()) rows = json::array();
+        rows.push_back(j["row"]);
+        ++out.client_rows;
+      } else {
+        out.system.push_back(j["system"]);
+      }
+    }
+    return out;
+  }
 };
 
 inline XrunlabRun start(std::vector<std::string> args,
