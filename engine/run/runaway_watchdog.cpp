@@ -1,12 +1,14 @@
 #include "engine/run/runaway_watchdog.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <charconv>
 
 #include "engine/base/file.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/system/clock.hpp"
+#include "engine/wire/sched_target.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
@@ -20,15 +22,17 @@ std::optional<uint64_t> leading_number(std::string_view s) {
   return v;
 }
 
-// "SCHED_FIFO 65", "SCHED_DEADLINE", as the kernel has thread `tid` now ("" if unreadable).
-std::string policy_now(pid_t pid, pid_t tid) {
-  const std::optional<ThreadSched> s = read_thread_sched(pid, tid, nullptr);
-  if (!s) return "";
-  const std::string name = policy_name(s->policy);
-  return s->rt_priority > 0 ? fmt::format("{} {}", name, s->rt_priority) : name;
+// "SCHED_FIFO 65", "SCHED_DEADLINE", as the kernel has `s`.
+std::string policy_text(const ThreadSched& s) {
+  const std::string name = policy_name(s.policy);
+  return s.rt_priority > 0 ? fmt::format("{} {}", name, s.rt_priority) : name;
 }
 
 }  // namespace
+
+bool realtime_class(int policy) {
+  return policy == SCHED_FIFO || policy == SCHED_RR || policy == kSchedDeadline;
+}
 
 std::optional<uint64_t> parse_schedstat_exec_ns(std::string_view text) {
   return leading_number(text);
@@ -113,8 +117,14 @@ std::string RunawayGuard::check(ClientFleet& fleet, LiveResult& live) {
     const std::optional<ThreadRun> run = read_thread_run(t.pid, t.tid, now);
     if (!run) continue;
     if (watchdog_->observe(k, t.tid, *run) == 0) continue;
-    // Running a stretch: its policy now, for the reason should it end as a runaway.
-    if (std::string p = policy_now(t.pid, t.tid); !p.empty()) policy_[k] = std::move(p);
+    // Running a stretch: its policy now, for the reason should it end as a runaway, and whether
+    // it can take the machine at all.
+    const std::optional<ThreadSched> sched = read_thread_sched(t.pid, t.tid, nullptr);
+    if (sched) policy_[k] = policy_text(*sched);
+    if (sched && !realtime_class(sched->policy)) {
+      watchdog_->restart(k);
+      continue;
+    }
     if (watchdog_->runaway(k)) {
       fleet.kill(k);
       killed_[k] = true;

@@ -1,9 +1,10 @@
 #pragma once
 // The engine's watchdog over the clients' audio threads, during start-up and the measurement:
-// a thread that has run longer than the limit's watchdog_us of CPU without blocking once is
-// killed (SIGKILL to its client) and named; a client that RLIMIT_RTTIME stopped is named too.
-// "Without blocking" is the kernel's own sense (RLIMIT_RTTIME's): the thread's voluntary context
-// switches (/proc/PID/task/TID/status) did not advance while its CPU time (schedstat) did.
+// a thread in a realtime class (realtime_class) that has run longer than the limit's watchdog_us
+// of CPU without blocking once is killed (SIGKILL to its client) and named; a client that
+// RLIMIT_RTTIME stopped is named too. "Without blocking" is the kernel's own sense
+// (RLIMIT_RTTIME's): the thread's voluntary context switches (/proc/PID/task/TID/status) did not
+// advance while its CPU time (schedstat) did.
 //
 // RunawayWatchdog is the decision, from the looks it is given (unit-tested with made-up looks);
 // RunawayGuard takes the looks from /proc, kills through the fleet and records the verdict.
@@ -37,6 +38,12 @@ std::optional<uint64_t> parse_voluntary_switches(std::string_view status);
 // Both for thread `tid` of `pid`, now; nullopt when the thread is gone or unreadable.
 std::optional<ThreadRun> read_thread_run(pid_t pid, pid_t tid, int64_t at_ns);
 
+// Whether a thread of kernel policy `policy` can take its CPU from everything else by never
+// blocking: SCHED_FIFO, SCHED_RR and SCHED_DEADLINE. A fair-class thread (SCHED_OTHER, BATCH,
+// IDLE: iso-emu's demoted clients among them) is preempted by the scheduler however long it runs;
+// one whose callbacks overrun back to back never sleeps either, and is no runaway.
+bool realtime_class(int policy);
+
 class RunawayWatchdog {
  public:
   RunawayWatchdog(size_t threads, uint64_t threshold_ns);
@@ -46,6 +53,9 @@ class RunawayWatchdog {
   // last block (a lower bound: what ran between the block and that look is not counted).
   uint64_t observe(size_t k, pid_t tid, const ThreadRun& look);
   bool runaway(size_t k) const { return ran_ns(k) >= threshold_ns_; }
+  // Thread k was seen outside a realtime class: what it ran there does not count (as for
+  // RLIMIT_RTTIME), a stretch starts again at the next look.
+  void restart(size_t k) { threads_.at(k).seen = false; }
   uint64_t ran_ns(size_t k) const;
   // When the current stretch was first seen (CLOCK_MONOTONIC; 0 = no stretch): the thread was
   // already running without blocking then, and did not block again until the last look.

@@ -3,6 +3,7 @@
 #include "engine/run/runaway_watchdog.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,6 +69,25 @@ TEST(RunawayWatchdog, ABlockEndsTheStretchAndANewThreadStartsAfresh) {
   EXPECT_EQ(w.observe(0, 8, look(5, 0, 3100)), 0u);
   EXPECT_EQ(w.observe(0, 8, look(1005, 0, 4200)), 1000 * kMs);
   EXPECT_TRUE(w.runaway(0));
+}
+
+// Only a realtime thread can take the machine by never blocking; a fair one (iso-emu demotes to
+// SCHED_OTHER) whose overrunning callbacks run back to back is no runaway, and what it ran in
+// the fair class does not count once it is realtime again.
+TEST(RunawayWatchdog, OnlyARealtimeClassCanRunAway) {
+  EXPECT_TRUE(realtime_class(SCHED_FIFO));
+  EXPECT_TRUE(realtime_class(SCHED_RR));
+  EXPECT_TRUE(realtime_class(6));  // SCHED_DEADLINE
+  EXPECT_FALSE(realtime_class(SCHED_OTHER));
+  EXPECT_FALSE(realtime_class(SCHED_BATCH));
+  EXPECT_FALSE(realtime_class(SCHED_IDLE));
+  RunawayWatchdog w(1, 1'000'000'000);
+  w.observe(0, 7, {0, 5, 0});
+  EXPECT_EQ(w.observe(0, 7, {900'000'000, 5, 1}), 900'000'000u);
+  w.restart(0);
+  EXPECT_EQ(w.observe(0, 7, {1'800'000'000, 5, 2}), 0u);
+  EXPECT_EQ(w.observe(0, 7, {2'500'000'000, 5, 3}), 700'000'000u);
+  EXPECT_FALSE(w.runaway(0));
 }
 
 TEST(ThreadRun, ParsesSchedstatAndTheVoluntarySwitches) {
