@@ -32,34 +32,37 @@ using namespace std::chrono_literals;
 
 using testing_support::read_text_or_empty;
 
+// Calls `each(pid, "/proc/PID/")` for every process now in /proc.
+template <typename F>
+void for_each_process(F each) {
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    each(std::string(e->d_name), std::string("/proc/") + e->d_name + "/");
+  }
+  closedir(proc);
+}
+
 // Every process whose command line mentions `needle` (e.g. a run's private server name).
 inline std::vector<std::string> processes_mentioning(const std::string& needle) {
   std::vector<std::string> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::string cmd = read_text_or_empty(std::string("/proc/") + e->d_name + "/cmdline");
+  for_each_process([&](const std::string& pid, const std::string& dir) {
+    std::string cmd = read_text_or_empty(dir + "cmdline");
     for (char& c : cmd) c = c == '\0' ? ' ' : c;
-    if (cmd.find(needle) != std::string::npos) found.push_back(std::string(e->d_name) + ": " + cmd);
-  }
-  closedir(proc);
+    if (cmd.find(needle) != std::string::npos) found.push_back(pid + ": " + cmd);
+  });
   return found;
 }
 
 // Every process that has a file whose path starts with `prefix` mapped (/proc/PID/maps).
 inline std::vector<std::string> processes_mapping(const std::string& prefix) {
   std::vector<std::string> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    if (read_text_or_empty(std::string("/proc/") + e->d_name + "/maps").find(" " + prefix) !=
-        std::string::npos) {
-      found.emplace_back(e->d_name);
+  for_each_process([&](const std::string& pid, const std::string& dir) {
+    if (read_text_or_empty(dir + "maps").find(" " + prefix) != std::string::npos) {
+      found.push_back(pid);
     }
-  }
-  closedir(proc);
+  });
   return found;
 }
 
