@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the curated example run that README.md quotes and shows: results/examples/jack_test-64/
-# (summary.txt, run.json, timeseries.csv and plots/*.png of one run on this machine).
+# (summary.txt, run.json, seconds.jsonl, timeseries.csv and plots/*.png of one run on this
+# machine).
 #
 #   scripts/example.sh            run the example's setting and replace results/examples/jack_test-64/
 #
@@ -25,6 +26,7 @@ if [ -z "$run" ] || [ ! -f "$run/summary.txt" ]; then
 fi
 rm -rf results/examples/jack_test-64
 mkdir -p results/examples/jack_test-64/plots
-cp "$run/summary.txt" "$run/run.json" "$run/timeseries.csv" results/examples/jack_test-64/
+cp "$run/summary.txt" "$run/run.json" "$run/seconds.jsonl" "$run/timeseries.csv" \
+  results/examples/jack_test-64/
 cp "$run"/plots/*.png results/examples/jack_test-64/plots/
 echo "example.sh: results/examples/jack_test-64/ now holds the run of $(basename "$run")"

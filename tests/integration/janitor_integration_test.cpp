@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "tests/support/run_harness.hpp"
@@ -151,6 +152,14 @@ TEST(Janitor, AKillInTheWindowStopsTheLoadsTreeAndKeepsWhatWasMeasured) {
   ASSERT_EQ(j["clients"].size(), 2u);
   EXPECT_GT(j["clients"][0]["cycles"].get<uint64_t>(), 0u) << "the checkpoint's cycles are kept";
   EXPECT_GT(j["cycles"]["cycles"].get<uint64_t>(), 0u);
+  // The checkpoint's per-second rows too: in seconds.jsonl, counted by run.json, and in the
+  // timeseries.csv the janitor made from them (checkpoints write no timeseries.csv).
+  const uint64_t rows = j["per_second"]["client_rows"].get<uint64_t>();
+  EXPECT_GE(rows, 2u) << "a row of each client by the first checkpoint";
+  const std::string file = read_text_or_empty(k.dir + "/seconds.jsonl");
+  EXPECT_GE(static_cast<uint64_t>(std::count(file.begin(), file.end(), '\n')), rows + 1) << file;
+  const std::string csv = read_text_or_empty(k.dir + "/timeseries.csv");
+  EXPECT_GE(static_cast<uint64_t>(std::count(csv.begin(), csv.end(), '\n')), rows + 1) << csv;
   const auto s = parse_summary(read_text_or_empty(k.dir + "/summary.txt"));
   EXPECT_EQ(s.at("Number of clients"), "2");
   EXPECT_EQ(s.at("Status").rfind("killed", 0), 0u) << s.at("Status");
