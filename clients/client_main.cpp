@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <variant>
+#include <vector>
 
 #include "clients/drain/audio_check.hpp"
 #include "clients/drain/card_record.hpp"
@@ -41,6 +42,7 @@
 #include "clients/rt/test_signal.hpp"
 #include "clients/rt/thread_tid.hpp"
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/jack_open_error.hpp"
 #include "engine/wire/sched_target.hpp"
 #include "engine/wire/source_audio.hpp"
 #include "engine/wire/telemetry.hpp"
@@ -144,20 +146,34 @@ class Telemetry {
   int fd_;
 };
 
+// libjack's error lines while jack_client_open runs (they say why it failed where its status
+// bits do not). Installed around the open only, before any JACK thread of ours exists; after it
+// the lines go to stderr as libjack's default does.
+std::vector<std::string> g_open_errors;
+void keep_open_error(const char* msg) {
+  std::fprintf(stderr, "%s\n", msg);
+  if (g_open_errors.size() < 32) g_open_errors.emplace_back(msg);
+}
+void print_jack_error(const char* msg) {
+  std::fprintf(stderr, "%s\n", msg);
+}
+
 // The JACK client, closed on every way out of run().
 class JackClient {
  public:
   explicit JackClient(const ClientArgs& a) {
     jack_status_t status{};
+    jack_set_error_function(keep_open_error);
     const int flags =
         JackNoStartServer | JackUseExactName | (a.server.empty() ? 0 : JackServerName);
     client_ = a.server.empty()
                   ? jack_client_open(a.name.c_str(), static_cast<jack_options_t>(flags), &status)
                   : jack_client_open(a.name.c_str(), static_cast<jack_options_t>(flags), &status,
                                      a.server.c_str());
+    jack_set_error_function(print_jack_error);
     if (client_ == nullptr) {
-      throw ClientFailure("cannot connect to JACK server '" + a.server + "' (status 0x" +
-                          std::to_string(static_cast<unsigned>(status)) + "); is it running?");
+      throw ClientFailure(jack_open_failure(a.server, static_cast<unsigned>(status),
+                                            g_open_errors, static_cast<unsigned>(::getuid())));
     }
   }
   ~JackClient() { jack_client_close(client_); }
