@@ -256,6 +256,29 @@ TEST(HistogramCsvRead, WritesTheSameRowsAgain) {
   EXPECT_TRUE(none->empty());
 }
 
+// The input the fuzzer found hanging the reader (a row counting 18 million of one value above
+// the bound, added one by one): read at once, and written back the same.
+TEST(HistogramCsvRead, AHugeCountAboveTheBoundReadsAtOnce) {
+  const std::string text =
+      "client,metric,value_us,count\n"
+      "1,delay,5,3\n"
+      "1,delay_underflow,,2\n"
+      "1,cycle_overflow_dropped,,419\n"
+      "1,delay,375,1\n"
+      "1,delay,3687,2\n"
+      "1,delay,49111,18311191\n"
+      "2,duration,0,1\n";
+  std::string why;
+  const auto h = parse_histogram_csv(text, &why);
+  ASSERT_TRUE(h) << why;
+  EXPECT_EQ(h->at(1).delay.count(), 3u + 2u + 1u + 2u + 18311191u);
+  EXPECT_EQ(h->at(1).delay.max(), 49111);
+  const std::string once = format_histogram_csv(with_histograms(*h));
+  const auto back = parse_histogram_csv(once, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(format_histogram_csv(with_histograms(*back)), once);
+}
+
 TEST(HistogramCsvRead, RefusesWhatItDidNotWriteNamingTheLine) {
   auto why_of = [](const std::string& text) {
     std::string why;
