@@ -228,7 +228,21 @@ void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
   }
   if (scale) {
     seconds = std::max(1.0, seconds * *scale);
-    if (spec.warmup_s > 0) spec.warmup_s = std::max(1.0, spec.warmup_s * *scale);
+    const double warmup = spec.warmup_s > 0 ? std::max(1.0, spec.warmup_s * *scale) : 0;
+    // The scaled values stay in the ranges the file's own are held to.
+    if (seconds > 86400) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("--scale {} makes each run {} s long, beyond 86400 s: use a smaller "
+                              "--scale or --duration",
+                              *scale, seconds));
+    }
+    if (warmup > 3600) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("--scale {} makes {}'s warm-up {} s, beyond 3600 s (warmup_s): use "
+                              "a smaller --scale",
+                              *scale, spec.path, warmup));
+    }
+    spec.warmup_s = warmup;
   }
   const std::string text = fmt::format("{}", seconds);
   if (d != nullptr) {

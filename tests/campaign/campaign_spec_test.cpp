@@ -141,6 +141,30 @@ TEST(CampaignSpec, ScaleRefusesADurationThatIsNotSecondsAndWarmupRefusesNan) {
             "c.toml:2: warmup_s: expected seconds from 0 to 3600");
 }
 
+// Found by tests/fuzz/campaign_spec_fuzz.cpp: --scale 2 made warmup_s = 3000.1 a warm-up of
+// 6000.2 s, beyond the 3600 s the file itself may ask for; a scaled run beyond --duration's
+// 86400 s likewise. Both are refused, the campaign left as it was.
+TEST(CampaignSpec, ScaleKeepsTheWarmupAndDurationInTheirRanges) {
+  CampaignSpec s =
+      parse_campaign("name = \"x\"\nwarmup-s = 3000.1\n[run]\nduration = 300\n", "c.toml");
+  try {
+    adjust_campaign(s, 2.0, std::nullopt, std::nullopt);
+    ADD_FAILURE() << "scaled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_EQ(std::string(e.what()),
+              "--scale 2 makes c.toml's warm-up 6000.2 s, beyond 3600 s (warmup_s): use a "
+              "smaller --scale");
+  }
+  EXPECT_DOUBLE_EQ(s.warmup_s, 3000.1);
+  EXPECT_EQ(s.fixed.at(0).values, std::vector<std::string>{"300"});
+  adjust_campaign(s, 1.1, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(s.warmup_s, 3300.11);
+  CampaignSpec d = parse_campaign("name = \"x\"\n[run]\nduration = 80000\n", "c.toml");
+  EXPECT_THROW(adjust_campaign(d, 2.0, std::nullopt, std::nullopt), Error);
+  EXPECT_EQ(d.fixed.at(0).values, std::vector<std::string>{"80000"});
+}
+
 TEST(CampaignSpec, AFileThatCannotBeReadIsNamed) {
   try {
     load_campaign("/nonexistent/c.toml");
