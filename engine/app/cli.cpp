@@ -288,7 +288,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   campaign
       ->add_option("--scale", scale,
                    "Multiply every run's duration (and the warm-up) by F, e.g. 0.1 for a "
-                   "quick look; at least 1 s each.")
+                   "quick look; at least 1 s each, at most 86400 s a run and 3600 s of "
+                   "warm-up (refused beyond).")
       ->type_name("F");
   campaign->add_option("--duration", duration, "Every run's measured SECONDS.")
       ->type_name("SECONDS");
