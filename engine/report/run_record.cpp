@@ -459,7 +459,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
         Section{name, std::vector<std::vector<Cell>>(fields.size()), {}, 1, false, 0});
     return sections.back();
   };
-  const std::string default_name = stem_of(source);
+  const std::string default_name = stem_of(source).empty() ? source : stem_of(source);
   std::string header = default_name;   // the section named by the last header
   std::string current = default_name;  // the section fields go to
   bool any_field = false;
@@ -468,6 +468,8 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     const std::string& value = line.value;
     if (label == "#" || label == "==>") {
       header = value.empty() ? default_name : label == "#" ? value : stem_of(value);
+      // "==> dir/ <==" names no file: its stem is empty, and a record needs a label.
+      if (header.empty()) header = default_name;
       current = header;
       continue;
     }

@@ -343,6 +343,24 @@ TEST(ImportJackTest, ToleratesCrlfLeadingSpacesAndNoise) {
   EXPECT_EQ(v[0].source, "mail.txt");
 }
 
+// Found by tests/fuzz/jack_test_import_fuzz.cpp: a "==>" header whose name ends in "/" has no
+// file name, and its records got an empty label, which the records file could then not read
+// back ("run record: no 'label'"): they take the source's name, as blocks without a header do.
+TEST(ImportJackTest, AHeaderWithoutAFileNameGivesTheSourcesName) {
+  std::string why;
+  const auto v = import_jack_test(
+      "==> /var/log/jack/ <==\nXRUN Count . . . . . . . . . : 3\n==>Frames per . : 14361.3 /\n"
+      "XRUN Count . . . . . . . . . : 4\n",
+      "old/mail.txt", &why);
+  ASSERT_EQ(v.size(), 2u) << why;  // one section, a record per run
+  EXPECT_EQ(v[0].label, "mail");
+  EXPECT_EQ(v[1].label, "mail");
+  EXPECT_EQ(v[1].xrun_count, 4.0);
+  const auto back = records_from_file_json(records_file_json(v, "old/mail.txt"), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->at(1).label, "mail");
+}
+
 TEST(ImportJackTest, RejectsWhatIsNotASummary) {
   for (const std::string& text :
        {std::string(), std::string("hello world\nthis is: not a summary\n"),
