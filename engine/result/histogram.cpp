@@ -42,8 +42,9 @@ void Histogram::add(int64_t value_us, uint64_t times) {
   if (value_us < 0) {
     underflow_count_ += times;
     underflow_min_ = std::min(underflow_min_, value_us);
-    underflow_sum_ += value_us * static_cast<int64_t>(times);
-    if (-value_us <= static_cast<int64_t>(negative_bound_us_)) {
+    // Compared without negating: -INT64_MIN does not exist (a telemetry line may carry any
+    // int64; fuzzing the decoder found it).
+    if (value_us >= -static_cast<int64_t>(negative_bound_us_)) {
       neg_bins_.add(static_cast<size_t>(-value_us - 1), static_cast<uint32_t>(times));
       neg_binned_ += times;
     }
@@ -80,7 +81,6 @@ void Histogram::merge(const Histogram& other) {
   sum_ += other.sum_;
   underflow_count_ += other.underflow_count_;
   underflow_min_ = std::min(underflow_min_, other.underflow_min_);
-  underflow_sum_ += other.underflow_sum_;
   // The other's negative bins this one has room for; the rest stay counted below the bins
   // (underflow_count_ took them all).
   const size_t nn = std::min(neg_bins_.size(), other.neg_bins_.size());

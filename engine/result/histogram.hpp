@@ -100,7 +100,6 @@ class Histogram {
   uint64_t overflow_count_ = 0;
   uint64_t underflow_count_ = 0;  // values < 0 (possible for DLL-referenced delays), binned or not
   int64_t underflow_min_ = 0;
-  int64_t underflow_sum_ = 0;
   uint64_t count_ = 0;
   uint64_t unknown_below_ = 0, unknown_above_ = 0;  // add_unknown: counted, values not known
   long double sum_ = 0;                             // of the values known

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace xrunlab {
 namespace {
 
@@ -86,6 +88,20 @@ TEST(Histogram, ManyCopiesOfAnOverflowValueAreOneAdd) {
   EXPECT_EQ(huge.count(), 1'000'000'000'000'000'000ULL);
   EXPECT_EQ(huge.overflow_dropped(), 1'000'000'000'000'000'000ULL - 3);
   EXPECT_EQ(*huge.max(), 49111);
+}
+
+// The extremes of int64 (a telemetry line may carry any): counted without overflow (fuzzing the
+// telemetry decoder found -INT64_MIN negated, undefined behaviour).
+TEST(Histogram, TheExtremesOfInt64AreCounted) {
+  Histogram h(100, 4, 10);
+  h.add(std::numeric_limits<int64_t>::min(), 2);
+  h.add(std::numeric_limits<int64_t>::max());
+  h.add(-3);
+  EXPECT_EQ(h.count(), 4u);
+  EXPECT_EQ(h.underflow_count(), 3u);
+  EXPECT_EQ(*h.min(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(*h.max(), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(h.percentile(100)->value_us, std::numeric_limits<int64_t>::max());
 }
 
 TEST(Histogram, NegativeValuesAreCountedAndMinIsExact) {
