@@ -1,7 +1,11 @@
 #include "engine/run/line_hub.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <memory>
 
 #include <mutex>
 #include <string>
@@ -82,6 +86,50 @@ TEST(LineHub, StopReturnsWhileAWriterStillHoldsThePipeOpen) {
   hub.stop();  // nothing more arrives: returns after the idle period, without EOF
   hub.stop();  // idempotent
   EXPECT_EQ(got.lines, (std::vector<std::string>{"only"}));
+}
+
+TEST(LineHub, ReadsHundredsOfSourcesEachIntoItsOwnSink) {
+  // 254 clients give the hub about 760 pipes; every line reaches the sink of its own pipe.
+  constexpr int kSources = 300;
+  std::vector<std::unique_ptr<Pipe>> pipes;
+  std::vector<std::unique_ptr<Collected>> got;
+  LineHub hub;
+  for (int i = 0; i < kSources; ++i) {
+    pipes.push_back(std::make_unique<Pipe>());
+    got.push_back(std::make_unique<Collected>());
+    hub.add(pipes.back()->r, got.back()->sink());
+  }
+  hub.start();
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kSources; ++i) {
+      pipes[static_cast<size_t>(i)]->write(std::to_string(i) + "." + std::to_string(round) + "\n");
+    }
+  }
+  for (auto& p : pipes) p->close_write();
+  hub.stop();
+  for (int i = 0; i < kSources; ++i) {
+    const std::string n = std::to_string(i);
+    EXPECT_EQ(got[static_cast<size_t>(i)]->lines,
+              (std::vector<std::string>{n + ".0", n + ".1", n + ".2"}))
+        << "source " << i;
+  }
+}
+
+TEST(LineHub, AFileThatEpollCannotWaitOnIsReadWhole) {
+  char path[] = "/tmp/line_hub_test.XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "one\ntwo\nthree";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), ssize_t(text.size()));
+  ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+  Collected got;
+  LineHub hub;
+  hub.add(fd, got.sink());
+  hub.start();
+  hub.stop();
+  ::close(fd);
+  std::remove(path);
+  EXPECT_EQ(got.lines, (std::vector<std::string>{"one", "two", "three"}));
 }
 
 }  // namespace
