@@ -88,7 +88,8 @@ void push_audio_rt(AudioRing& ring, RtShared& shared, const float* in, jack_nfra
 
 // The DSP work on every port; with --check-port, port 1 passes through exactly (the test
 // signal, or the preloaded --source-file, on the source) while its DSP work goes to the scratch
-// buffer.
+// buffer. With shared.dsp_on off (before the engine's start command), every port only copies
+// its input to its output.
 // Realtime: wait-free apart from the DSP work itself (bounded: stages x nframes).
 void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nframes_t nframes,
                       const CycleRecord& rec) noexcept {
@@ -96,6 +97,12 @@ void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nfra
     s.in_bufs[p] = static_cast<const float*>(c.jack.port_get_buffer(c.in_ports[p], nframes));
     s.out_bufs[p] = static_cast<float*>(c.jack.port_get_buffer(c.out_ports[p], nframes));
     s.dsp_out[p] = s.out_bufs[p];
+  }
+  if (!shared.dsp_on.load(std::memory_order_relaxed)) {
+    for (size_t p = 0; p < c.in_ports.size(); ++p) {
+      std::memcpy(s.out_bufs[p], s.in_bufs[p], nframes * sizeof(float));
+    }
+    return;
   }
   if (!c.check_port) {
     c.bank->process_rt(s.in_bufs.data(), s.out_bufs.data(), nframes);

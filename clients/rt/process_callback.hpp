@@ -74,6 +74,11 @@ struct alignas(64) RtShared {
   std::atomic<uint64_t> audio_dropped{0};  // AudioChunks refused by a full ring (callback)
   std::atomic<pid_t> rt_tid{0};  // the process thread's tid, published by its first callback
   std::atomic<bool> server_gone{false};  // JACK shut the client down (JACK's shutdown thread)
+  // The DSP work runs (the main thread turns it on). Off, the callback copies each input port to
+  // its output and does no DSP: the engine's clients start that way and get it on with the
+  // start command, 300 ms before the window, so the DSP load of the clients already active does
+  // not take the CPU from JACK's server while it opens and activates the others one at a time.
+  std::atomic<bool> dsp_on{true};
 };
 static_assert(std::is_trivially_copyable_v<InjectSpec>, "read by value in the callback");
 static_assert(std::atomic<uint64_t>::is_always_lock_free);

@@ -57,6 +57,12 @@ std::optional<ProcPidStat> parse_proc_pid_stat(std::string_view text) {
       case 5:
         s.pgrp = static_cast<pid_t>(value);
         break;
+      case 10:
+        if (!to_number(word, &s.minflt)) return std::nullopt;
+        break;
+      case 12:
+        if (!to_number(word, &s.majflt)) return std::nullopt;
+        break;
       case 14:
         if (!to_number(word, &s.utime)) return std::nullopt;
         break;

@@ -18,6 +18,8 @@ struct ProcPidStat {
   char state = '?';        // field 3: R, S, D, Z (zombie), T, t, X (dead), I, ...
   pid_t ppid = 0;          // field 4
   pid_t pgrp = 0;          // field 5
+  uint64_t minflt = 0;     // field 10: minor page faults (no disk read)
+  uint64_t majflt = 0;     // field 12: major page faults (a page read from disk)
   uint64_t utime = 0;      // field 14: user CPU time, clock ticks (sysconf(_SC_CLK_TCK))
   uint64_t stime = 0;      // field 15: system CPU time, clock ticks
   int64_t nice = 0;        // field 19

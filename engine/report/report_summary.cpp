@@ -689,6 +689,46 @@ void thread_block(std::string& out, const char* title, const std::vector<AudioTh
   }
 }
 
+// The audio threads' page faults between the two readings (the same tid at start and at end):
+// a fault in a realtime thread is a stall, and the clients lock their memory as it is first
+// touched (mlockall MCL_ONFAULT), so their process threads should show none in the window.
+// Nothing when no thread was read twice with its counts (a run.json from before they were kept).
+std::string fault_line(const std::vector<AudioThread>& start, const std::vector<AudioThread>& end) {
+  uint64_t minor = 0, major = 0;
+  size_t compared = 0;
+  std::vector<std::string> faulted;
+  for (const AudioThread& e : end) {
+    if (e.sched.minor_faults < 0 || e.sched.major_faults < 0) continue;
+    for (const AudioThread& s : start) {
+      if (s.sched.tid != e.sched.tid || s.sched.pid != e.sched.pid || s.sched.minor_faults < 0 ||
+          s.sched.major_faults < 0 || e.sched.minor_faults < s.sched.minor_faults ||
+          e.sched.major_faults < s.sched.major_faults) {
+        continue;
+      }
+      ++compared;
+      const auto mi = static_cast<uint64_t>(e.sched.minor_faults - s.sched.minor_faults);
+      const auto ma = static_cast<uint64_t>(e.sched.major_faults - s.sched.major_faults);
+      minor += mi;
+      major += ma;
+      if (mi + ma > 0 && faulted.size() < 8) {
+        faulted.push_back(fmt::format("{} {}", one_line(e.role), mi + ma));
+      }
+      break;
+    }
+  }
+  if (compared == 0) return "";
+  std::string out =
+      fmt::format(" Page faults of the {} audio threads from start to end: {} minor, {} major",
+                  compared, minor, major);
+  if (!faulted.empty()) {
+    out += " (";
+    for (size_t i = 0; i < faulted.size(); ++i) out += (i ? ", " : "") + faulted[i];
+    if (minor + major > 0 && faulted.size() == 8) out += ", ...";
+    out += ")";
+  }
+  return out + "\n";
+}
+
 // The background loads and what each did, so two runs "with compile" can be seen to have had
 // the same pressure.
 std::string load_lines(const RunResult& r) {
@@ -722,6 +762,7 @@ std::string format_summary(const RunResult& r) {
     out += load_lines(r);
     thread_block(out, "at start", r.threads_start);
     thread_block(out, "at end", r.threads_end);
+    out += fault_line(r.threads_start, r.threads_end);
     out += "\n";
   }
   jack_test_block(out, r);

@@ -632,6 +632,8 @@ std::vector<AudioThread> threads_from(const Object& o, std::string_view key) {
     t.get("flags", a.sched.flags);
     t.get("cpus", a.sched.cpus);
     t.get("last_cpu", a.sched.last_cpu);
+    t.get("minor_faults", a.sched.minor_faults);
+    t.get("major_faults", a.sched.major_faults);
     t.get("role", a.role);
     t.get("expected", a.expected);
     t.get("mismatch", a.mismatch);  // "in_requested_class" is mismatch.empty()

@@ -354,7 +354,11 @@ std::optional<ThreadSched> read_thread_sched(pid_t pid, pid_t tid, std::string* 
                             s.thread, pid, tid, errno_text_named(errno)));
   }
   s.cpus = *cpus;
-  if (const auto stat = read_proc_pid_stat(pid, tid)) s.last_cpu = stat->processor;
+  if (const auto stat = read_proc_pid_stat(pid, tid)) {
+    s.last_cpu = stat->processor;
+    s.minor_faults = static_cast<int64_t>(stat->minflt);
+    s.major_faults = static_cast<int64_t>(stat->majflt);
+  }
   return s;
 }
 
@@ -506,7 +510,9 @@ nlohmann::json to_json(const ThreadSched& s) {
                         {"dl_period_ns", s.dl_period_ns},
                         {"flags", s.flags},
                         {"cpus", s.cpus},
-                        {"last_cpu", s.last_cpu}};
+                        {"last_cpu", s.last_cpu},
+                        {"minor_faults", s.minor_faults},
+                        {"major_faults", s.major_faults}};
 }
 
 std::optional<pid_t> find_rt_thread(pid_t pid, int priority, std::string* why) {

@@ -28,6 +28,9 @@ struct ThreadSched {
   uint64_t dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0, flags = 0;
   std::vector<int> cpus;  // affinity (sched_getaffinity on the tid)
   int last_cpu = -1;      // field 39 of /proc/PID/task/TID/stat
+  // The thread's page faults so far (fields 10 and 12 of the same line); -1: not read (a
+  // run.json from before they were kept). Two readings give the faults between them.
+  int64_t minor_faults = -1, major_faults = -1;
 };
 
 // "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", 4 -> "SCHED_ISO", "SCHED_IDLE",

@@ -14,7 +14,7 @@ namespace {
 // A real line (Linux 6.1, 52 fields) with COMM replaced.
 std::string line_with_comm(const std::string& comm) {
   return "4242 (" + comm +
-         ") S 17 4242 4242 0 -1 4194560 1271 0 0 0 "
+         ") S 17 4242 4242 0 -1 4194560 1271 0 3 0 "
          "345 67 0 0 20 -5 3 0 987654 12345678 1024 18446744073709551615 1 1 0 0 0 0 0 4096 "
          "17408 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
 }
@@ -24,6 +24,8 @@ void expect_fields(const ProcPidStat& s) {
   EXPECT_EQ(s.state, 'S');
   EXPECT_EQ(s.ppid, 17);
   EXPECT_EQ(s.pgrp, 4242);
+  EXPECT_EQ(s.minflt, 1271u);
+  EXPECT_EQ(s.majflt, 3u);
   EXPECT_EQ(s.utime, 345u);
   EXPECT_EQ(s.stime, 67u);
   EXPECT_EQ(s.nice, -5);

@@ -310,6 +310,42 @@ TEST(Process, CheckPortPassesTheSignalThroughBitExactlyWhileOtherPortsAreProcess
   }
 }
 
+TEST(Process, WithTheDspOffEveryPortCopiesItsInputUntilTheDspIsTurnedOn) {
+  // The engine's clients start with dsp_on off and get it with the start command.
+  Options o;
+  o.ports = 2;
+  o.stages = 4;
+  Harness h(o);
+  BiquadBank reference(2, 4, kRate);
+  constexpr uint32_t kFrames = 64;
+  const auto fill = [&](int cycle) {
+    for (int p = 0; p < 2; ++p) {
+      for (uint32_t i = 0; i < kFrames; ++i) {
+        h.in(p)[i] = 0.25f * std::sin(0.03f * static_cast<float>((p + 1) * (cycle * kFrames + i)));
+      }
+    }
+  };
+  h.ctx().shared.dsp_on.store(false);
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    fill(cycle);
+    h.cycle(kFrames);
+    for (int p = 0; p < 2; ++p) {
+      EXPECT_TRUE(same_bits(h.out(p).data(), h.in(p).data(), kFrames)) << cycle << " " << p;
+    }
+  }
+  EXPECT_EQ(h.ctx().state.cycle, 2u) << "the cycles are still counted and recorded";
+  h.ctx().shared.dsp_on.store(true);
+  fill(2);
+  std::vector<std::vector<float>> want(2, std::vector<float>(kFrames));
+  const float* in[2] = {h.in(0).data(), h.in(1).data()};
+  float* out[2] = {want[0].data(), want[1].data()};
+  reference.process_rt(in, out, kFrames);  // the filters start from rest: nothing ran before
+  h.cycle(kFrames);
+  for (int p = 0; p < 2; ++p) {
+    EXPECT_TRUE(same_bits(h.out(p).data(), want[static_cast<size_t>(p)].data(), kFrames)) << p;
+  }
+}
+
 TEST(Process, SourcePlaysTheTestSignalAcrossCycles) {
   Options o;
   o.check_port = true;

@@ -517,5 +517,28 @@ TEST(FormatSummary, ThreadRowsLineUpWithLongClientNames) {
   EXPECT_EQ(starts[0], 3u + 19u + 1u);  // "   " + the longest name + one space
 }
 
+TEST(Summary, PageFaultsOfTheAudioThreadsAreCountedBetweenTheTwoReadings) {
+  RunResult r = sample_result();
+  const auto thread = [](const char* role, pid_t tid, int64_t minor, int64_t major) {
+    AudioThread a;
+    a.role = role;
+    a.sched.pid = 100;
+    a.sched.tid = tid;
+    a.sched.minor_faults = minor;
+    a.sched.major_faults = major;
+    return a;
+  };
+  r.threads_start = {thread("server", 1, 500, 2), thread("c01", 2, 40, 0), thread("c02", 3, 7, 0)};
+  r.threads_end = {thread("server", 1, 500, 2), thread("c01", 2, 43, 1), thread("c02", 3, 7, 0)};
+  const std::string s = format_summary(r);
+  EXPECT_NE(
+      s.find(" Page faults of the 3 audio threads from start to end: 3 minor, 1 major (c01 4)\n"),
+      std::string::npos)
+      << s;
+  // Counts not read (a run.json from before they were kept): no line, not a zero.
+  r.threads_end = {thread("server", 1, -1, -1)};
+  EXPECT_EQ(format_summary(r).find("Page faults"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace xrunlab
