@@ -38,8 +38,8 @@ phase() {  # phase FILE NAME: when the step NAME ended (s since the engine start
   jq -r --arg p "$2" '[.measurement.phases[]? | select(.phase == $p) | .ended_s][0] // "-"' "$1"
 }
 
-printf '%-8s %-6s %10s %10s %10s %10s %12s %10s %14s %12s\n' clients ports "start s" "active s" \
-  "wired s" "stop s" "peak RSS MB" "written MB" "MB/client-h" "SIGTERM s"
+printf '%-8s %-6s %10s %10s %10s %10s %12s %10s %10s %14s %12s\n' clients ports "start s" "active s" \
+  "wired s" "stop s" "peak RSS MB" "shared MB" "written MB" "MB/client-h" "SIGTERM s"
 for n in "${counts[@]}"; do
   label="n$n"
   code=0
@@ -59,6 +59,7 @@ for n in "${counts[@]}"; do
   stopped="$(phase "$j" stopped)"
   stop_s="$(awk -v a="$ended" -v b="$stopped" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.2f", b - a }')"
   rss="$(jq -r '.measurement.engine_peak_rss_kib / 1024 | floor' "$j")"
+  shared="$(jq -r '(.measurement.engine_rss_shmem_kib_at_window_end // empty) / 1024 | floor' "$j")"
   bytes="$(du -sb "$dir" | cut -f1)"
   seconds="$(jq -r '.measurement.seconds_ran' "$j")"
   written="$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')"
@@ -78,10 +79,12 @@ for n in "${counts[@]}"; do
   left="$(pgrep -c -f "xrunlab-client --server xrunlab-$pid-" || true)"
   [ "${left:-0}" = 0 ] || term_s="$term_s ($left left)"
 
-  printf '%-8s %-6s %10.2f %10s %10s %10s %12s %10s %14s %12s\n' "$n" "$ports" "$startup" \
-    "$active" "$wired" "$stop_s" "$rss" "$written" "$per_hour" "$term_s"
+  printf '%-8s %-6s %10.2f %10s %10s %10s %12s %10s %10s %14s %12s\n' "$n" "$ports" "$startup" \
+    "$active" "$wired" "$stop_s" "$rss" "${shared:--}" "$written" "$per_hour" "$term_s"
 done
 echo "(start s: engine start to the window; active/wired: when the clients were active and the"
-echo " graph wired; stop s: window end to everything stopped; SIGTERM s: signal halfway through"
+echo " graph wired; stop s: window end to everything stopped; shared MB: of the engine's RSS at the"
+echo " window's end, shared memory it maps (JACK's graph segment, which libjack maps and locks in"
+echo " every JACK client, about 34 KB per port); SIGTERM s: signal halfway through"
 echo " the start-up to the engine's exit. Written: the run folder without plots.)"
 [ "$keep" = 0 ] || echo "Runs kept in $out"

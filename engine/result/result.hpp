@@ -286,6 +286,11 @@ struct RunResult {
   // in order: "preflight", "server", "clients spawned", "clients active", "wired", ... "stopped".
   std::vector<std::pair<std::string, double>> phases_s;
   long engine_peak_rss_kib = 0;
+  // Of the engine's memory at the window's end, what is shared memory it maps (RssShmem of
+  // /proc/self/status): JACK's graph segment above all, which libjack maps and locks whole in
+  // every JACK client (the engine's monitor too) and whose size is JACK's (about 34 KB per port
+  // of jackd -p), plus the vcard's record and the cycle table. The peak above includes it.
+  std::optional<long> engine_rss_shmem_kib;
   std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
   std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)
   std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK

@@ -378,6 +378,7 @@ json to_json(const RunResult& r) {
         {"startup_s", r.startup_s},
         {"phases", phases_json(r.phases_s)},
         {"engine_peak_rss_kib", r.engine_peak_rss_kib},
+        {"engine_rss_shmem_kib_at_window_end", opt(r.engine_rss_shmem_kib)},
         {"jackd_cpu_pct", opt(r.jackd_cpu_pct)}}},
       {"totals",
        {{"timeout_count", r.timeout_count},
@@ -1033,6 +1034,7 @@ RunResult run_from(const Object& j) {
       r.phases_s.push_back(std::move(p));
     });
     m->get("engine_peak_rss_kib", r.engine_peak_rss_kib);
+    m->get("engine_rss_shmem_kib_at_window_end", r.engine_rss_shmem_kib);
     m->get("jackd_cpu_pct", r.jackd_cpu_pct);
   }
   if (const auto t = j.object("totals")) {

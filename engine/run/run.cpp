@@ -22,6 +22,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/base/file.hpp"
 #include "engine/base/output_error.hpp"
+#include "engine/base/text.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
 #include "engine/janitor/janitor_link.hpp"
@@ -161,7 +162,7 @@ class Runner {
   std::string name_prefix_;
   uint64_t t_begin_us_ = 0;
   // Records that the step `phase` ended now (run.json measurement.phases).
-  void mark(const char* phase) {
+  void mark(const std::string& phase) {
     const double t = static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6;
     live_.with([&](RunResult& r) { r.phases_s.emplace_back(phase, t); });
   }
@@ -1010,6 +1011,14 @@ void Runner::measure() {
   // Collect the clients' last seconds.
   backend_->set_window(t0, end);
   mark("window ended");
+  if (const auto status = read_file("/proc/self/status")) {
+    if (const auto shmem = key_value(*status, "RssShmem")) {
+      long kib = 0;
+      if (std::sscanf(std::string(*shmem).c_str(), "%ld", &kib) == 1) {
+        live_.with([&](RunResult& r) { r.engine_rss_shmem_kib = kib; });
+      }
+    }
+  }
   stop_loads_into_result(t0);
   stop_baseline();
   tap_.close_window(end + 20000);  // late notifications of the last cycle still count
@@ -1251,7 +1260,9 @@ void Runner::stop_all() noexcept {
   });
   t.add("pipes", [&] { hub_.stop(); });
   t.add("jackd.log", [&] { tap_.close(); });
-  for (const std::string& failure : t.run()) {
+  // Each step's end goes into measurement.phases ("stop: server", ...): where the stop went.
+  for (const std::string& failure :
+       t.run([&](const std::string& what) { mark("stop: " + what); })) {
     say("warning: " + failure);
     try {
       warn(failure);

@@ -4,7 +4,8 @@
 
 namespace xrunlab {
 
-std::vector<std::string> Teardown::run() noexcept {
+std::vector<std::string> Teardown::run(
+    const std::function<void(const std::string&)>& after) noexcept {
   std::vector<std::string> failures;
   if (done_) return failures;
   done_ = true;
@@ -21,6 +22,12 @@ std::vector<std::string> Teardown::run() noexcept {
       try {
         failures.push_back("while stopping (" + what + "): " + failure);
       } catch (...) {  // out of memory: the step's failure goes unreported, the next runs
+      }
+    }
+    if (after) {
+      try {
+        after(what);
+      } catch (...) {  // the hook only records: its failure never skips a step
       }
     }
   }

@@ -17,8 +17,10 @@ class Teardown {
     steps_.emplace_back(std::move(what), std::move(step));
   }
   // Runs every step once, in the order added, and returns one line per step that threw
-  // ("while stopping (clients): <message>"). Later calls do nothing and return nothing.
-  std::vector<std::string> run() noexcept;
+  // ("while stopping (clients): <message>"). `after` (if set) is called with each step's name
+  // once it has ended, however it ended (the run times its stop with it). Later calls do
+  // nothing and return nothing.
+  std::vector<std::string> run(const std::function<void(const std::string&)>& after = {}) noexcept;
   bool done() const { return done_; }
 
  private:

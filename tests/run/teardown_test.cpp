@@ -27,6 +27,24 @@ TEST(Teardown, EveryStepRunsInOrderEvenAfterOneThrows) {
   EXPECT_TRUE(t.done());
 }
 
+TEST(Teardown, TheHookHearsOfEveryStepAfterItEndedAndCannotStopTheOthers) {
+  std::vector<std::string> events;
+  Teardown t;
+  t.add("server", [&] { events.push_back("run server"); });
+  t.add("clients", [&] {
+    events.push_back("run clients");
+    throw std::runtime_error("stuck");
+  });
+  t.add("pipes", [&] { events.push_back("run pipes"); });
+  const auto failures = t.run([&](const std::string& what) {
+    events.push_back("after " + what);
+    if (what == "server") throw std::runtime_error("the hook failed");
+  });
+  EXPECT_EQ(events, (std::vector<std::string>{"run server", "after server", "run clients",
+                                              "after clients", "run pipes", "after pipes"}));
+  EXPECT_EQ(failures, (std::vector<std::string>{"while stopping (clients): stuck"}));
+}
+
 TEST(Teardown, RunsOnce) {
   int n = 0;
   Teardown t;

@@ -245,6 +245,8 @@ TEST(ThreadSchedJson, Keys) {
   s.nice = -3;
   s.cpus = {0, 2};
   s.last_cpu = 2;
+  s.minor_faults = 17;
+  s.major_faults = 1;
   const nlohmann::json j = to_json(s);
   EXPECT_EQ(j.at("pid"), 1);
   EXPECT_EQ(j.at("tid"), 2);
@@ -260,7 +262,9 @@ TEST(ThreadSchedJson, Keys) {
   EXPECT_EQ(j.at("flags"), 0);
   EXPECT_EQ(j.at("cpus"), nlohmann::json::array({0, 2}));
   EXPECT_EQ(j.at("last_cpu"), 2);
-  EXPECT_EQ(j.size(), 14u);
+  EXPECT_EQ(j.at("minor_faults"), 17);
+  EXPECT_EQ(j.at("major_faults"), 1);
+  EXPECT_EQ(j.size(), 16u);
 }
 
 TEST(ReadThreadSched, FreshThreadIsOtherWithNamesAffinityAndLastCpu) {
