@@ -29,35 +29,47 @@ CycleTableMap::CycleTableMap(const std::string& name, int index, uint32_t rate, 
     ::close(fd);
     throw std::runtime_error(quoted + " is too small for a cycle table");
   }
-  bytes_ = static_cast<size_t>(st.st_size);
-  void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // The header is read, not mapped: the client maps only its own column.
+  cycle_table::Header h{};
+  const ssize_t got = ::pread(fd, &h, sizeof h, 0);
+  if (got != static_cast<ssize_t>(sizeof h)) {
+    const int err = got < 0 ? errno : EIO;
+    ::close(fd);
+    throw fail("read the header of", err);
+  }
+  const auto size = static_cast<size_t>(st.st_size);
+  std::string wrong;
+  if (h.magic != cycle_table::kMagic || h.version != cycle_table::kVersion) {
+    wrong = "is not a cycle table of this version";
+  } else if (h.rows == 0 || (h.rows & (h.rows - 1)) != 0 ||
+             h.column_bytes < uint64_t{h.rows} * sizeof(cycle_table::Cell) ||
+             size < cycle_table::table_bytes(h.clients, h.column_bytes)) {
+    wrong = "is damaged (its size does not match its header)";
+  } else if (h.column_bytes % static_cast<size_t>(::sysconf(_SC_PAGESIZE)) != 0) {
+    wrong = "has columns of " + std::to_string(h.column_bytes) +
+            " bytes, not whole pages of this machine";
+  } else if (index < 1 || static_cast<uint32_t>(index) > h.clients) {
+    wrong =
+        "has " + std::to_string(h.clients) + " columns, none for client " + std::to_string(index);
+  } else if (h.rate != rate || h.frames != frames) {
+    wrong = "was made for " + std::to_string(h.frames) + " frames at " + std::to_string(h.rate) +
+            " Hz, not " + std::to_string(frames) + " at " + std::to_string(rate);
+  }
+  if (!wrong.empty()) {
+    ::close(fd);
+    throw std::runtime_error(quoted + " " + wrong);
+  }
+  bytes_ = h.column_bytes;
+  const auto offset = static_cast<off_t>(
+      cycle_table::column_offset(static_cast<uint32_t>(index - 1), h.column_bytes));
+  void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
   const int err = errno;
   ::close(fd);
   if (p == MAP_FAILED) throw fail("map", err);
   base_ = p;
-  const auto* h = static_cast<const cycle_table::Header*>(base_);
-  std::string wrong;
-  if (h->magic != cycle_table::kMagic || h->version != cycle_table::kVersion) {
-    wrong = "is not a cycle table of this version";
-  } else if (h->rows == 0 || (h->rows & (h->rows - 1)) != 0 ||
-             bytes_ < cycle_table::table_bytes(h->clients, h->rows)) {
-    wrong = "is damaged (its size does not match its header)";
-  } else if (index < 1 || static_cast<uint32_t>(index) > h->clients) {
-    wrong = "has " + std::to_string(h->clients) + " columns, none for client " +
-            std::to_string(index);
-  } else if (h->rate != rate || h->frames != frames) {
-    wrong = "was made for " + std::to_string(h->frames) + " frames at " + std::to_string(h->rate) +
-            " Hz, not " + std::to_string(frames) + " at " + std::to_string(rate);
-  }
-  if (!wrong.empty()) {
-    ::munmap(base_, bytes_);
-    base_ = nullptr;
-    throw std::runtime_error(quoted + " " + wrong);
-  }
-  column_.first = cycle_table::cells(base_) + (index - 1);
-  column_.stride = h->clients;
-  column_.rows = h->rows;
-  column_.keyed_by = h->keyed_by;
+  column_.first = static_cast<cycle_table::Cell*>(base_);
+  column_.rows = h.rows;
+  column_.keyed_by = h.keyed_by;
   column_.rate = rate;
 }
 

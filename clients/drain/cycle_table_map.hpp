@@ -21,6 +21,8 @@ class CycleTableMap {
   CycleTableMap& operator=(const CycleTableMap&) = delete;
 
   const CycleTableColumn& column() const { return column_; }
+  // What this client mapped: its own column only (Header::column_bytes), not the table.
+  size_t mapped_bytes() const { return bytes_; }
 
  private:
   void* base_ = nullptr;

@@ -11,14 +11,13 @@ namespace xrunlab {
 
 struct CycleTableColumn {
   cycle_table::Cell* first = nullptr;  // this client's cell of row 0; nullptr: no table
-  uint32_t stride = 0;                 // cells between one row and the next (the client count)
   uint32_t rows = 0;                   // a power of two
   uint32_t keyed_by = 0;               // cycle_table::kKeyBoundary or kKeyFrameTime
   uint32_t rate = 0;                   // JACK's sample rate (frames -> ns for jackd's wake-up)
 
   // Realtime: wait-free, pure.
   cycle_table::Cell& cell(uint64_t id) const noexcept {
-    return first[static_cast<size_t>(id & (rows - 1)) * stride];
+    return first[static_cast<size_t>(id & (rows - 1))];
   }
 };
 

@@ -22,9 +22,11 @@ std::string cycle_table_shm_name(const std::string& server_name) {
 
 uint32_t cycle_table_rows(uint32_t clients, uint32_t rate, uint32_t frames) {
   const uint64_t per_10s = uint64_t{std::max<uint32_t>(rate, 1)} * 10 / std::max<uint32_t>(frames, 1);
-  uint32_t rows = 8192;
+  uint32_t rows = 1024;
   while (rows < 65536 && rows < per_10s) rows *= 2;
-  while (rows > 8192 && cycle_table::table_bytes(clients, rows) > (32u << 20)) rows /= 2;
+  while (rows > 8192 && uint64_t{clients} * rows * sizeof(cycle_table::Cell) > (32u << 20)) {
+    rows /= 2;
+  }
   return rows;
 }
 
@@ -45,7 +47,9 @@ std::unique_ptr<CycleTableShm> CycleTableShm::create(const std::string& name, ui
   if (fd < 0) throw fail("create", errno);
   auto out = std::unique_ptr<CycleTableShm>(new CycleTableShm);
   out->name_ = name;  // from here on the destructor removes the name again
-  out->bytes_ = cycle_table::table_bytes(clients, rows);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t column_bytes = cycle_table::column_bytes(rows, page);
+  out->bytes_ = cycle_table::table_bytes(clients, column_bytes);
   if (::ftruncate(fd, static_cast<off_t>(out->bytes_)) != 0) {
     const int err = errno;
     ::close(fd);
@@ -64,7 +68,7 @@ std::unique_ptr<CycleTableShm> CycleTableShm::create(const std::string& name, ui
   h->rate = rate;
   h->frames = frames;
   h->keyed_by = keyed_by;
-  h->reserved = 0;
+  h->column_bytes = static_cast<uint32_t>(column_bytes);
   h->magic = cycle_table::kMagic;  // read only by clients started after this
   return out;
 }
@@ -79,7 +83,8 @@ CycleTableReader::CycleTableReader(const CycleTableShm& table, const vcard::Shm*
       clients_(table.header().clients),
       rows_(table.header().rows),
       rate_(table.header().rate),
-      frames_(table.header().frames) {
+      frames_(table.header().frames),
+      column_bytes_(table.header().column_bytes) {
   const int64_t period_ns = joiner_.period_ns();
   lag_ns_ = std::max<int64_t>(200000000, 4 * period_ns);
   lag_rows_ = static_cast<uint64_t>(std::max<int64_t>(4, lag_ns_ / std::max<int64_t>(period_ns, 1)));
@@ -103,7 +108,6 @@ void CycleTableReader::poll(int64_t now_ns, bool final) {
 }
 
 bool CycleTableReader::read_row(uint64_t id, JoinRow* row, bool* lost) const {
-  const cycle_table::Cell* cells = cycle_table::cells(table_.base());
   const size_t r = static_cast<size_t>(id & (rows_ - 1));
   row->id = id;
   row->cells.assign(clients_, JoinCell{});
@@ -111,7 +115,8 @@ bool CycleTableReader::read_row(uint64_t id, JoinRow* row, bool* lost) const {
   bool any = false;
   for (uint32_t k = 0; k < clients_; ++k) {
     cycle_table::CellValue v;
-    if (!cycle_table::read_cell(cells[r * clients_ + k], &v)) continue;  // empty, or mid-write
+    if (!cycle_table::read_cell(cycle_table::column(table_.base(), k, column_bytes_)[r], &v))
+      continue;                   // empty, or mid-write
     if (v.id > id) *lost = true;  // a newer lap overwrote it: what was there is gone
     if (v.id != id) continue;
     row->cells[k] = {true, v.entry_ns, v.exit_ns, v.wake_ns, v.frame};
@@ -192,13 +197,12 @@ void CycleTableReader::poll_card(int64_t now_ns, bool final) {
 }
 
 std::optional<uint64_t> CycleTableReader::newest_frame_id() const {
-  const cycle_table::Cell* cells = cycle_table::cells(table_.base());
   std::optional<uint64_t> newest;
   for (uint32_t k : {0u, clients_ - 1}) {
+    const cycle_table::Cell* cells = cycle_table::column(table_.base(), k, column_bytes_);
     for (uint32_t r = 0; r < rows_; ++r) {
       cycle_table::CellValue v;
-      if (cycle_table::read_cell(cells[static_cast<size_t>(r) * clients_ + k], &v) &&
-          (!newest || v.id > *newest)) {
+      if (cycle_table::read_cell(cells[r], &v) && (!newest || v.id > *newest)) {
         newest = v.id;
       }
     }

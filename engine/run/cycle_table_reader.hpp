@@ -19,7 +19,8 @@ namespace xrunlab {
 std::string cycle_table_shm_name(const std::string& server_name);
 
 // Rows for a table of `clients` columns: a power of two covering at least ~10 s of cycles at
-// `frames` per period and `rate` Hz, within 8192..65536 rows and at most 32 MiB in all.
+// `frames` per period and `rate` Hz, within 1024..65536 rows; above 32 MiB in all it is halved,
+// down to 8192 rows. The engine reads it every 100 ms: 10 s is the margin for its stalls.
 uint32_t cycle_table_rows(uint32_t clients, uint32_t rate, uint32_t frames);
 
 // The table's POSIX shm object, created (exclusively) and initialised by the engine; unmapped
@@ -82,6 +83,7 @@ class CycleTableReader {
   const vcard::Shm* card_;
   CycleJoiner joiner_;
   uint32_t clients_, rows_, rate_, frames_;
+  size_t column_bytes_;
   int64_t lag_ns_;
   uint64_t lag_rows_;
   int64_t t0_ns_ = 0, end_ns_ = INT64_MAX;

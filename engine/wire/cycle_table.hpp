@@ -4,9 +4,15 @@
 // every client maps read-write (--cycle-table NAME). It is what lets the engine decompose each
 // cycle hop by hop (engine/result/cycle_hops.hpp) and see the clients that did not run.
 //
-// Layout: a Header, then `rows` x `clients` Cells, row-major (cell (r, k) at r * clients + k).
-// Cycle `id` lives in row id % rows; client k (0-based chain position) writes only column k,
-// once per callback, with plain atomic stores (no system calls): a seqlock with one writer,
+// Layout: a Header in a 64 KiB block of its own (64 KiB: the largest page Linux uses), then one
+// column per client, each `rows` Cells, padded to a whole number of pages (Header::column_bytes,
+// the engine's page size): cell (r, k) at column k's first cell + r. Cycle `id` lives in row
+// id % rows. Column-major so that a client maps only its own column (an mmap offset must be
+// page-aligned): with every column in every
+// client, 253 clients mapped and locked the whole 83 MB table each, 21,000 page-table entries
+// per client to fill at start-up and to tear down at exit. And no two clients write one cache
+// line. Client k (0-based chain position) writes only column k, once per callback, with plain
+// atomic stores (no system calls): a seqlock with one writer,
 // the same protocol as the card's wake slots (engine/wire/vcard_shared.hpp): seq = 0, the
 // fields with release, then seq = id + 1 with release; a reader keeps a cell only when both of
 // its seq reads give id + 1.
@@ -25,7 +31,7 @@
 namespace xrunlab::cycle_table {
 
 constexpr uint32_t kMagic = 0x78726374;  // "xrct"
-constexpr uint32_t kVersion = 2;  // 2: cells carry the JACK frame time
+constexpr uint32_t kVersion = 3;         // 2: cells carry the JACK frame time; 3: column-major
 
 // How cycles are keyed (Header::keyed_by).
 constexpr uint32_t kKeyBoundary = 1;   // vcard boundary index
@@ -50,23 +56,36 @@ struct Header {
   uint32_t rows;  // a power of two
   uint32_t rate;
   uint32_t frames;
-  uint32_t keyed_by;  // kKeyBoundary or kKeyFrameTime
-  uint32_t reserved;
+  uint32_t keyed_by;      // kKeyBoundary or kKeyFrameTime
+  uint32_t column_bytes;  // from one column's start to the next: column_bytes(rows, page size)
 };
 
-// The cells start on a cache line of their own.
-constexpr size_t kCellsOffset = 64;
+// The first column starts here: a multiple of every page size.
+constexpr size_t kCellsOffset = 64 * 1024;
 static_assert(sizeof(Header) <= kCellsOffset);
 
-constexpr size_t table_bytes(uint32_t clients, uint32_t rows) noexcept {
-  return kCellsOffset + static_cast<size_t>(clients) * rows * sizeof(Cell);
+// Bytes from one column's start to the next: `rows` cells, rounded up to whole pages.
+constexpr size_t column_bytes(uint32_t rows, size_t page_bytes) noexcept {
+  const size_t used = static_cast<size_t>(rows) * sizeof(Cell);
+  return (used + page_bytes - 1) / page_bytes * page_bytes;
 }
 
-inline Cell* cells(void* base) noexcept {
-  return reinterpret_cast<Cell*>(static_cast<char*>(base) + kCellsOffset);
+// Where column k (0-based) starts, from the table's start: what a client maps.
+constexpr size_t column_offset(uint32_t k, size_t column_bytes) noexcept {
+  return kCellsOffset + static_cast<size_t>(k) * column_bytes;
 }
-inline const Cell* cells(const void* base) noexcept {
-  return reinterpret_cast<const Cell*>(static_cast<const char*>(base) + kCellsOffset);
+
+constexpr size_t table_bytes(uint32_t clients, size_t column_bytes) noexcept {
+  return column_offset(clients, column_bytes);
+}
+
+// Column k's first cell in a mapping of the whole table (the engine's).
+inline Cell* column(void* base, uint32_t k, size_t column_bytes) noexcept {
+  return reinterpret_cast<Cell*>(static_cast<char*>(base) + column_offset(k, column_bytes));
+}
+inline const Cell* column(const void* base, uint32_t k, size_t column_bytes) noexcept {
+  return reinterpret_cast<const Cell*>(static_cast<const char*>(base) +
+                                       column_offset(k, column_bytes));
 }
 
 // A client's side: its cell of cycle `id`. Realtime: wait-free.

@@ -503,8 +503,7 @@ struct Table {
   std::vector<cycle_table::Cell> cells = std::vector<cycle_table::Cell>(kClients * kRows);
   CycleTableColumn column(uint32_t index, uint32_t keyed_by) {
     CycleTableColumn c;
-    c.first = cells.data() + (index - 1);
-    c.stride = kClients;
+    c.first = cells.data() + (index - 1) * kRows;  // column-major, as the table
     c.rows = kRows;
     c.keyed_by = keyed_by;
     c.rate = kRate;
@@ -512,7 +511,7 @@ struct Table {
   }
   cycle_table::CellValue at(uint64_t id, uint32_t index) {
     cycle_table::CellValue v;
-    EXPECT_TRUE(cycle_table::read_cell(cells[(id % kRows) * kClients + (index - 1)], &v));
+    EXPECT_TRUE(cycle_table::read_cell(cells[(index - 1) * kRows + id % kRows], &v));
     return v;
   }
 };
