@@ -119,9 +119,9 @@ std::string Monitor::activate(double period_us) {
   return "";
 }
 
-void Monitor::close() {
+void Monitor::close(bool server_stopped) {
   if (client_ != nullptr) {
-    if (!server_gone_) jack_deactivate(client_);
+    if (!server_gone_ && !server_stopped) jack_deactivate(client_);
     jack_client_close(client_);
     client_ = nullptr;
   }

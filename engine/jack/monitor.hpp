@@ -35,7 +35,8 @@ class Monitor {
   std::string connect(const std::string& server, std::chrono::milliseconds timeout,
                       const std::function<bool()>& alive, const std::string& name);
   std::string activate(double period_us);
-  void close();
+  // Deactivates (unless the server is gone or `server_stopped`) and closes the client.
+  void close(bool server_stopped = false);
 
   jack_client_t* client() const { return client_; }
   uint32_t rate() const;

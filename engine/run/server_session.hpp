@@ -66,8 +66,14 @@ class ServerSession {
   // jackd's exit while the clients were starting, for an Error message ("" while it runs).
   std::string ended_while_clients_started(const std::string& run_dir);
 
-  // Closes the monitor, then stops jackd (SIGTERM, SIGKILL after a second). Never throws.
-  // Returns "" or what went wrong with our jackd's stop (jackd_stop_problem).
+  // Stops our jackd (SIGTERM, SIGKILL after a second), then closes the monitor; a server that
+  // is not ours (attach) only loses the monitor. Never throws. Returns "" or what went wrong
+  // with our jackd's stop (jackd_stop_problem).
+  //
+  // Our jackd goes first: JackEngine::Close closes every client in one pass, where the
+  // monitor's own deactivation and close before it were a graph change and a notification
+  // round to every client of a server still running them: 0.2 s at 253 clients on a quiet
+  // machine, and 6-8 s when the clients' DSP load kept their notification threads waiting.
   std::string stop() noexcept;
 
  private:
