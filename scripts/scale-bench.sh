@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Start-up, stop and memory against the number of clients: one short vcard run per client count,
-# then one run per count stopped by SIGTERM in the middle of its start-up. Prints a table from
-# each run's run.json (measurement.startup_s, measurement.phases, engine_peak_rss_kib) and the
-# size of what it wrote; the SIGTERM columns are timed from outside (signal to exit).
+# then one run per count stopped by SIGTERM in the middle of its start-up and one stopped by
+# SIGINT (Ctrl-C) in the middle of its window. Prints a table from each run's run.json
+# (measurement.startup_s, measurement.phases, engine_peak_rss_kib) and the size of what it
+# wrote; the signal columns are timed from outside (signal to exit).
 #
 #   scripts/scale-bench.sh [--ports P] [--period FRAMES] [--duration SECONDS] [COUNT...]
 #   scripts/scale-bench.sh                 # 14 64 128 253 clients x 4 ports, 1024 frames, 5 s
@@ -38,8 +39,35 @@ phase() {  # phase FILE NAME: when the step NAME ended (s since the engine start
   jq -r --arg p "$2" '[.measurement.phases[]? | select(.phase == $p) | .ended_s][0] // "-"' "$1"
 }
 
-printf '%-8s %-6s %10s %10s %10s %10s %12s %10s %10s %14s %12s\n' clients ports "start s" "active s" \
-  "wired s" "stop s" "peak RSS MB" "shared MB" "written MB" "MB/client-h" "SIGTERM s"
+# signalled SIG AFTER LABEL DURATION: the run of this count again (a window of DURATION s), signal
+# SIG AFTER seconds after it started; prints seconds from the signal to the engine's exit, with
+# what was left behind (client processes still running, a run folder without a final status), a
+# jackd that did not end by its SIGTERM, and a run that had completed before the signal came.
+signalled() {
+  "$xrunlab" run --backend vcard --period "$period" --clients "$n" --ports "$ports" \
+    --duration "$4" --label "$3" --output "$out" --no-plots --quiet >"$out/$3.out" 2>&1 &
+  local pid=$! t0 left status
+  sleep "$2"
+  t0="$(now_s)"
+  kill -"$1" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }'
+  left="$(pgrep -c -f "xrunlab-client --server xrunlab-$pid-" || true)"
+  [ "${left:-0}" = 0 ] || printf ' (%s left)' "$left"
+  local j
+  j="$(ls -d "$out/$3"/*/ 2>/dev/null | tail -1)run.json"
+  status="$(jq -r '.status // empty' "$j" 2>/dev/null || true)"
+  [ -n "$status" ] || printf ' (no status)'
+  [ "$status" != completed ] || printf ' (completed first)'
+  local jackd
+  jackd="$(jq -r '[.warnings[]? | capture("jackd (was killed by|died of) signal (?<s>[0-9]+)").s][0] // empty' \
+    "$j" 2>/dev/null || true)"
+  [ -z "$jackd" ] || printf ' (jackd: signal %s)' "$jackd"
+}
+
+printf '%-8s %-6s %10s %10s %10s %10s %12s %10s %10s %14s %22s %22s\n' clients ports "start s" \
+  "active s" "wired s" "stop s" "peak RSS MB" "shared MB" "written MB" "MB/client-h" "SIGTERM s" \
+  "SIGINT s"
 for n in "${counts[@]}"; do
   label="n$n"
   code=0
@@ -65,26 +93,26 @@ for n in "${counts[@]}"; do
   written="$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')"
   per_hour="$(awk -v b="$bytes" -v n="$n" -v s="$seconds" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / n / s * 3600; else print "-" }')"
 
-  # The same run again, SIGTERM halfway through its start-up: how long until it has exited.
-  half="$(awk -v s="$startup" 'BEGIN { printf "%.2f", s / 2 }')"
-  "$xrunlab" run --backend vcard --period "$period" --clients "$n" --ports "$ports" \
-    --duration "$duration" --label "$label-term" --output "$out" --no-plots --quiet \
-    >"$out/$label-term.out" 2>&1 &
-  pid=$!
-  sleep "$half"
-  t0="$(now_s)"
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  term_s="$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }')"
-  left="$(pgrep -c -f "xrunlab-client --server xrunlab-$pid-" || true)"
-  [ "${left:-0}" = 0 ] || term_s="$term_s ($left left)"
+  # The same run again, SIGTERM halfway through its start-up, and once more, SIGINT (Ctrl-C)
+  # halfway through its window: how long until it has exited, and what it left.
+  # The SIGINT run's window is longer by twice the first start-up, so that a slower start-up
+  # still puts the signal inside the window.
+  term_s="$(signalled TERM "$(awk -v s="$startup" 'BEGIN { printf "%.2f", s / 2 }')" "$label-term" \
+    "$duration")"
+  int_s="$(signalled INT "$(awk -v s="$startup" -v d="$duration" 'BEGIN { printf "%.2f", s + d / 2 }')" \
+    "$label-int" "$(awk -v s="$startup" -v d="$duration" 'BEGIN { printf "%d", d + 2 * s + 1 }')")"
 
-  printf '%-8s %-6s %10.2f %10s %10s %10s %12s %10s %10s %14s %12s\n' "$n" "$ports" "$startup" \
-    "$active" "$wired" "$stop_s" "$rss" "${shared:--}" "$written" "$per_hour" "$term_s"
+  printf '%-8s %-6s %10.2f %10s %10s %10s %12s %10s %10s %14s %22s %22s\n' "$n" "$ports" \
+    "$startup" "$active" "$wired" "$stop_s" "$rss" "${shared:--}" "$written" "$per_hour" \
+    "$term_s" "$int_s"
 done
 echo "(start s: engine start to the window; active/wired: when the clients were active and the"
 echo " graph wired; stop s: window end to everything stopped; shared MB: of the engine's RSS at the"
 echo " window's end, shared memory it maps (JACK's graph segment, which libjack maps and locks in"
-echo " every JACK client, about 34 KB per port); SIGTERM s: signal halfway through"
-echo " the start-up to the engine's exit. Written: the run folder without plots.)"
+echo " every JACK client, about 34 KB per port); SIGTERM s: signal halfway through the start-up to"
+echo " the engine's exit; SIGINT s: the same, Ctrl-C halfway through the window. '(N left)': client"
+echo " processes still running after that exit; '(no status)': the run folder has no run.json with"
+echo " a final status; '(completed first)': the run ended before the signal; '(jackd: signal N)':"
+echo " jackd did not end by its SIGTERM (9: it missed its second and was killed; 13: a write to a"
+echo " client gone during its shutdown). Written: the run folder without plots.)"
 [ "$keep" = 0 ] || echo "Runs kept in $out"
