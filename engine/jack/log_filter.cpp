@@ -23,38 +23,67 @@ bool contains_xrun(std::string_view line) {
   return false;
 }
 
+// The first word of a line, without a trailing ':' ("" for an empty line).
+std::string_view first_word(std::string_view line) {
+  const size_t start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos) return {};
+  std::string_view word = line.substr(start);
+  word = word.substr(0, word.find(' '));
+  while (!word.empty() && word.back() == ':') word.remove_suffix(1);
+  return word;
+}
+
 }  // namespace
 
 LogLineKind classify_jack_line(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  if (line.find("timed out") != std::string_view::npos || contains_xrun(line) ||
-      parse_jackd_line(line).kind != JackdLineKind::kOther) {
-    return {"xrun", true};
+  const JackdLineKind parsed = parse_jackd_line(line).kind;
+  const bool timed_out = line.find("timed out") != std::string_view::npos;
+  if (timed_out || contains_xrun(line) || parsed != JackdLineKind::kOther) {
+    const char* what = parsed == JackdLineKind::kClientNotFinished    ? "client not finished"
+                       : parsed == JackdLineKind::kClientFinishedLate ? "client finished late"
+                       : parsed == JackdLineKind::kDriverXrun         ? "driver"
+                       : timed_out                                    ? "timed out"
+                                                                      : "other";
+    return {"xrun", true, std::string("xrun: ") + what};
   }
-  if (line.substr(0, kDebugPrefix.size()) != kDebugPrefix) return {"message", true};
+  if (line.substr(0, kDebugPrefix.size()) != kDebugPrefix) {
+    return {"message", true, "message: " + std::string(first_word(line))};
+  }
   std::string_view word = line.substr(kDebugPrefix.size());
   word = word.substr(0, word.find(' '));
   while (!word.empty() && word.back() == ':') word.remove_suffix(1);
-  return {std::string(kDebugPrefix) + std::string(word), false};
+  return {std::string(kDebugPrefix) + std::string(word), false, ""};
+}
+
+// How many lines of `kind` have been seen, this one included; a kind beyond kMaxKinds counts
+// as `other` (and `kind` becomes it). Bounded: at most kMaxKinds + 1 entries.
+uint64_t LogFilter::count_seen(std::map<std::string, uint64_t>& seen, std::string& kind,
+                               const std::string& other) {
+  auto it = seen.find(kind);
+  if (it == seen.end() && seen.size() >= kMaxKinds) {
+    kind = other;
+    it = seen.find(kind);
+  }
+  if (it == seen.end()) it = seen.emplace(kind, 0).first;
+  return ++it->second;
 }
 
 LogFilter::Verdict LogFilter::add(std::string_view line) {
   ++lines_;
   LogLineKind k = classify_jack_line(line);
   Verdict v;
-  v.kind = std::move(k.kind);
-  if (keep_all_ || startup_ || k.always_kept) {
+  if (keep_all_ || startup_) {
+    v.kind = std::move(k.kind);
     v.keep = true;
   } else {
-    auto it = seen_.find(v.kind);
-    if (it == seen_.end() && seen_.size() >= kMaxKinds) {
-      v.kind = std::string(kDebugPrefix) + "(other)";
-      it = seen_.find(v.kind);
-    }
-    if (it == seen_.end()) it = seen_.emplace(v.kind, 0).first;
-    const uint64_t n = ++it->second;
-    v.keep = n <= keep_per_kind_;
-    v.last_of_kind = n == keep_per_kind_;
+    const bool repeat = k.always_kept;
+    v.kind = repeat ? std::move(k.repeat_kind) : std::move(k.kind);
+    const size_t limit = repeat ? keep_repeats_ : keep_per_kind_;
+    const uint64_t n = repeat ? count_seen(repeats_, v.kind, "message: (other)")
+                              : count_seen(seen_, v.kind, std::string(kDebugPrefix) + "(other)");
+    v.keep = n <= limit;
+    v.last_of_kind = n == limit;
     if (!v.keep) ++dropped_[v.kind];
   }
   if (v.keep) ++kept_;
@@ -76,8 +105,12 @@ void LogFilter::merge(const LogFilter& other) {
 nlohmann::json LogFilter::to_json() const {
   nlohmann::json dropped = nlohmann::json::object();
   for (const auto& [kind, n] : dropped_) dropped[kind] = n;
-  return {{"lines", lines_}, {"kept", kept_}, {"dropped", dropped}, {"full_log", keep_all_},
-          {"examples_per_kind", keep_per_kind_}};
+  return {{"lines", lines_},
+          {"kept", kept_},
+          {"dropped", dropped},
+          {"full_log", keep_all_},
+          {"examples_per_kind", keep_per_kind_},
+          {"repeats_kept_per_kind", keep_repeats_}};
 }
 
 }  // namespace xrunlab

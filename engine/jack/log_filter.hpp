@@ -12,6 +12,13 @@
 //   * every line of the start-up, until end_startup() (jackd: until the monitor is connected).
 // A "Jack: " debug line's kind is its first word ("Jack: JackEngine::ClientNotify"); the
 // first keep_per_kind lines of each kind are kept as examples, the rest counted.
+// Lines that are kept are still bounded when they repeat without end (a client late in every
+// fourth cycle: 47 "was not finished" lines and 47 "Process error" messages a second, 34 MB of
+// log in 40 minutes): after the start-up, each repeat kind keeps its first keep_repeats lines
+// (10000, as run.json keeps the first 10000 xrun events), the rest counted. A repeat kind is
+// "xrun: " and what the line reports (client not finished, client finished late, driver,
+// timed out, other) or "message: " and the line's first word. The xrun counter reads every
+// line before the filter does, so no count depends on what the file keeps.
 // Non-realtime: the hub's thread (add), the run's thread (the counts, after the hub stopped).
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +31,8 @@ namespace xrunlab {
 
 struct LogLineKind {
   std::string kind;          // "xrun", "message", or "Jack: <first word>"
-  bool always_kept = false;  // never dropped (xrun lines and messages)
+  bool always_kept = false;  // xrun lines and messages: kept up to keep_repeats per repeat kind
+  std::string repeat_kind;   // always_kept lines: "xrun: client not finished", "message: Word"
 };
 
 // Pure: the kind of one line (trailing "\r\n" tolerated).
@@ -33,11 +41,14 @@ LogLineKind classify_jack_line(std::string_view line);
 class LogFilter {
  public:
   static constexpr size_t kKeepPerKind = 20;
-  static constexpr size_t kMaxKinds = 200;  // more debug kinds count under "Jack: (other)"
+  static constexpr size_t kKeepRepeats = 10000;
+  // More debug kinds count under "Jack: (other)", more message kinds under "message: (other)".
+  static constexpr size_t kMaxKinds = 200;
 
   // keep_all: --full-log, every line kept (and still counted).
-  explicit LogFilter(bool keep_all = false, size_t keep_per_kind = kKeepPerKind)
-      : keep_all_(keep_all), keep_per_kind_(keep_per_kind) {}
+  explicit LogFilter(bool keep_all = false, size_t keep_per_kind = kKeepPerKind,
+                     size_t keep_repeats = kKeepRepeats)
+      : keep_all_(keep_all), keep_per_kind_(keep_per_kind), keep_repeats_(keep_repeats) {}
 
   struct Verdict {
     bool keep = false;
@@ -60,15 +71,22 @@ class LogFilter {
   // Adds another log's counts (the clients' logs are reported together).
   void merge(const LogFilter& other);
   size_t keep_per_kind() const { return keep_per_kind_; }
-  // {"lines": N, "kept": K, "dropped": {kind: n}, "full_log": bool, "examples_per_kind": 20}
+  size_t keep_repeats() const { return keep_repeats_; }
+  // {"lines": N, "kept": K, "dropped": {kind: n}, "full_log": bool, "examples_per_kind": 20,
+  //  "repeats_kept_per_kind": 10000}
   nlohmann::json to_json() const;
 
  private:
+  uint64_t count_seen(std::map<std::string, uint64_t>& seen, std::string& kind,
+                      const std::string& other);
+
   bool keep_all_;
   size_t keep_per_kind_;
+  size_t keep_repeats_;
   bool startup_ = true;
   uint64_t lines_ = 0, kept_ = 0;
-  std::map<std::string, uint64_t> seen_;  // debug lines per kind after the start-up
+  std::map<std::string, uint64_t> seen_;     // debug lines per kind after the start-up
+  std::map<std::string, uint64_t> repeats_;  // xrun lines and messages per repeat kind
   std::map<std::string, uint64_t> dropped_;
 };
 

@@ -402,12 +402,28 @@ void own_block_rest(std::string& out, const RunResult& r) {
     const std::string jackd = part("jackd", "jackd"), clients = part("clients", "client");
     const uint64_t examples =
         r.logs.value("jackd", nlohmann::json::object()).value("examples_per_kind", uint64_t{20});
+    // Repeated xrun lines and messages are dropped only past their own, much larger bound.
+    std::optional<uint64_t> repeats;
+    for (const char* key : {"jackd", "clients"}) {
+      const nlohmann::json& l = r.logs.value(key, nlohmann::json::object());
+      const auto dropped = l.find("dropped");
+      if (dropped == l.end() || !dropped->is_object()) continue;
+      for (auto it = dropped->begin(); it != dropped->end(); ++it) {
+        const std::string& kind = it.key();
+        if (kind.rfind("xrun: ", 0) == 0 || kind.rfind("message: ", 0) == 0) {
+          repeats = l.value("repeats_kept_per_kind", uint64_t{0});
+        }
+      }
+    }
     if (!jackd.empty() || !clients.empty()) {
+      const std::string repeated =
+          repeats ? fmt::format(", xrun lines and messages after {} of each kind", *repeats) : "";
       out += summary_field_line(
           "Log lines dropped",
-          fmt::format(" {}{}{} (JACK debug lines after {} of each kind; counts in run.json "
+          fmt::format(" {}{}{} (JACK debug lines after {} of each kind{}; counts in run.json "
                       "logs; --full-log keeps every line)",
-                      jackd, !jackd.empty() && !clients.empty() ? ", " : "", clients, examples));
+                      jackd, !jackd.empty() && !clients.empty() ? ", " : "", clients, examples,
+                      repeated));
     }
   }
   if (!x.late_clients.empty()) {

@@ -19,6 +19,24 @@ TEST(ClassifyJackLine, TheLinesTheXrunCounterReadsAreXrunLines) {
   }
 }
 
+TEST(ClassifyJackLine, XrunLinesAndMessagesHaveARepeatKind) {
+  EXPECT_EQ(classify_jack_line("JackEngine::XRun: client = c02 was not finished, state = Running")
+                .repeat_kind,
+            "xrun: client not finished");
+  EXPECT_EQ(classify_jack_line("JackEngine::XRun: client c03 finished after current callback")
+                .repeat_kind,
+            "xrun: client finished late");
+  EXPECT_EQ(classify_jack_line("Jack: **** alsa_pcm: xrun of at least 3.1 msecs").repeat_kind,
+            "xrun: driver");
+  EXPECT_EQ(classify_jack_line("driver is not running: timed out").repeat_kind, "xrun: timed out");
+  EXPECT_EQ(classify_jack_line("Jack: ALSA XRun wait_status = 0").repeat_kind, "xrun: other");
+  EXPECT_EQ(
+      classify_jack_line("JackAudioDriver::ProcessGraphAsyncMaster: Process error\r\n").repeat_kind,
+      "message: JackAudioDriver::ProcessGraphAsyncMaster");
+  EXPECT_EQ(classify_jack_line("").repeat_kind, "message: ");
+  EXPECT_EQ(classify_jack_line("Jack: JackClientSocket::Close").repeat_kind, "");
+}
+
 TEST(ClassifyJackLine, OurOwnNamesAreNotXruns) {
   const LogLineKind k =
       classify_jack_line("Jack: JackClient::ClientNotify ref = 3 name = xrunlab-c01 notify = 2");
@@ -72,12 +90,52 @@ TEST(LogFilter, TheStartUpIsKeptThenEachDebugKindKeepsItsExamples) {
   EXPECT_NE(LogFilter::note("Jack: X").find("--full-log"), std::string::npos);
 }
 
+TEST(LogFilter, RepeatedXrunLinesAndMessagesKeepTheirFirstLinesAfterTheStartUp) {
+  LogFilter f(false, 1, 4);
+  const std::string late = "JackEngine::XRun: client = c2 was not finished, state = Running";
+  const std::string error = "JackAudioDriver::ProcessGraphAsyncMaster: Process error";
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(f.add(late).keep);  // start-up: all of it
+  f.end_startup();
+  int last = 0;
+  for (int i = 0; i < 10; ++i) {
+    const LogFilter::Verdict a = f.add(late), b = f.add(error);
+    EXPECT_EQ(a.keep, i < 4) << i;
+    EXPECT_EQ(b.keep, i < 4) << i;
+    last += (a.last_of_kind ? 1 : 0) + (b.last_of_kind ? 1 : 0);
+    if (a.last_of_kind) {
+      EXPECT_EQ(a.kind, "xrun: client not finished");
+    }
+  }
+  EXPECT_EQ(last, 2);
+  // Another kind of xrun line has its own bound.
+  EXPECT_TRUE(f.add("**** alsa_pcm: xrun of at least 3.1 msecs").keep);
+  EXPECT_EQ(f.lines(), 6u + 20 + 1);
+  EXPECT_EQ(f.kept(), 6u + 8 + 1);
+  EXPECT_EQ(f.dropped_by_kind().at("xrun: client not finished"), 6u);
+  EXPECT_EQ(f.dropped_by_kind().at("message: JackAudioDriver::ProcessGraphAsyncMaster"), 6u);
+  EXPECT_EQ(f.to_json()["repeats_kept_per_kind"], 4);
+  EXPECT_EQ(LogFilter().keep_repeats(), LogFilter::kKeepRepeats);
+}
+
+TEST(LogFilter, MessageKindsBeyondTheBoundCountTogether) {
+  LogFilter f(false, 0, 0);
+  f.end_startup();
+  for (size_t i = 0; i < LogFilter::kMaxKinds + 5; ++i) {
+    EXPECT_FALSE(f.add("Word" + std::to_string(i) + " error").keep);
+  }
+  EXPECT_EQ(f.dropped_by_kind().size(), LogFilter::kMaxKinds + 1);
+  EXPECT_EQ(f.dropped_by_kind().at("message: (other)"), 5u);
+}
+
 TEST(LogFilter, FullLogKeepsEveryLineAndCountsThem) {
   LogFilter f(true, 1);
   f.end_startup();
-  for (int i = 0; i < 50; ++i) EXPECT_TRUE(f.add("Jack: JackClientSocket::Close").keep);
-  EXPECT_EQ(f.lines(), 50u);
-  EXPECT_EQ(f.kept(), 50u);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_TRUE(f.add("Jack: JackClientSocket::Close").keep);
+    EXPECT_TRUE(f.add("JackEngine::XRun: client = c1 was not finished, state = Running").keep);
+  }
+  EXPECT_EQ(f.lines(), 100u);
+  EXPECT_EQ(f.kept(), 100u);
   EXPECT_TRUE(f.dropped_by_kind().empty());
 }
 

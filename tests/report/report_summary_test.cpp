@@ -197,6 +197,22 @@ TEST(FormatSummary, DriverXrunDurationOnlyWhereItMeansOne) {
   EXPECT_EQ(parse_summary(on_vcard).at("Driver XRUNs (jackd log)"), "3");
 }
 
+TEST(FormatSummary, LogLinesDroppedSaysWhenRepeatedXrunLinesWereCut) {
+  RunResult r = sample_result();
+  finalize(r);
+  const std::string debug_only = format_summary(r);
+  EXPECT_NE(debug_only.find("(JACK debug lines after 20 of each kind; counts"), std::string::npos)
+      << debug_only;
+  EXPECT_EQ(debug_only.find("xrun lines and messages"), std::string::npos);
+  r.logs["jackd"]["dropped"]["xrun: client not finished"] = 5000;
+  r.logs["jackd"]["repeats_kept_per_kind"] = 10000;
+  const std::string cut = format_summary(r);
+  EXPECT_NE(cut.find("(JACK debug lines after 20 of each kind, xrun lines and messages after "
+                     "10000 of each kind; counts"),
+            std::string::npos)
+      << cut;
+}
+
 TEST(FormatSummary, UnderPipewireNoLineIsNamedAfterJack2OrJackd) {
   RunResult r;
   r.status = "completed";
