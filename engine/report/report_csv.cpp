@@ -161,7 +161,10 @@ bool parse_integer(std::string_view s, Int& out) {
 struct MetricRows {
   std::vector<std::pair<int64_t, uint64_t>> values;
   uint64_t underflow = 0, overflow_dropped = 0;
-  uint64_t above_bound = 0;  // values > Histogram::kDefaultBoundUs among `values`
+  // Rows with a value > Histogram::kDefaultBoundUs: histogram.csv lists each kept overflow
+  // value in a row of its own, so the histogram keeps that many. Rows, not their counts: one row
+  // counting 400 million of one value had made it keep 400 million copies (found by fuzzing).
+  uint64_t above_bound = 0;
 
   Histogram histogram() const {
     // Room for every value above the bound, so each one is kept as histogram.csv lists it.
@@ -215,7 +218,7 @@ std::optional<std::map<int, ClientHistograms>> parse_histogram_csv(std::string_v
     int64_t value = 0;
     if (!parse_integer(cells[2], value)) return fail(line, "the value is not an integer");
     to.values.emplace_back(value, count);
-    if (value > static_cast<int64_t>(Histogram::kDefaultBoundUs)) to.above_bound += count;
+    if (value > static_cast<int64_t>(Histogram::kDefaultBoundUs)) ++to.above_bound;
   }
   std::map<int, ClientHistograms> out;
   for (const auto& [client, metrics] : parsed) {

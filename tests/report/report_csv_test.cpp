@@ -1,5 +1,6 @@
 #include "engine/report/report_csv.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -274,6 +275,33 @@ TEST(HistogramCsvRead, AHugeCountAboveTheBoundReadsAtOnce) {
   EXPECT_EQ(h->at(1).delay.count(), 3u + 2u + 1u + 2u + 18311191u);
   EXPECT_EQ(h->at(1).delay.max(), 49111);
   const std::string once = format_histogram_csv(with_histograms(*h));
+  const auto back = parse_histogram_csv(once, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(format_histogram_csv(with_histograms(*back)), once);
+}
+
+// One row counting a value above the bound many times keeps as many copies as the file has
+// rows above the bound (at least the default), and equal ones are written in one row: fuzzing found
+// one row of 400 million copies that made the reader keep 400 million values (out of memory).
+TEST(HistogramCsvRead, OneRowOfManyOverflowValuesKeepsRowsNotCopies) {
+  const std::string text =
+      "client,metric,value_us,count\n"
+      "1,delay,5,3\n"
+      "1,delay,99999,400000000\n";
+  std::string why;
+  const auto h = parse_histogram_csv(text, &why);
+  ASSERT_TRUE(h) << why;
+  const Histogram& d = h->at(1).delay;
+  EXPECT_EQ(d.count(), 400000003u);
+  EXPECT_EQ(d.max(), 99999);
+  EXPECT_EQ(d.overflow_dropped(), 400000000u - Histogram::kDefaultOverflowKeep);
+  const std::string once = format_histogram_csv(with_histograms(*h));
+  EXPECT_EQ(once, fmt::format("client,metric,value_us,count\n"
+                              "1,delay,5,3\n"
+                              "1,delay,99999,{}\n"
+                              "1,delay_overflow_dropped,,{}\n",
+                              Histogram::kDefaultOverflowKeep,
+                              400000000u - Histogram::kDefaultOverflowKeep));
   const auto back = parse_histogram_csv(once, &why);
   ASSERT_TRUE(back) << why;
   EXPECT_EQ(format_histogram_csv(with_histograms(*back)), once);
