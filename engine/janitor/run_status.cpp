@@ -25,6 +25,37 @@ std::optional<RunResult> load_checkpoint(const std::string& dir) {
   }
 }
 
+// summary.txt's Status line made to say `status` (and `detail`), the rest of the file as it is:
+// for a folder whose run.json was edited by hand or whose summary.txt the model cannot render
+// again. Returns whether the file changed; a folder without summary.txt, or one without a
+// Status line, is left as it is.
+bool set_summary_status(const std::string& run_dir, const std::string& status,
+                        const std::string& detail) {
+  const std::string path = run_dir + "/summary.txt";
+  const std::optional<std::string> text = read_file(path);
+  if (!text) return false;
+  const std::string prefix = " Status ";
+  size_t begin = 0;
+  if (text->compare(0, prefix.size(), prefix) != 0) {
+    begin = text->find('\n' + prefix);
+    if (begin == std::string::npos) return false;
+    ++begin;
+  }
+  size_t end = text->find('\n', begin);
+  end = end == std::string::npos ? text->size() : end + 1;
+  RunResult only_status;
+  only_status.status = status;
+  only_status.status_detail = detail;
+  const std::string line = summary_field_line("Status", summary_status_text(only_status));
+  if (text->compare(begin, end - begin, line) == 0) return false;
+  write_run_files(run_dir, {{"summary.txt", text->substr(0, begin) + line + text->substr(end)}});
+  return true;
+}
+
+std::string string_member(const nlohmann::json& j, const char* name) {
+  return j.is_object() && j.contains(name) && j[name].is_string() ? j[name].get<std::string>() : "";
+}
+
 }  // namespace
 
 bool is_final_status(const std::string& status) {
@@ -35,9 +66,7 @@ bool is_final_status(const std::string& status) {
 std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
   const std::optional<std::string> text = read_file(run_dir + "/run.json");
   const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-  const std::string status = j.is_object() && j.contains("status") && j["status"].is_string()
-                                 ? j["status"].get<std::string>()
-                                 : "";
+  const std::string status = string_member(j, "status");
   std::optional<RunResult> r = text ? load_checkpoint(run_dir) : std::nullopt;
   if (is_final_status(status)) {
     // The engine's own result stands; its summary.txt follows it (it is written after run.json).
@@ -50,16 +79,24 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
         }
       }
     }
+    if (set_summary_status(run_dir, status, string_member(j, "status_detail"))) {
+      return "kept the final status '" + status + "' of " + run_dir +
+             " (the rest of the folder unreadable: summary.txt's Status line written again)";
+    }
     return "kept the final status '" + status + "' of " + run_dir;
   }
   if (!r && j.is_object()) {
-    // run.json without the rest of the checkpoint (not expected: the files are written together):
-    // only run.json changes, by hand.
+    // run.json that the files beside it do not match: the engine was killed while writing its
+    // results, after the other files and before run.json (which goes last). run.json and
+    // summary.txt's Status line change, by hand; the figures stay as they are.
     nlohmann::json edited = j;
     edited["status"] = kKilled;
     edited["status_detail"] = k.detail;
     write_run_files(run_dir, {{"run.json", edited.dump(2) + "\n"}});
-    return "marked " + run_dir + "/run.json killed (the rest of its checkpoint was unreadable)";
+    set_summary_status(run_dir, kKilled, k.detail);
+    return "marked " + run_dir +
+           "/run.json and summary.txt's Status line killed (the rest of the folder did not "
+           "match run.json: killed while writing its results)";
   }
   const bool had_checkpoint = r.has_value();
   if (!r) {

@@ -2,9 +2,11 @@
 // The run folder of a killed engine, marked as such: run.json and summary.txt say
 // "status": "killed" (the status_detail says what happened), with everything the last
 // checkpoint had measured kept. A folder whose run.json already has a final status (completed,
-// failed, interrupted: the engine had written its results) keeps it; only a summary.txt left
-// behind it (the engine was killed between the two files) is written again from it. A folder
-// without run.json (killed before the first checkpoint) gets one from what the janitor knows.
+// failed, interrupted: the engine had written its results) keeps it, and summary.txt is made to
+// follow it. An engine killed while writing its results (the other files written, run.json,
+// which goes last, not yet) leaves a run.json that the files beside it do not match: run.json and
+// summary.txt's Status line are then marked killed by hand. A folder without run.json (killed
+// before the first checkpoint) gets one from what the janitor knows.
 // Non-realtime.
 #include <string>
 #include <vector>

@@ -89,12 +89,6 @@ void jack_line(std::string& out, std::string_view prefix, std::string_view value
   out += '\n';
 }
 
-std::string status_text(const RunResult& r) {
-  std::string s = " " + one_line(r.status);
-  if (!r.status_detail.empty()) s += " (" + one_line(r.status_detail) + ")";
-  return s;
-}
-
 std::string delay_reference_text(const RunResult& r) {
   std::string s = " " + (r.delay_reference.empty() ? std::string("unknown") : r.delay_reference);
   if (r.delay_resolution_us > 0)
@@ -198,7 +192,7 @@ void own_block_rest(std::string& out, const RunResult& r);
 void own_block(std::string& out, const RunResult& r) {
   const XrunCounts& x = r.xruns;
   out += kOwnTitleLine;
-  out += summary_field_line("Status", status_text(r));
+  out += summary_field_line("Status", summary_status_text(r));
   if (!r.scheduling.empty()) out += summary_field_line("Scheduling", " " + r.scheduling);
   if (r.backend.contains("name")) {
     out += summary_field_line("Backend", " " + one_line(r.backend.value("name", "")));
@@ -675,6 +669,12 @@ std::optional<SummaryLine> parse_line(std::string_view line) {
 }
 
 }  // namespace
+
+std::string summary_status_text(const RunResult& r) {
+  std::string s = " " + one_line(r.status);
+  if (!r.status_detail.empty()) s += " (" + one_line(r.status_detail) + ")";
+  return s;
+}
 
 std::string summary_field_line(std::string_view label, std::string_view value) {
   std::string s = " ";

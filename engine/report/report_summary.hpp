@@ -37,6 +37,9 @@ inline constexpr size_t kSummaryColonIndex = 31;
 // missing values as "n/a" (the jack_test block prints 0 for a missing maximum, as jack_test did).
 std::string format_summary(const RunResult& r);
 
+// The Status line's value: " status (detail)", each made one line.
+std::string summary_status_text(const RunResult& r);
+
 // One "label . . . : value" line with a leading space and '\n': the label, one space, then
 // ". " leaders up to the colon column. A label too long for the column gets " :" right after
 // it. `value` is written verbatim after the ':' (jack_test values start with their padding).

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "engine/report/report_summary.hpp"
@@ -69,6 +70,52 @@ TEST(RunStatus, AFinalStatusStaysAndItsSummaryFollowsIt) {
             std::string::npos);
   EXPECT_EQ(read_text_or_empty(dir.str() + "/summary.txt"), summary);
   EXPECT_EQ(read_text_or_empty(dir.str() + "/run.json"), run_json);
+}
+
+// The engine killed while writing its results: summary.txt, histogram.csv ... are the final ones,
+// run.json (written last) is still the starting checkpoint's, without the clients.
+TEST(RunStatus, KilledBeforeTheFinalRunJsonItsStatusLineSaysKilledToo) {
+  testing_support::TempDir dir("runstatus");
+  write_folder(dir.str(), testing_support::sample_result(), "completed");
+  RunResult start = testing_support::sample_result();
+  start.client_results.clear();
+  finalize(start);
+  start.status = "incomplete";
+  for (const RunFile& f : render_checkpoint_files(start)) {
+    if (f.name == "run.json") write_run_files(dir.str(), {f});
+  }
+  const std::string summary = read_text_or_empty(dir.str() + "/summary.txt");
+  const std::string said = mark_run_killed(dir.str(), killed());
+  EXPECT_NE(said.find("did not match run.json"), std::string::npos) << said;
+  EXPECT_EQ(json::parse(read_text_or_empty(dir.str() + "/run.json"))["status"], "killed");
+  const std::string after = read_text_or_empty(dir.str() + "/summary.txt");
+  const auto s = parse_summary(after);
+  EXPECT_EQ(s.at("Status").rfind("killed (the engine (pid 4242)", 0), 0u) << s.at("Status");
+  // Only the Status line changed: the final figures stay.
+  EXPECT_EQ(s.at("Number of clients"), parse_summary(summary).at("Number of clients"));
+  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'),
+            std::count(summary.begin(), summary.end(), '\n'));
+  // A second janitor pass finds run.json final and leaves it.
+  EXPECT_NE(mark_run_killed(dir.str(), killed()).find("kept the final status 'killed'"),
+            std::string::npos);
+  EXPECT_EQ(read_text_or_empty(dir.str() + "/summary.txt"), after);
+}
+
+// A final run.json beside files the model cannot read: summary.txt's Status line follows it.
+TEST(RunStatus, AFinalStatusBesideAnUnreadableFolderStillSetsTheStatusLine) {
+  testing_support::TempDir dir("runstatus");
+  write_folder(dir.str(), testing_support::sample_result(), "completed");
+  RunResult r = testing_support::sample_result();
+  finalize(r);
+  r.status = "incomplete";
+  for (const RunFile& f : render_run_files(r)) {
+    if (f.name == "summary.txt") write_run_files(dir.str(), {f});
+  }
+  write_run_files(dir.str(), {{"histogram.csv", "not a histogram\n"}});
+  EXPECT_NE(mark_run_killed(dir.str(), killed()).find("Status line written again"),
+            std::string::npos);
+  const auto s = parse_summary(read_text_or_empty(dir.str() + "/summary.txt"));
+  EXPECT_EQ(s.at("Status"), "completed");
 }
 
 TEST(RunStatus, AFolderWithoutRunJsonGetsOne) {
