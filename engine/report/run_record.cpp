@@ -599,6 +599,8 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
       if (definitions_meaning(id)) {
         definitions = id;
         name.resize(open);
+        // "==> dir/ [jack1-rules] <==" names the definitions but no run: the source's name.
+        if (name.empty()) name = stem_of(source).empty() ? source : stem_of(source);
       }
     }
     for (size_t i = 0; i < n; ++i) {

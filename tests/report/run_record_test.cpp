@@ -361,6 +361,20 @@ TEST(ImportJackTest, AHeaderWithoutAFileNameGivesTheSourcesName) {
   EXPECT_EQ(back->at(1).label, "mail");
 }
 
+// Found by fuzzing: a header whose file name is only the definitions' mark had left a record
+// without a label, which its records file then refused to read back.
+TEST(ImportJackTest, AHeaderOfOnlyTheDefinitionsMarkGivesTheSourcesName) {
+  std::string why;
+  const auto v = import_jack_test("==> logs/ [jack1-rules]\nXRUN Count . . . . . . . . . : 3\n",
+                                  "old/mail.txt", &why);
+  ASSERT_EQ(v.size(), 1u) << why;
+  EXPECT_EQ(v[0].label, "mail");
+  EXPECT_EQ(v[0].definitions, "jack1-rules");
+  const auto back = records_from_file_json(records_file_json(v, "old/mail.txt"), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->at(0).label, "mail");
+}
+
 TEST(ImportJackTest, RejectsWhatIsNotASummary) {
   for (const std::string& text :
        {std::string(), std::string("hello world\nthis is: not a summary\n"),
