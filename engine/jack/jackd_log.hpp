@@ -54,11 +54,18 @@ class JackdXrunCounter {
   const std::set<std::string>& late_clients() const;
   // The first kMaxEventsKept events (driver and client-late), in arrival order.
   const std::vector<Event>& events() const { return events_; }
-  // Every xrun line's arrival (driver and client-late), the first kMaxLinesKept of them: what
-  // is counted against the cycle table (engine/result/xrun_cycles.hpp).
+  // Every xrun line's arrival (driver and client-late): what is counted against the cycle
+  // table (engine/result/xrun_ledger.hpp). The run takes them as it goes
+  // (take_line_arrivals): only those since the last take wait here, at most kMaxLinesKept;
+  // more are dropped and the list is cut.
   static constexpr size_t kMaxLinesKept = size_t{1} << 21;
   const std::vector<int64_t>& line_arrivals() const { return line_arrivals_; }
   bool line_arrivals_cut() const { return line_arrivals_cut_; }
+  std::vector<int64_t> take_line_arrivals() {
+    std::vector<int64_t> out;
+    out.swap(line_arrivals_);
+    return out;
+  }
 
  private:
   void note_line(int64_t arrival_us) {

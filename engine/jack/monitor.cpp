@@ -170,10 +170,19 @@ XrunCounts Monitor::xrun_snapshot() const {
   return counts_;
 }
 
-std::vector<Monitor::Callback> Monitor::callbacks(bool* cut) const {
+void Monitor::take_callbacks(std::vector<Callback>& into, bool* cut) {
+  std::vector<Callback> taken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cut != nullptr) *cut = callbacks_cut_;
+    taken.swap(callbacks_);
+  }
+  into.insert(into.end(), taken.begin(), taken.end());
+}
+
+std::optional<uint64_t> Monitor::last_callback_us() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cut != nullptr) *cut = callbacks_cut_;
-  return callbacks_;
+  return last_callback_us_;
 }
 
 uint64_t Monitor::events_total() const {
@@ -188,6 +197,7 @@ int Monitor::on_xrun(void* arg) {
   const uint32_t frame = jack_last_frame_time(self->client_);
   std::lock_guard<std::mutex> lock(self->mu_);
   if (!self->window_started_ || now < self->t0_us_) return 0;
+  self->last_callback_us_ = now;
   if (self->callbacks_.size() < kMaxCallbacksKept) {
     self->callbacks_.push_back({now, frame});
   } else {

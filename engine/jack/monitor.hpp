@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,13 +65,15 @@ class Monitor {
   static constexpr size_t kMaxEventsKept = kXrunEventsKept;  // the result's bound (result.hpp)
 
   // Every xrun callback of the window as it arrived (not kept in run.json: counted against the
-  // cycle table, engine/result/xrun_cycles.hpp), the first kMaxCallbacksKept of them.
-  struct Callback {
-    uint64_t t_us = 0;   // jack_get_time() at arrival
-    uint32_t frame = 0;  // jack_last_frame_time() at arrival
-  };
+  // cycle table, engine/result/xrun_ledger.hpp). The run takes them as it goes
+  // (take_callbacks): only those since the last take wait here, at most kMaxCallbacksKept.
+  using Callback = XrunCallback;
   static constexpr size_t kMaxCallbacksKept = size_t{1} << 21;
-  std::vector<Callback> callbacks(bool* cut) const;
+  // Appends the callbacks since the last take to `into` and forgets them; `cut`: some were
+  // dropped (more than kMaxCallbacksKept between two takes).
+  void take_callbacks(std::vector<Callback>& into, bool* cut);
+  // The newest callback's arrival (jack_get_time), taken or not; nullopt before the first.
+  std::optional<uint64_t> last_callback_us() const;
 
  private:
   static int on_xrun(void* arg);
@@ -84,6 +87,7 @@ class Monitor {
   XrunCounts counts_;
   std::vector<Callback> callbacks_;
   bool callbacks_cut_ = false;
+  std::optional<uint64_t> last_callback_us_;
   std::atomic<bool> server_gone_{false};
 };
 

@@ -62,6 +62,13 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
   j1_.interval = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(1024000.0 / period_us_)));
 }
 
+void CycleJoiner::forget_xrun_events(size_t n) {
+  if (n == 0 || n >= runs_.runs().size()) return;
+  const uint64_t keep_from = runs_.runs()[n].first;
+  runs_.drop_front(n);
+  frames_.drop_before(keep_from > 0 ? keep_from - 1 : 0);
+}
+
 void CycleJoiner::add_driver_xrun(int64_t start_ns, int64_t detected_ns) {
   xruns_detected_.push_back(detected_ns);
   const double us = static_cast<double>(std::max<int64_t>(0, detected_ns - start_ns)) / 1000.0;

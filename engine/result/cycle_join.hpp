@@ -82,6 +82,9 @@ class CycleJoiner {
   const std::vector<XrunRun>& xrun_runs() const { return runs_.runs(); }
   const FrameCycleMap& frames() const { return frames_; }
   const XrunRunBuilder& xrun_runs_builder() const { return runs_; }
+  // The first `n` events are counted (XrunLedger): forgets them and the frame times before
+  // the next event's cycle (all but its own). Needs n < xrun_runs().size().
+  void forget_xrun_events(size_t n);
 
   // Figures kept up to date by add(), for a live display during the run: table() copies every
   // histogram, too much to call each second.

@@ -188,15 +188,21 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
 }
 
 void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
-                          const FrameCycleMap& frames, const XrunReports& in) {
+                          const FrameCycleMap& frames, const XrunReports& in,
+                          const SettledXruns* settled) {
   XrunCycles& x = r.xrun_cycles;
   x = XrunCycles{};
   if (!r.cycle_table.present) return;
   x.present = true;
   for (const XrunRun& run : runs) x.cycles += run.cycles();
   x.events = runs.size();
+  if (settled != nullptr) {
+    x.cycles += settled->cycles;
+    x.events += settled->events;
+  }
 
   SourceTally m = tally_arrival_cycles(runs, in.monitor_cycles, in.monitor_cut, r.period_us / 1e3);
+  if (settled != nullptr) m = merge_tallies(settled->monitor, settled->last_t_s, m);
   m.key = "monitor";
   // PipeWire's JACK: its own callbacks (at most one per cycle) and no xrun log at all.
   const bool pipewire =
@@ -211,6 +217,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
 
   if (!pipewire) {
     SourceTally l = tally_arrival_times(runs, in.log_t_s, in.log_cut);
+    if (settled != nullptr) l = merge_tallies(settled->log, settled->last_t_s, l);
     l.key = "jackd_log";
     l.label = "jackd's log (xrun lines)";
     l.unit = "lines";
@@ -224,10 +231,28 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
   // source of xrun reports.
   if (!r.audio || !r.audio->totals.not_checked.empty()) return;
   AudioResult& a = *r.audio;
-  std::vector<std::optional<uint64_t>> heard;
-  for (const GlitchResult& g : a.glitches) heard.push_back(frames.cycle(g.report.frame));
-  std::vector<std::optional<size_t>> event_of;
-  SourceTally t = tally_heard_cycles(runs, heard, a.glitches_cut(), &event_of);
+  SourceTally t;
+  if (settled != nullptr && settled->audio) {
+    t = settled->audio->tally;
+    if (!a.glitches_cut()) {
+      // The list was exactly full: every event was its to judge, and none after the last
+      // glitch's was heard.
+      const uint64_t after = x.events - t.events_judged;
+      t.events_judged += after;
+      t.events_missed += after;
+      t.until_s.reset();
+      for (const XrunRun& e : settled->audio->missed_after) {
+        if (t.missed.size() >= SourceTally::kMissedNamed) break;
+        t.missed.push_back(e);
+      }
+      for (size_t i = 0; i < runs.size(); ++i) {
+        if (t.missed.size() >= SourceTally::kMissedNamed) break;
+        if (settled->events + i >= settled->audio->tally.events_judged) t.missed.push_back(runs[i]);
+      }
+    }
+  } else {
+    t = count_glitches(a, runs, frames, r.xruns.log_events, a.glitches_cut());
+  }
   t.key = "audio";
   t.label = "audible chain (glitches at the tail)";
   t.unit = "glitches";
@@ -235,9 +260,23 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
       "the frame time of the tail's cycle that heard it is a cycle of the table; an event "
       "explains it when that cycle is in the event or one of the {} after it",
       XrunCycles::kHeardWithinCycles);
+  a.matched_by = "cycle";
+  a.glitches_without_xrun = t.reports_unmatched;
+  a.xruns_without_glitch = t.events_missed;
+  count_audible_events(a);
+  x.sources.push_back(std::move(t));
+}
+
+SourceTally count_glitches(AudioResult& a, const std::vector<XrunRun>& runs,
+                           const FrameCycleMap& frames, const std::vector<LogXrunEvent>& log_events,
+                           bool cut) {
+  std::vector<std::optional<uint64_t>> heard;
+  for (const GlitchResult& g : a.glitches) heard.push_back(frames.cycle(g.report.frame));
+  std::vector<std::optional<size_t>> event_of;
+  SourceTally t = tally_heard_cycles(runs, heard, cut, &event_of);
   // Who was late, by jackd's log: the first logged event that falls to the same xrun event.
   std::vector<const LogXrunEvent*> logged(runs.size(), nullptr);
-  for (const LogXrunEvent& e : r.xruns.log_events) {
+  for (const LogXrunEvent& e : log_events) {
     if (const auto i = event_of_arrival_time(runs, e.t_s); i && logged[*i] == nullptr) {
       logged[*i] = &e;
     }
@@ -262,10 +301,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
       g.driver_xrun = e->driver;
     }
   }
-  a.glitches_without_xrun = t.reports_unmatched;
-  a.xruns_without_glitch = t.events_missed;
-  count_audible_events(a);
-  x.sources.push_back(std::move(t));
+  return t;
 }
 
 void finalize(RunResult& r) {

@@ -320,8 +320,17 @@ struct XrunReports {
 // Counts the monitor's callbacks, jackd's xrun lines and the tail's glitches against the cycle
 // table's xrun events (`runs`, with `frames` to key frame times), into r.xrun_cycles, and ties
 // each glitch to its cycle (r.audio: matched_by "cycle"). Needs r.cycle_table and r.period_us.
+// `settled`: the events already counted and forgotten before `runs` (never with the audio
+// check, whose glitches are matched against every event).
 void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
-                          const FrameCycleMap& frames, const XrunReports& reports);
+                          const FrameCycleMap& frames, const XrunReports& reports,
+                          const SettledXruns* settled = nullptr);
+// The tail's glitches against `runs`: ties each glitch to its cycle and event (its cycle fields,
+// and who was late by the first of `log_events` that falls to the same event) and returns the
+// audio source's tally (key, label, ... not set). Part of count_against_cycles.
+SourceTally count_glitches(AudioResult& a, const std::vector<XrunRun>& runs,
+                           const FrameCycleMap& frames, const std::vector<LogXrunEvent>& log_events,
+                           bool cut);
 
 // Computes the derived totals and each client's summary from the per-client and per-second
 // data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.

@@ -39,6 +39,19 @@ std::optional<uint64_t> FrameCycleMap::cycle(uint32_t frame) const {
   return id;
 }
 
+void FrameCycleMap::drop_before(uint64_t id) {
+  // The last stretch that begins at or before `id` maps it (and the gap after it): kept.
+  auto it = std::upper_bound(anchors_.begin(), anchors_.end(), id,
+                             [](uint64_t v, const Anchor& a) { return v < a.id; });
+  if (it == anchors_.begin()) return;
+  anchors_.erase(anchors_.begin(), it - 1);
+}
+
+void XrunRunBuilder::drop_front(size_t n) {
+  runs_.erase(runs_.begin(),
+              runs_.begin() + static_cast<std::ptrdiff_t>(std::min(n, runs_.size())));
+}
+
 void XrunRunBuilder::add(uint64_t id, bool xrun, std::optional<double> t_s, double period_s) {
   double t = 0;
   bool estimated = false;
@@ -105,9 +118,6 @@ std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, u
   return static_cast<size_t>(it - runs.begin()) - 1;
 }
 
-namespace {
-
-// The latest event that began at or before `cycle`.
 std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>& runs,
                                                      uint64_t cycle) {
   auto it = std::upper_bound(runs.begin(), runs.end(), cycle,
@@ -115,8 +125,6 @@ std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>&
   if (it == runs.begin()) return std::nullopt;
   return static_cast<size_t>(it - runs.begin()) - 1;
 }
-
-}  // namespace
 
 std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s) {
   return last_at_or_below(runs, [](const XrunRun& r) { return r.deadline_t_s; }, t_s);
@@ -129,6 +137,29 @@ std::optional<size_t> event_of_heard_cycle(const std::vector<XrunRun>& runs, uin
   const size_t i = static_cast<size_t>(it - runs.begin()) - 1;
   if (cycle > runs[i].last + XrunCycles::kHeardWithinCycles) return std::nullopt;
   return i;
+}
+
+SourceTally merge_tallies(const SourceTally& settled, std::optional<double> settled_last_t_s,
+                          const SourceTally& rest) {
+  SourceTally t = rest;
+  t.reports += settled.reports;
+  t.reports_unmatched += settled.reports_unmatched;
+  t.events_judged += settled.events_judged;
+  t.events_reported += settled.events_reported;
+  t.events_missed += settled.events_missed;
+  t.missed = settled.missed;
+  for (const XrunRun& m : rest.missed) {
+    if (t.missed.size() >= SourceTally::kMissedNamed) break;
+    t.missed.push_back(m);
+  }
+  const auto larger = [](auto& into, const auto& other) {
+    if (other && (!into || *other > *into)) into = other;
+  };
+  larger(t.lag_max_cycles, settled.lag_max_cycles);
+  larger(t.lag_max_ms, settled.lag_max_ms);
+  // A cut list whose reports after the settled events fell to none still judged those.
+  if (rest.until_s && rest.events_judged == 0 && settled_last_t_s) t.until_s = settled_last_t_s;
+  return t;
 }
 
 SourceTally tally_arrival_cycles(const std::vector<XrunRun>& runs,

@@ -57,6 +57,10 @@ class FrameCycleMap {
   // last row are extrapolated at one period per cycle.
   std::optional<uint64_t> cycle(uint32_t frame) const;
   bool empty() const { return anchors_.empty(); }
+  // Forgets the stretches wholly before cycle `id`: frames of `id` and later map as before,
+  // older ones no longer do (XrunLedger drops them once counted).
+  void drop_before(uint64_t id);
+  size_t anchors() const { return anchors_.size(); }
 
  private:
   struct Anchor {
@@ -79,7 +83,9 @@ class XrunRunBuilder {
   // Every row of the window in id order: whether it is an xrun cycle, and its time (nullopt:
   // no client ran and no card gives the interrupt).
   void add(uint64_t id, bool xrun, std::optional<double> t_s, double period_s);
+  // The events not yet dropped; the first drop_front() removes the first `n` of them.
   const std::vector<XrunRun>& runs() const { return runs_; }
+  void drop_front(size_t n);
   uint64_t cycles() const { return cycles_; }
   std::optional<uint64_t> last_id() const { return last_id_; }  // the newest row added
   std::optional<double> last_t_s() const {                       // the newest row with a time
@@ -121,10 +127,42 @@ struct XrunCycles {
   std::vector<SourceTally> sources;
 };
 
+// One xrun callback of the monitor (engine/jack/monitor.hpp) as it arrived.
+struct XrunCallback {
+  uint64_t t_us = 0;   // jack_get_time() at arrival
+  uint32_t frame = 0;  // jack_last_frame_time() at arrival
+};
+
+// The events a running count has tallied and forgotten (XrunLedger, engine/result/xrun_ledger.hpp).
+struct SettledXruns {
+  uint64_t events = 0;             // events tallied and forgotten
+  uint64_t cycles = 0;             // their xrun cycles
+  std::optional<double> last_t_s;  // the last of them (a cut list judges at least up to it)
+  SourceTally monitor, log;        // their reports' tallies (key, label, ... left empty)
+  // The audible chain, counted once its glitch list was full (XrunLedger::freeze_audio): no
+  // later glitch is kept, so no later event is the list's to report. `tally` judged the events
+  // up to the last one a kept glitch fell to, as for a cut list, and each glitch's fields were
+  // set then.
+  struct Audio {
+    SourceTally tally;
+    std::vector<XrunRun> missed_after;  // the first events after those, settled since
+  };
+  std::optional<Audio> audio;
+};
+
+// `rest` (the events after those of `settled`) added to `settled`'s counts: sums, the first
+// kMissedNamed missed events of both, the larger lags; a cut list's `until_s` at least the last
+// settled event. Takes key, label, unit and rule from `rest`.
+SourceTally merge_tallies(const SourceTally& settled, std::optional<double> settled_last_t_s,
+                          const SourceTally& rest);
+
 // The index of the event a report falls to (see the header comment), or nullopt.
 std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, uint64_t cycle);
 std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s);
 std::optional<size_t> event_of_heard_cycle(const std::vector<XrunRun>& runs, uint64_t cycle);
+// The latest event that began at or before `cycle` (how far a glitch in it judges a cut list).
+std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>& runs,
+                                                     uint64_t cycle);
 
 // Monitor: each callback's arrival cycle (nullopt: its frame is before the table). `cut`: the
 // list holds only the first callbacks.

@@ -67,6 +67,7 @@ class CycleTableReader {
   CycleTableResult table() const { return joiner_.table(); }
   JackTestFields jack_test() const { return joiner_.jack_test(); }
   const CycleJoiner& joiner() const { return joiner_; }
+  CycleJoiner& joiner() { return joiner_; }
   // The joiner's running figures (cheap, unlike table()): xrun cycles and the smallest slack
   // of the rows read so far.
   uint64_t missed() const { return joiner_.missed(); }

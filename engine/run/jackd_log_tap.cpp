@@ -89,23 +89,35 @@ void JackdLogTap::fill(XrunCounts& x) const {
   x.log_driver_max_delay_us = counter_.driver_max_delay_us();
   x.log_timed_out_lines = counter_.timed_out_lines();
   x.late_clients.assign(counter_.late_clients().begin(), counter_.late_clients().end());
-  x.log_events.clear();
-  for (const JackdXrunCounter::Event& e : counter_.events()) {
-    x.log_events.push_back(
-        {static_cast<double>(e.arrival_us - static_cast<int64_t>(start_us_)) / 1e6, e.driver,
-         e.clients});
-  }
+  x.log_events = log_events_locked();
 }
 
-std::vector<double> JackdLogTap::xrun_line_times(bool* cut) const {
+std::vector<LogXrunEvent> JackdLogTap::log_events() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cut != nullptr) *cut = counter_.line_arrivals_cut();
-  std::vector<double> out;
-  out.reserve(counter_.line_arrivals().size());
-  for (const int64_t us : counter_.line_arrivals()) {
-    out.push_back(static_cast<double>(us - static_cast<int64_t>(start_us_)) / 1e6);
+  return log_events_locked();
+}
+
+std::vector<LogXrunEvent> JackdLogTap::log_events_locked() const {
+  std::vector<LogXrunEvent> out;
+  out.reserve(counter_.events().size());
+  for (const JackdXrunCounter::Event& e : counter_.events()) {
+    out.push_back({static_cast<double>(e.arrival_us - static_cast<int64_t>(start_us_)) / 1e6,
+                   e.driver, e.clients});
   }
   return out;
+}
+
+void JackdLogTap::take_xrun_line_times(std::vector<double>& into, bool* cut) {
+  std::vector<int64_t> taken;
+  int64_t start = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cut != nullptr) *cut = counter_.line_arrivals_cut();
+    taken = counter_.take_line_arrivals();
+    start = static_cast<int64_t>(start_us_);
+  }
+  into.reserve(into.size() + taken.size());
+  for (const int64_t us : taken) into.push_back(static_cast<double>(us - start) / 1e6);
 }
 
 std::string JackdLogTap::write_warning() const {

@@ -44,9 +44,13 @@ class JackdLogTap {
   void on_line(std::string_view line);
   // The log's counts into `x`, event times relative to the window start.
   void fill(XrunCounts& x) const;
-  // Every xrun line's arrival in the window, seconds since its start (the first
-  // JackdXrunCounter::kMaxLinesKept; `cut` says whether there were more).
-  std::vector<double> xrun_line_times(bool* cut) const;
+  // The xrun events the log showed so far (the first JackdXrunCounter::kMaxEventsKept), as
+  // fill() gives them.
+  std::vector<LogXrunEvent> log_events() const;
+  // The xrun lines that arrived in the window since the last take, seconds since its start,
+  // appended to `into` and forgotten here; `cut`: some were dropped (more than
+  // JackdXrunCounter::kMaxLinesKept between two takes).
+  void take_xrun_line_times(std::vector<double>& into, bool* cut);
   // "" while every line reached jackd.log; after a write failed (the disk is full), a warning
   // saying so with the lines written and those not written since (counted all the same).
   std::string write_warning() const;
@@ -54,6 +58,7 @@ class JackdLogTap {
   void close();
 
  private:
+  std::vector<LogXrunEvent> log_events_locked() const;  // under mu_
   mutable std::mutex mu_;  // guards counter_, filter_, the window and the write counts
   int fd_ = -1;
   std::string path_;

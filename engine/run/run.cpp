@@ -33,6 +33,7 @@
 #include "engine/report/seconds_file.hpp"
 #include "engine/result/baseline.hpp"
 #include "engine/result/run_json.hpp"
+#include "engine/result/xrun_ledger.hpp"
 #include "engine/run/attached_server.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/checkpoint_interval.hpp"
@@ -143,6 +144,15 @@ class Runner {
   // `horizon` (checkpoints) leaves out reports newer than the last row read.
   XrunReports xrun_reports(bool horizon);
   void count_xrun_reports(RunResult& r, const XrunReports& reports) const;
+  // Hands the reports that arrived since the last take to the ledger.
+  void take_xrun_reports();
+  // Counts and forgets the xrun events whose reports have all arrived, `now_s` into the window
+  // (taken before this takes the reports): a long run of sustained xruns stays small.
+  void settle_xruns(double now_s);
+  // The xrun reports not yet counted, and the counts of the events forgotten
+  // (engine/result/xrun_ledger.hpp; with the audio check, only once the glitch list is full).
+  XrunLedger xrun_ledger_;
+  bool audio_check_ = false;
 
   RunOptions o_;
   // The live line during the window, on a terminal only (engine/run/progress.hpp); say()
@@ -416,6 +426,9 @@ void Runner::start_clients() {
   f.clients = o_.clients;
   f.dsp_load_pct = o_.dsp_load_pct;
   f.audio_check = audio_check;
+  // The glitches are matched against the xrun events: none is forgotten before they are.
+  audio_check_ = audio_check;
+  xrun_ledger_.set_audio(audio_check);
   if (audio_check) {
     live_.with([&](RunResult& r) {
       r.audio.emplace();
@@ -533,31 +546,48 @@ void Runner::start_cycle_reader() {
   cycle_reader_ = std::make_unique<CycleTableReader>(*cycle_table_, card, std::move(jc));
 }
 
-XrunReports Runner::xrun_reports(bool horizon) {
-  XrunReports out;
-  if (!cycle_reader_) return out;
-  const CycleJoiner& joiner = cycle_reader_->joiner();
-  const std::optional<uint64_t> last_id = joiner.xrun_runs_builder().last_id();
-  const std::optional<double> last_t = joiner.xrun_runs_builder().last_t_s();
+void Runner::take_xrun_reports() {
+  std::vector<Monitor::Callback> callbacks;
   bool cut = false;
-  for (const Monitor::Callback& c : session_.monitor().callbacks(&cut)) {
-    if (c.t_us > reports_until_us_) continue;
-    const std::optional<uint64_t> cycle = joiner.frames().cycle(c.frame);
-    if (horizon && cycle && (!last_id || *cycle > *last_id)) continue;
-    out.monitor_cycles.push_back(cycle);
+  session_.monitor().take_callbacks(callbacks, &cut);
+  xrun_ledger_.add_callbacks(std::move(callbacks), cut);
+  std::vector<double> lines;
+  tap_.take_xrun_line_times(lines, &cut);
+  xrun_ledger_.add_log_lines(lines, cut);
+}
+
+void Runner::settle_xruns(double now_s) {
+  if (!cycle_reader_) return;
+  take_xrun_reports();
+  // 2 s: the reports' clocks and the table's differ by microseconds, and a report is stamped a
+  // moment before it is handed over (engine/result/xrun_ledger.hpp).
+  const double before_s = now_s - 2.0;
+  CycleJoiner& joiner = cycle_reader_->joiner();
+  if (audio_check_ && !xrun_ledger_.audio_frozen()) {
+    const bool full = live_.with(
+        [&](const RunResult& r) { return r.audio && r.audio->glitches.size() >= kGlitchesKept; });
+    if (!full) return;
+    const std::vector<LogXrunEvent> log_events = tap_.log_events();
+    const bool frozen = live_.with([&](RunResult& r) {
+      return xrun_ledger_.freeze_audio(joiner, *r.audio, log_events, before_s, kGlitchesKept);
+    });
+    if (!frozen) return;
   }
-  out.monitor_cut = cut;
-  for (const double t : tap_.xrun_line_times(&out.log_cut)) {
-    if (horizon && (!last_t || t > *last_t)) continue;
-    out.log_t_s.push_back(t);
-  }
-  return out;
+  const double period_ms = 1e3 * session_.frames() / std::max<uint32_t>(session_.rate(), 1);
+  xrun_ledger_.settle(joiner, before_s, period_ms);
+}
+
+XrunReports Runner::xrun_reports(bool horizon) {
+  if (!cycle_reader_) return {};
+  take_xrun_reports();
+  xrun_ledger_.set_until_us(reports_until_us_);
+  return xrun_ledger_.pending(cycle_reader_->joiner(), horizon);
 }
 
 void Runner::count_xrun_reports(RunResult& r, const XrunReports& reports) const {
   if (!cycle_reader_) return;
   const CycleJoiner& joiner = cycle_reader_->joiner();
-  count_against_cycles(r, joiner.xrun_runs(), joiner.frames(), reports);
+  count_against_cycles(r, joiner.xrun_runs(), joiner.frames(), reports, &xrun_ledger_.settled());
 }
 
 void Runner::collect_cycles(int64_t t0_ns, int64_t end_ns) {
@@ -941,10 +971,8 @@ void Runner::measure() {
     const uint64_t now = monitor.now_us();
     // --trace-on-xrun: the ring is frozen as soon as the first xrun of the window is seen.
     if (xrun_trace_ && !xrun_trace_->frozen() && monitor.events_total() > xrun_events0) {
-      bool cut = false;
-      const std::vector<Monitor::Callback> cb = monitor.callbacks(&cut);
-      const int64_t at =
-          cb.empty() ? mono_ns() : static_cast<int64_t>(cb.back().t_us) * 1000 + mono_offset_ns;
+      const std::optional<uint64_t> last = monitor.last_callback_us();
+      const int64_t at = last ? static_cast<int64_t>(*last) * 1000 + mono_offset_ns : mono_ns();
       xrun_trace_->freeze(at);
     }
     if (now >= next_sample && next_sample <= planned_end) {
@@ -967,6 +995,7 @@ void Runner::measure() {
       backend_->poll();
       if (cycle_reader_) {
         cycle_reader_->poll(static_cast<int64_t>(now) * 1000 + mono_offset_ns);
+        settle_xruns(static_cast<double>(now - t0) / 1e6);
       }
       next_backend_poll = now + 100000;
     }

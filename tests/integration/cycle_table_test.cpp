@@ -282,5 +282,30 @@ TEST(CycleTable, AnInjectedOverrunIsInThatClientsDspHopAndCostsSlack) {
   expect_nothing_left(r);
 }
 
+// Sustained xruns (client 2 overruns every 4th callback by 8 ms, 256 frames: about 45 xrun
+// events a second): the run counts the reports against the events as it goes and forgets the
+// settled ones (engine/result/xrun_ledger.hpp), from 2 s into the window on. What it wrote must
+// still add up: the xrun cycles are the table's missed rows (counted apart, row by row), and the
+// monitor and jackd's log judged every event.
+TEST(CycleTable, SustainedXrunsCountedAsTheRunGoesStillAddUp) {
+  std::vector<std::string> args = vcard_args("it-cycles-sustained", "4", "8");
+  for (const char* a : {"--inject", "8000:4", "--inject-client", "2", "--no-audio-check"}) {
+    args.emplace_back(a);
+  }
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(args, &r), 0) << r.log();
+  const json j = r.run_json();
+  expect_table_consistent(j);
+  const json& x = j["xrun_cycles"];
+  const auto injected = j["clients"][1]["injected_overruns"].get<uint64_t>();
+  ASSERT_GE(injected, 200u) << "too few xruns to settle any: " << j["clients"][1].dump();
+  EXPECT_GE(x["events"].get<uint64_t>(), 100u) << x.dump();
+  for (const json& s : x["sources"]) {
+    EXPECT_EQ(s["events_judged"].get<uint64_t>(), x["events"].get<uint64_t>()) << s.dump();
+    EXPECT_TRUE(s["judged_until_s"].is_null()) << s.dump();
+  }
+  expect_nothing_left(r);
+}
+
 }  // namespace
 }  // namespace xrunlab::testing_support
