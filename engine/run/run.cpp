@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -1006,6 +1007,10 @@ void Runner::measure() {
     }
     if (now >= next_checkpoint) {
       checkpoint(now);
+      // A checkpoint builds run.json (megabytes once the bounded lists are full: about 20 MB of
+      // JSON nodes) and frees it; glibc keeps freed pages inside its heap unless asked, so the
+      // engine's RSS would otherwise keep the largest checkpoint for the rest of the run.
+      ::malloc_trim(0);
       next_checkpoint += checkpoint_interval_us(now - t0);
     }
     std::this_thread::sleep_for(milliseconds(10));
