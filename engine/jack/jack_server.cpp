@@ -10,15 +10,17 @@
 
 namespace xrunlab {
 
-std::string jackd_stop_problem(int wait_status) {
+std::string jackd_stop_problem(int wait_status, int grace_ms) {
   if (!WIFSIGNALED(wait_status) || WTERMSIG(wait_status) == SIGTERM) return "";
   const int sig = WTERMSIG(wait_status);
   const char* name = ::strsignal(sig);
   const std::string what = "signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
   if (sig == SIGKILL) {
-    return "jackd was killed by " + what +
-           " while stopping: it had not ended 1 s after SIGTERM (or something else killed it); "
-           "the run removes the shared memory it left";
+    const std::string grace = grace_ms % 1000 == 0 ? std::to_string(grace_ms / 1000) + " s"
+                                                   : std::to_string(grace_ms) + " ms";
+    return "jackd was killed by " + what + " while stopping: it had not ended " + grace +
+           " after SIGTERM (or something else killed it); the run removes the shared memory it "
+           "left";
   }
   return "jackd died of " + what +
          " while stopping (after the results were in): the run removes the shared memory and "

@@ -19,8 +19,9 @@ struct ServerSpec {
 // What went wrong when jackd was stopped (SIGTERM, then SIGKILL after the grace): "" when it
 // exited by itself (any status) or of the SIGTERM; else one line saying how it died and what it
 // may have left (a jackd that dies while closing leaves its shared memory and JACK's metadata
-// database, which the next run's start-up removes). `wait_status` as waitpid gives it. Pure.
-std::string jackd_stop_problem(int wait_status);
+// database, which the next run's start-up removes). `wait_status` as waitpid gives it;
+// `grace_ms` the time it had between SIGTERM and SIGKILL. Pure.
+std::string jackd_stop_problem(int wait_status, int grace_ms = 1000);
 
 // A server name no other run or user server has: xrunlab-<pid>-<counter>.
 std::string private_server_name();

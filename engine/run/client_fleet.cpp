@@ -47,8 +47,9 @@ std::vector<std::string> client_argv(const FleetSpec& f, int i) {
   return argv;
 }
 
-void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
-                        const std::atomic<uint64_t>& window_start_us) {
+size_t ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
+                          const std::atomic<uint64_t>& window_start_us,
+                          const std::atomic<bool>& stop) {
   run_dir_ = f.run_dir;
   live.with([&](RunResult& r) {
     r.client_results.resize(static_cast<size_t>(f.clients));
@@ -59,7 +60,7 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
   });
   children_.reserve(static_cast<size_t>(f.clients));
   full_log_ = f.full_log;
-  for (int i = 1; i <= f.clients; ++i) {
+  for (int i = 1; i <= f.clients && !stop.load(); ++i) {
     SpawnSpec spec;
     spec.argv = client_argv(f, i);
     spec.cgroup_procs = f.cgroup_procs;
@@ -81,6 +82,7 @@ void ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
     names_.push_back(client_name(f.name_prefix, i));
     children_.push_back(std::move(child));
   }
+  return children_.size();
 }
 
 void ClientFleet::wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
@@ -180,7 +182,7 @@ LogFilter ClientFleet::log_counts() const {
   return all;
 }
 
-void ClientFleet::stop() noexcept {
+void ClientFleet::stop(milliseconds clean) noexcept {
   // One deadline for all of them at each step, not one per client: 254 clients stop in about
   // the time one does.
   const auto wait_all = [this](milliseconds grace) {
@@ -193,10 +195,14 @@ void ClientFleet::stop() noexcept {
     }
   };
   for (Child& c : children_) c.close_stdin();
-  wait_all(milliseconds(500));
+  wait_all(clean);
   for (Child& c : children_) c.signal(SIGTERM);
   wait_all(milliseconds(400));
   for (Child& c : children_) c.stop(milliseconds(0));
+}
+
+void ClientFleet::kill_all() noexcept {
+  for (Child& c : children_) c.signal(SIGKILL);
 }
 
 }  // namespace xrunlab

@@ -55,10 +55,12 @@ std::vector<std::string> client_argv(const FleetSpec& f, int index);
 class ClientFleet {
  public:
   // Spawns every client (its output through the hub and the log filter into
-  // RUN_DIR/clients/cNN.log) and registers its telemetry pipe with the hub. The result gets one ClientResult per client (index, name, pid); glitch times
-  // are taken relative to `window_start_us` (0 until the window opens).
-  void spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
-             const std::atomic<uint64_t>& window_start_us);
+  // RUN_DIR/clients/cNN.log) and registers its telemetry pipe with the hub. The result gets one
+  // ClientResult per client (index, name, pid); glitch times are taken relative to
+  // `window_start_us` (0 until the window opens). Stops spawning once `stop` is set (a signal:
+  // 254 spawns take seconds) and returns how many it spawned.
+  size_t spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
+               const std::atomic<uint64_t>& window_start_us, const std::atomic<bool>& stop);
 
   // Waits until every client has said hello (it is active in the graph and has set its
   // thread's scheduling), for at most 15 s + 0.5 s per client (JACK2 activates about one
@@ -87,9 +89,12 @@ class ClientFleet {
   void name_abnormal_ends(RunResult& r) const;
   // Every client log's counts together (run the hub's stop() first).
   LogFilter log_counts() const;
-  // Closes their stdin (a clean stop), waits a moment for all of them at once, then SIGTERM and
-  // SIGKILL. Never throws.
-  void stop() noexcept;
+  // Closes their stdin (a clean stop), waits up to `clean` for all of them at once (they send
+  // their final reports), then SIGTERM, 400 ms, SIGKILL. Never throws.
+  void stop(std::chrono::milliseconds clean = std::chrono::milliseconds(500)) noexcept;
+  // SIGKILL to every client, without waiting (stop() reaps them): for a run stopped in its
+  // start-up, whose clients have nothing to report yet.
+  void kill_all() noexcept;
 
  private:
   std::vector<Child> children_;

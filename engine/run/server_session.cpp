@@ -135,17 +135,17 @@ std::string ServerSession::ended_while_clients_started(const std::string& run_di
          program + ".log";
 }
 
-std::string ServerSession::stop() noexcept {
+std::string ServerSession::stop(milliseconds grace) noexcept {
   if (!backend_.launches_server()) {
     monitor_.close();
     return "";
   }
   const bool was_running = jackd_.running();  // a jackd that died earlier is reported there
-  jackd_.stop(milliseconds(1000));
+  jackd_.stop(grace);
   const std::optional<int> status = jackd_.wait_status();
   // The server is gone (whether or not JACK's shutdown callback has run yet): no deactivation.
   monitor_.close(/*server_stopped=*/true);
-  return was_running && status ? jackd_stop_problem(*status) : "";
+  return was_running && status ? jackd_stop_problem(*status, static_cast<int>(grace.count())) : "";
 }
 
 }  // namespace xrunlab

@@ -66,7 +66,7 @@ class ServerSession {
   // jackd's exit while the clients were starting, for an Error message ("" while it runs).
   std::string ended_while_clients_started(const std::string& run_dir);
 
-  // Stops our jackd (SIGTERM, SIGKILL after a second), then closes the monitor; a server that
+  // Stops our jackd (SIGTERM, SIGKILL after `grace`), then closes the monitor; a server that
   // is not ours (attach) only loses the monitor. Never throws. Returns "" or what went wrong
   // with our jackd's stop (jackd_stop_problem).
   //
@@ -74,7 +74,7 @@ class ServerSession {
   // monitor's own deactivation and close before it were a graph change and a notification
   // round to every client of a server still running them: 0.2 s at 253 clients on a quiet
   // machine, and 6-8 s when the clients' DSP load kept their notification threads waiting.
-  std::string stop() noexcept;
+  std::string stop(std::chrono::milliseconds grace = std::chrono::milliseconds(1000)) noexcept;
 
  private:
   void launch(const BackendSetup& setup, const ServerRequest& req, LineHub& hub, JackdLogTap& tap);

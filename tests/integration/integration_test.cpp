@@ -310,6 +310,36 @@ TEST(Integration, SigtermAlsoStopsCleanly) {
   expect_nothing_left(r);
 }
 
+// SIGTERM while 48 clients start (as soon as the first exists: most are not spawned yet, or
+// not active): the engine stops spawning, kills the clients at once and gives jackd less time,
+// and still ends as an interrupted run with nothing left behind.
+TEST(Integration, SigtermDuringTheStartUpStopsEverythingItStarted) {
+  XrunlabRun r = start({"run", "--clients", "48", "--ports", "2", "--period", "1024", "--duration",
+                        "5", "--label", "it-sigterm-startup", "--no-plots"});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (pid_of(r, "--name " + r.client_name(1)) < 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_GT(pid_of(r, "--name " + r.client_name(1)), 0) << r.log();
+  kill(r.child.pid(), SIGTERM);
+  finish(r, 20s);
+  EXPECT_EQ(r.exit_code, 130) << r.log();
+  // A run stopped before its window prints no "Results:" line: its one folder under the label.
+  std::vector<std::string> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(r.out_dir + "/it-sigterm-startup")) {
+    dirs.push_back(e.path().string());
+  }
+  ASSERT_EQ(dirs.size(), 1u) << r.log();
+  const json j = json::parse(read_text_or_empty(dirs[0] + "/run.json"));
+  EXPECT_EQ(j["status"], "interrupted") << j["status_detail"];
+  const std::string detail = j["status_detail"];
+  EXPECT_NE(detail.find("interrupt"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("of 48"), std::string::npos) << detail;
+  EXPECT_NE(r.log().find("xrunlab: error: " + detail), std::string::npos) << r.log();
+  expect_nothing_left(r);
+}
+
 // A child crashing mid-run: the run stops, says who died and how, keeps its results.
 TEST(Integration, ACrashingClientFailsTheRunAndKeepsTheResults) {
   XrunlabRun r = start({"run", "--clients", "3", "--ports", "1", "--period", "256", "--duration",

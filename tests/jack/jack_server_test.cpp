@@ -62,6 +62,8 @@ TEST(JackdStopProblem, OnlyADeathBySignalOtherThanSigtermIsAProblem) {
   const std::string killed = jackd_stop_problem(SIGKILL);
   EXPECT_EQ(killed.rfind("jackd was killed by signal 9 (", 0), 0u) << killed;
   EXPECT_NE(killed.find("1 s after SIGTERM"), std::string::npos) << killed;
+  const std::string soon = jackd_stop_problem(SIGKILL, 300);  // interrupted in its start-up
+  EXPECT_NE(soon.find("ended 300 ms after SIGTERM"), std::string::npos) << soon;
 }
 
 }  // namespace xrunlab
