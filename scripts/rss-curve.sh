@@ -2,7 +2,8 @@
 # The engine's memory over one long run: starts one vcard run, reads the engine's VmRSS (and its
 # anonymous and shared-memory parts, /proc/PID/status) every INTERVAL seconds, and at
 # the end prints the curve as a table (one row per tenth of the run), the growth per hour between
-# the second tenth (start-up done) and the last, and how much the run wrote (MB in all and per client-hour).
+# the second tenth (start-up done) and the last (medians of each), and how much the run wrote (MB in
+# all and per client-hour).
 #
 #   scripts/rss-curve.sh [--clients N] [--period FRAMES] [--interval S] [--keep] [SECONDS]
 #   scripts/rss-curve.sh                     # 4 clients x 4 ports, 256 frames, 3600 s, every 10 s
@@ -58,11 +59,20 @@ n=$(( $(wc -l < "$samples") - 1 ))
 printf '%8s %10s %10s %10s\n' t_s rss_MiB anon_MiB shmem_MiB
 awk -F, -v n="$n" 'NR > 1 { i++; if (i == 1 || i == n || i % int((n + 9) / 10) == 0)
   printf "%8d %10.1f %10.1f %10.1f\n", $1, $2 / 1024, $3 / 1024, $4 / 1024 }' "$samples"
-awk -F, -v n="$n" 'NR > 1 { i++; t[i] = $1; r[i] = $2 }
+# Growth: the median of the last tenth less that of the second (medians, not means: a checkpoint
+# builds run.json and frees it again, a spike of up to 30 MB in one sample).
+awk -F, -v n="$n" '
+  function median(v, m,    i, j, x) {
+    for (i = 2; i <= m; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+  }
+  NR > 1 { i++; t[i] = $1; r[i] = $2; a[i] = $3 }
   END { k = int(n / 10); if (k < 1 || t[n] - t[k] <= 0) exit;
-        a = 0; b = 0; for (j = 1; j <= k; j++) { a += r[k + j]; b += r[n - k + j] }
-        printf "growth from the second tenth (after start-up) to the last: %+.2f MiB (%+.2f MiB/hour)\n",
-               (b - a) / k / 1024, (b - a) / k / 1024 * 3600 / (t[n] - t[2 * k]) }' "$samples"
+        for (j = 1; j <= k; j++) { r1[j] = r[k + j]; r2[j] = r[n - k + j]; a1[j] = a[k + j]; a2[j] = a[n - k + j] }
+        h = 3600 / ((t[n] + t[n - k + 1]) / 2 - (t[2 * k] + t[k + 1]) / 2)
+        dr = (median(r2, k) - median(r1, k)) / 1024; da = (median(a2, k) - median(a1, k)) / 1024
+        printf "growth from the second tenth (after start-up) to the last, medians: RSS %+.2f MiB (%+.2f MiB/hour), anonymous %+.2f MiB (%+.2f MiB/hour)\n",
+               dr, dr * h, da, da * h }' "$samples"
 if [ -n "$dir" ]; then
   bytes=$(du -sb "$dir" | cut -f1)
   awk -v b="$bytes" -v c="$clients" -v s="$seconds" 'BEGIN {
