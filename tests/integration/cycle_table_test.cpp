@@ -272,10 +272,13 @@ TEST(CycleTable, AnInjectedOverrunIsInThatClientsDspHopAndCostsSlack) {
   // Those cycles end at least 3 ms after their interrupt: their slack is at most period - 3 ms.
   const json& slack = hop(t, "slack")["summary_us"];
   EXPECT_LE(slack["min"].get<int64_t>(), (kPeriodNs - 3000000) / 1000);
-  // The worst cycle by slack went through client 2's overrun or worse: client 3 started after it.
+  // The worst cycle by slack went through client 2's overrun or worse: client 3 started after it
+  // (in a cycle run in chain order: after a stall JACK2 may run a client before the one it
+  // follows, and the table marks that row out_of_order; CI met one as the worst row).
   ASSERT_FALSE(t["worst"].empty());
   const json& worst = t["worst"][0];
-  if (!worst["clients"][1].is_null() && !worst["clients"][2].is_null()) {
+  if (!worst["out_of_order"].get<bool>() && !worst["clients"][1].is_null() &&
+      !worst["clients"][2].is_null()) {
     EXPECT_GE(worst["clients"][2]["entry_ns"].get<int64_t>(),
               worst["clients"][1]["exit_ns"].get<int64_t>());
   }

@@ -55,6 +55,10 @@ TEST(ProcessSweep, ARealTreeIsKilledToTheLastProcess) {
   ASSERT_GE(root, 0);
   if (root == 0) {
     ::setpgid(0, 0);
+    // The grandchild's pids reach the test through the root, once the root has reaped `mid`:
+    // a `mid` not yet reaped is one more process of the tree (the sweep killed 4, once in CI).
+    int inner[2];
+    if (::pipe(inner) != 0) ::_exit(1);
     // A child in its own group, and a grandchild that double-forks away but keeps the group.
     const pid_t own = ::fork();
     if (own == 0) {
@@ -67,7 +71,7 @@ TEST(ProcessSweep, ARealTreeIsKilledToTheLastProcess) {
       const pid_t away = ::fork();
       if (away == 0) {
         const pid_t me[2] = {own, ::getpid()};
-        ssize_t n = ::write(pids[1], me, sizeof me);
+        ssize_t n = ::write(inner[1], me, sizeof me);
         (void)n;
         ::pause();
         ::_exit(0);
@@ -75,6 +79,9 @@ TEST(ProcessSweep, ARealTreeIsKilledToTheLastProcess) {
       ::_exit(0);  // `away` is re-parented (to init or the nearest subreaper)
     }
     ::waitpid(mid, nullptr, 0);
+    pid_t relay[2] = {0, 0};
+    if (::read(inner[0], relay, sizeof relay) != static_cast<ssize_t>(sizeof relay)) ::_exit(1);
+    if (::write(pids[1], relay, sizeof relay) != static_cast<ssize_t>(sizeof relay)) ::_exit(1);
     ::pause();
     ::_exit(0);
   }
