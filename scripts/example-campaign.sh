@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the campaign picture and report that README.md shows ("Comparing policies"):
+# Regenerates the campaign picture and report that docs/policies.md shows ("Comparing policies"):
 # docs/img/campaign-iso-vs-fifo-2005.png and docs/img/campaign-iso-vs-fifo-2005.txt, from the
 # iso-vs-fifo-2005 preset shortened to 1/25 (12 s runs) with 5 repetitions: 10 cases x 5 runs,
 # about 14 minutes on a 2-core VM.
@@ -8,7 +8,7 @@
 #                                           continued if it is there) and copy its picture
 #   scripts/example-campaign.sh --from DIR  copy them from a finished campaign folder DIR
 #
-# Needs a build (scripts/setup.sh --no-demo). After it, paste the new numbers into README.md:
+# Needs a build (scripts/setup.sh --no-demo). After it, paste the new numbers into docs/policies.md:
 # they are this machine's, at this moment.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,9 @@
 # The setting is jack_test's (14 clients x 4 ports, 64 frames, the virtual card) for 10 s: on a
 # small VM 64 frames gives a few xruns every second, so the example shows how the cycle table
 # and each other source saw them (the demo, scripts/setup.sh, uses 256 frames to stay quiet). Needs a build (scripts/setup.sh --no-demo). After it,
-# paste the new summary.txt into README.md: the numbers are this machine's, at this moment.
+# paste the new lines into the quoted blocks of README.md and docs/outputs.md (after their
+# "<!-- quoted from ... -->" lines; tests/docs/readme_test.py checks them against these files):
+# the numbers are this machine's, at this moment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
