@@ -522,8 +522,35 @@ void connect_command(const ClientArgs& a, jack_client_t* client, const Telemetry
   out.send(telemetry::Error{a.index, why});
 }
 
+// "report-connections": the connections of the client's own ports as JACK's graph has them,
+// read through its port handles (a lookup by name scans every port of the graph), as one
+// message. The engine asks after its connect commands, which jack_connect has made by then (it
+// returns once the server has). Nothing else sends while the run wires the graph.
+void report_connections(const ClientArgs& a, const RtConfig& c, const Telemetry& out) {
+  telemetry::Connections m;
+  m.index = a.index;
+  auto add = [&](jack_port_t* port, bool input) {
+    const char** names = jack_port_get_connections(port);
+    if (names == nullptr) return;
+    const std::string self = jack_port_name(port);
+    for (const char** n = names; *n != nullptr; ++n) {
+      if (input) {
+        m.connections.emplace_back(*n, self);
+      } else {
+        m.connections.emplace_back(self, *n);
+      }
+    }
+    jack_free(names);
+  };
+  for (jack_port_t* p : c.in_ports) add(p, true);
+  for (jack_port_t* p : c.out_ports) add(p, false);
+  if (c.clock_port != nullptr) add(c.clock_port, true);
+  out.send(m);
+}
+
 void control_window(const ClientArgs& a, RtShared& shared, Window* window,
-                    const std::atomic<bool>& drained, jack_client_t* client, const Telemetry& out) {
+                    const std::atomic<bool>& drained, jack_client_t* client, const RtConfig& config,
+                    const Telemetry& out) {
   bool released = !a.wait_start;
   auto stop_now = [&] {
     if (window->start_at.load() == 0) window->start_at = jack_get_time();
@@ -553,6 +580,8 @@ void control_window(const ClientArgs& a, RtShared& shared, Window* window,
       released = true;
     } else if (cmd.rfind("connect ", 0) == 0) {
       connect_command(a, client, out, cmd.substr(8));
+    } else if (cmd == "report-connections") {
+      report_connections(a, config, out);
     } else if (!cmd.empty()) {
       std::fprintf(stderr, "%s: ignoring unknown command '%s'\n", a.name.c_str(), cmd.c_str());
     }
@@ -617,7 +646,7 @@ int run(const ClientArgs& a) {
       drain.run(window);
       drained = true;
     });
-    control_window(a, ctx->shared, &window, drained, jack.get(), out);
+    control_window(a, ctx->shared, &window, drained, jack.get(), ctx->config, out);
     drain_thread.join();
     if (a.wait_start) linger_until_released();
 

@@ -108,8 +108,9 @@ for n in "${counts[@]}"; do
 done
 echo "(start s: engine start to the window; active/wired: when the clients were active and the"
 echo " graph wired; stop s: window end to everything stopped; shared MB: of the engine's RSS at the"
-echo " window's end, shared memory it maps (JACK's graph segment, which libjack maps and locks in"
-echo " every JACK client, about 34 KB per port); SIGTERM s: signal halfway through the start-up to"
+echo " window's end, shared memory it maps (the vcard's record, the cycle table and the pages of"
+echo " JACK's graph segment its monitor read; libjack locks that segment whole in every DSP client,"
+echo " not in the monitor); SIGTERM s: signal halfway through the start-up to"
 echo " the engine's exit; SIGINT s: the same, Ctrl-C halfway through the window. '(N left)': client"
 echo " processes still running after that exit; '(no status)': the run folder has no run.json with"
 echo " a final status; '(completed first)': the run ended before the signal; '(jackd: signal N)':"

@@ -27,7 +27,7 @@ std::string jackd_stop_problem(int wait_status, int grace_ms = 1000);
 std::string private_server_name();
 
 // Ports the run needs (clients x (2P + clock), the card's 2P + clock, the monitor) with 16 to
-// spare, at least 64; jackd's graph segment scales with it and every client mlocks it
+// spare, at least 64; jackd's graph segment scales with it and every DSP client mlocks it
 // (DESIGN.md). At most 2318 (253 clients x 4 ports), below JACK2's PORT_NUM_MAX of 4096.
 int port_max_for(int clients, int ports);
 // JACK2's PORT_NUM_MAX: jackd refuses a larger -p.

@@ -1,6 +1,9 @@
 #include "engine/jack/monitor.hpp"
 
 #include <fmt/format.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +41,51 @@ bool client_name_taken(const std::string& server, const std::string& name) {
   jack_client_close(probe);
   return taken;
 }
+// libjack mlocks every JACK segment a client attaches, the graph segment too (38 MB plus 34 KB per
+// port: 116 MB at 253 x 4 ports), and mlock faults every page of it in. The monitor has no
+// process callback: libjack gives it no realtime thread and JACK2 keeps it out of the graph, so
+// nothing of it runs in the cycle, and its locked copy of the graph only made the engine's RSS
+// (and peak RSS) carry pages that jackd and the clients' process threads use; a page the monitor
+// reads later (a port's name, a connection) is mapped when read. So while the monitor opens, the
+// engine's RLIMIT_MEMLOCK is at most kOpenLockLimit and the opening thread has no CAP_IPC_LOCK:
+// libjack's mlock of the graph fails (ENOMEM; its message falls in the silence of the connect
+// loop) and maps nothing. The limit is not 0: libjack maps its futexes locked and fails to open
+// when it cannot (EPERM). The DSP clients keep libjack's locking, as any JACK client does. The
+// limit is process-wide: nothing else of the engine locks memory or starts a process while the
+// monitor opens (jackd runs already, the clients start after).
+class NoMemoryLocking {
+ public:
+  // The kernel's default limit: room for libjack's futexes and control segments (a few pages
+  // each), far below the smallest graph segment (38 MB).
+  static constexpr rlim_t kOpenLockLimit = rlim_t{8} << 20;
+
+  NoMemoryLocking() {
+    if (::getrlimit(RLIMIT_MEMLOCK, &saved_) != 0 || saved_.rlim_cur <= kOpenLockLimit) return;
+    rlimit lower = saved_;
+    lower.rlim_cur = kOpenLockLimit;
+    changed_ = ::setrlimit(RLIMIT_MEMLOCK, &lower) == 0;
+  }
+  ~NoMemoryLocking() {
+    if (changed_) ::setrlimit(RLIMIT_MEMLOCK, &saved_);
+  }
+  NoMemoryLocking(const NoMemoryLocking&) = delete;
+  NoMemoryLocking& operator=(const NoMemoryLocking&) = delete;
+
+  // Takes CAP_IPC_LOCK out of the calling thread's effective set (capabilities are per thread;
+  // the permitted set keeps it). For a thread that only opens the monitor.
+  static void drop_ipc_lock_in_this_thread() {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capget, &header, data) != 0) return;
+    data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+    ::syscall(SYS_capset, &header, data);
+  }
+
+ private:
+  rlimit saved_{};
+  bool changed_ = false;
+};
+
 // jack_client_open can wait for ever: inside it libjack opens JACK2's metadata database (a
 // Berkeley DB environment in /dev/shm), whose locks a program killed there never releases. So it
 // runs on a thread of its own, and is abandoned (with its thread, until we exit) when it has not
@@ -55,7 +103,9 @@ bool open_within(const std::string& server, const std::string& name,
     jack_status_t status{};
   };
   auto a = std::make_shared<Attempt>();
+  NoMemoryLocking no_locking;
   std::thread([a, server, name] {
+    NoMemoryLocking::drop_ipc_lock_in_this_thread();
     jack_status_t st{};
     jack_client_t* c = jack_client_open(
         name.c_str(),
@@ -117,6 +167,10 @@ std::string Monitor::activate(double period_us) {
   jack_set_xrun_callback(client_, on_xrun, this);
   if (jack_activate(client_) != 0) return "cannot activate the monitor client";
   return "";
+}
+
+void Monitor::server_stopping() {
+  jack_set_error_function(jack_silent);
 }
 
 void Monitor::close(bool server_stopped) {

@@ -1,7 +1,8 @@
 #pragma once
 // The engine's own JACK client: waits for the server, wires the graph, reads JACK's DSP load
-// and counts xrun events. It has no process callback of its own (JACK2 still runs an empty
-// cycle for it once activated, which activation needs for xrun notifications).
+// and counts xrun events. It has no process callback of its own: libjack starts no realtime
+// thread for it and JACK2 keeps it out of the cycle (it is activated for the xrun
+// notifications), so its memory is not locked (monitor.cpp, NoMemoryLocking).
 #include <jack/jack.h>
 #include <jack/statistics.h>
 
@@ -38,6 +39,9 @@ class Monitor {
   std::string activate(double period_us);
   // Deactivates (unless the server is gone or `server_stopped`) and closes the client.
   void close(bool server_stopped = false);
+  // The engine stops the server now: libjack's complaints about its vanished socket ("Cannot
+  // read socket", "Server is not running") are expected, and no longer printed.
+  static void server_stopping();
 
   jack_client_t* client() const { return client_; }
   uint32_t rate() const;

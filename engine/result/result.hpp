@@ -71,6 +71,9 @@ struct ClientResult {
   std::vector<telemetry::WorstCycle> worst;  // worst first, at most kWorstCyclesKept
   std::vector<ClientSecond> seconds;
   ClientSummaries summary;  // derived from the histograms by finalize(); what the writers show
+  // The connections of its ports as it read them from JACK while the run wired the graph (its
+  // "connections" reply; not in run.json, whose graph is built from them).
+  std::optional<std::vector<std::pair<std::string, std::string>>> connections;
 };
 
 // Adds one second of telemetry to a client result (exact merge).
@@ -287,13 +290,15 @@ struct RunResult {
   std::vector<std::pair<std::string, double>> phases_s;
   long engine_peak_rss_kib = 0;
   // Of the engine's memory at the window's end, what is shared memory it maps (RssShmem of
-  // /proc/self/status): JACK's graph segment above all, which libjack maps and locks whole in
-  // every JACK client (the engine's monitor too) and whose size is JACK's (about 34 KB per port
-  // of jackd -p), plus the vcard's record and the cycle table. The peak above includes it.
+  // /proc/self/status): the vcard's record, the cycle table and the pages of JACK's graph
+  // segment its monitor has read (libjack maps and locks that segment whole in every DSP
+  // client; the monitor opens with locking out of reach, engine/jack/monitor.cpp). The peak
+  // above includes it.
   std::optional<long> engine_rss_shmem_kib;
   std::optional<double> jackd_cpu_pct;  // jackd's CPU time over the window, % of one core
   std::optional<AudioResult> audio;     // the audible chain (absent: --no-audio-check, 1 client)
-  std::vector<std::pair<std::string, std::string>> graph;  // connections read back from JACK
+  // The connections JACK has, as the clients read them back from the graph after wiring.
+  std::vector<std::pair<std::string, std::string>> graph;
   CycleTableResult cycle_table;  // every cycle joined across clients, hop by hop
   JackTestFields jack_test;      // jack_test's fields, jack_test's definitions
   XrunCycles xrun_cycles;        // every xrun source counted against the table's xrun cycles

@@ -45,6 +45,8 @@ void apply_client_line(RunResult& r, size_t index0, std::string_view line,
     }
   } else if (const auto* e = std::get_if<telemetry::Error>(&*msg)) {
     c.error = e->message;
+  } else if (const auto* k = std::get_if<telemetry::Connections>(&*msg)) {
+    c.connections = k->connections;
   }
 }
 

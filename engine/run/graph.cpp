@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 #include "engine/base/errors.hpp"
-#include "engine/jack/monitor.hpp"
 
 namespace xrunlab {
 namespace {
@@ -59,10 +60,20 @@ size_t connection_owner(const std::vector<std::string>& clients, const std::stri
   throw Error(ExitCode::kClientsFailed, "no client of the run owns " + from + " or " + to);
 }
 
-std::vector<Connection> read_graph(const Monitor& monitor, const GraphSpec& g) {
+std::vector<Connection> graph_from_reports(const GraphSpec& g,
+                                           const std::vector<std::vector<Connection>>& reports) {
+  std::map<std::string, std::vector<std::string>> into;  // input -> outputs, as reported
+  for (const std::vector<Connection>& report : reports) {
+    for (const auto& [from, to] : report) {
+      std::vector<std::string>& froms = into[to];
+      if (std::find(froms.begin(), froms.end(), from) == froms.end()) froms.push_back(from);
+    }
+  }
   std::vector<Connection> graph;
   for (const std::string& in : graph_inputs(g)) {
-    for (const std::string& from : monitor.connections(in)) graph.emplace_back(from, in);
+    const auto it = into.find(in);
+    if (it == into.end()) continue;
+    for (const std::string& from : it->second) graph.emplace_back(from, in);
   }
   return graph;
 }

@@ -2,7 +2,7 @@
 // The run's graph: system:capture -> c1 -> c2 -> ... -> cN -> system:playback on every port, and
 // the card's period marker to each client's clock input. What to connect is a pure function
 // (tested without JACK); the clients make the connections into their own ports (engine/run/run.cpp
-// hands them out) and the monitor reads the graph back.
+// hands them out) and read the connections of their ports back.
 // Non-realtime.
 #include <cstddef>
 #include <functional>
@@ -11,8 +11,6 @@
 #include <vector>
 
 namespace xrunlab {
-
-class Monitor;
 
 using Connection = std::pair<std::string, std::string>;  // output port -> input port
 
@@ -37,8 +35,11 @@ std::vector<std::string> graph_inputs(const GraphSpec& g);
 size_t connection_owner(const std::vector<std::string>& clients, const std::string& from,
                         const std::string& to);
 
-// The graph as JACK has it, read back through the monitor after wiring: what the server has,
-// not what was asked.
-std::vector<Connection> read_graph(const Monitor& monitor, const GraphSpec& g);
+// The graph as JACK has it, from what the clients read back of their own ports after wiring:
+// for each of graph_inputs(g) in order, the outputs connected to it, in the order reported,
+// each once. Complete when every client reported after making its connections: a client's
+// inputs are connected by that client, the card's playback by the tail (connection_owner).
+std::vector<Connection> graph_from_reports(const GraphSpec& g,
+                                           const std::vector<std::vector<Connection>>& reports);
 
 }  // namespace xrunlab

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "engine/backend/alsa_cards.hpp"
@@ -633,43 +634,83 @@ void Runner::wire() {
   // playback), all clients at once: JACK2 reorders its graph (a notification round trip to
   // every client) once per cycle in which connections arrived, so one connection at a time from
   // the monitor cost a reorder each: 7.5 minutes for 253 clients x 4 ports on a 2-core VM.
+  // Then each reads the connections of its own ports back and reports them: the monitor does not
+  // look ports up by name, which scans the graph's every port (34 KB each) and so maps the
+  // whole segment into the engine (libjack's mlock is kept from it: monitor.cpp).
   std::vector<std::string> commands(g.clients.size());
   for (const auto& [from, to] : wanted) {
     const size_t owner = connection_owner(g.clients, from, to);
     commands[owner] += "connect " + from + " " + to + "\n";
   }
+  for (std::string& c : commands) c += "report-connections\n";
   fleet_.send_each(commands);
   const auto deadline = std::chrono::steady_clock::now() +
                         milliseconds(15000 + 20 * static_cast<int64_t>(wanted.size()));
-  size_t done = 0;  // connections are checked in order: the first missing one is waited for
+  // A connection jack_connect has made reaches the graph clients read at the server's next cycle
+  // (JACK2 switches its graph state there), so a report can miss one its client made a moment
+  // before: when all clients reported and a wanted connection is missing, they are asked again
+  // (each request gets one reply, so none is stale), until the deadline.
+  std::vector<Connection> graph;
+  int rounds = 0;
   while (true) {
-    while (done < wanted.size() && monitor.connected(wanted[done].first, wanted[done].second)) {
-      ++done;
-    }
-    if (done == wanted.size()) break;
-    std::string failed;
+    std::string failed, waiting;
+    size_t reported = 0;
+    std::vector<std::vector<Connection>> reports;
     live_.with([&](const RunResult& r) {
       for (const ClientResult& c : r.client_results) {
         if (!c.error.empty() && failed.empty()) failed = c.name + ": " + c.error;
+        if (c.connections) {
+          ++reported;
+        } else if (waiting.empty()) {
+          waiting = c.name;
+        }
+      }
+      if (reported == r.client_results.size()) {
+        for (const ClientResult& c : r.client_results) reports.push_back(*c.connections);
       }
     });
     if (!failed.empty()) throw Error(ExitCode::kClientsFailed, failed);
+    const bool timed_out = std::chrono::steady_clock::now() >= deadline;
+    if (waiting.empty()) {
+      ++rounds;
+      graph = graph_from_reports(g, reports);
+      const std::set<Connection> have(graph.begin(), graph.end());
+      const auto missing = std::find_if(wanted.begin(), wanted.end(),
+                                        [&](const Connection& c) { return have.count(c) == 0; });
+      if (missing == wanted.end()) break;
+      if (timed_out || stop_.load()) {
+        const auto made = std::count_if(wanted.begin(), wanted.end(),
+                                        [&](const Connection& c) { return have.count(c) != 0; });
+        throw Error(stop_.load() ? ExitCode::kInterrupted : ExitCode::kClientsFailed,
+                    fmt::format("only {} of {} connections made (the first missing: {} -> {}): "
+                                "the clients read their ports back without it {} time{}",
+                                made, wanted.size(), missing->first, missing->second, rounds,
+                                rounds == 1 ? "" : "s"));
+      }
+      live_.with([&](RunResult& r) {
+        for (ClientResult& c : r.client_results) c.connections.reset();
+      });
+      fleet_.send_each(std::vector<std::string>(g.clients.size(), "report-connections\n"));
+      std::this_thread::sleep_for(milliseconds(20));
+      continue;
+    }
     if (const std::string gone = session_.ended_while_clients_started(run_dir_); !gone.empty()) {
       throw Error(ExitCode::kServerFailed, gone);
     }
     if (stop_.load()) {
-      throw Error(ExitCode::kInterrupted, fmt::format("only {} of {} connections made before the "
-                                                      "interrupt",
-                                                      done, wanted.size()));
+      throw Error(ExitCode::kInterrupted,
+                  fmt::format("only {} of {} clients had made their connections before the "
+                              "interrupt",
+                              reported, g.clients.size()));
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (timed_out) {
       throw Error(ExitCode::kClientsFailed,
-                  fmt::format("only {} of {} connections made in time (the next: {} -> {})", done,
-                              wanted.size(), wanted[done].first, wanted[done].second));
+                  fmt::format("only {} of {} clients made their connections in time (the next: "
+                              "{})",
+                              reported, g.clients.size(), waiting));
     }
     std::this_thread::sleep_for(milliseconds(5));
   }
-  std::vector<Connection> graph = read_graph(monitor, g);
   live_.with([&](RunResult& r) { r.graph = std::move(graph); });
 }
 

@@ -138,6 +138,12 @@ struct Encoder {
   json operator()(const Error& m) const {
     return {{"type", "error"}, {"v", kWireVersion}, {"index", m.index}, {"message", m.message}};
   }
+  json operator()(const Connections& m) const {
+    json list = json::array();
+    for (const auto& [from, to] : m.connections) list.push_back(json::array({from, to}));
+    return {
+        {"type", "connections"}, {"v", kWireVersion}, {"index", m.index}, {"connections", list}};
+  }
 };
 
 }  // namespace
@@ -239,6 +245,15 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
     }
     if (type == "error") {
       return Error{whole<int>(j, "index"), j.at("message").get<std::string>()};
+    }
+    if (type == "connections") {
+      Connections m;
+      m.index = whole<int>(j, "index");
+      for (const json& c : j.at("connections")) {
+        if (!c.is_array() || c.size() != 2) return fail("a connection is not a [from, to] pair");
+        m.connections.emplace_back(c.at(0).get<std::string>(), c.at(1).get<std::string>());
+      }
+      return m;
     }
     return fail("unknown message type '" + type + "'");
   } catch (const nlohmann::json::exception& e) {

@@ -8,7 +8,12 @@
 //                              signal, as soon as it is classified
 //     {"type":"final", ...}    after the stop time: totals, then the client exits
 //     {"type":"error", ...}    a fatal client error, then the client exits non-zero
+//     {"type":"connections", ...}
+//                              the connections of the client's own ports, in reply to
+//                              "report-connections"
 //   engine -> client (the client's stdin):
+//     "connect <src> <dst>\n"  make this connection (one into the client's own ports)
+//     "report-connections\n"   send "connections" (after the connect commands: they are made)
 //     "start <jack_usecs> [<end_usecs>]\n"
 //                             measure cycles whose callback starts at or after this JACK time,
 //                             and (when given) before the planned end, unless a stop ends the
@@ -24,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -126,7 +132,14 @@ struct Error {
   std::string message;
 };
 
-using Message = std::variant<Hello, Second, Final, Error, GlitchReport>;
+// The connections of a client's ports as JACK's graph has them, read through the client's own
+// port handles (a lookup by name scans every port of the graph), each one output -> input.
+struct Connections {
+  int index = 0;
+  std::vector<std::pair<std::string, std::string>> connections;
+};
+
+using Message = std::variant<Hello, Second, Final, Error, GlitchReport, Connections>;
 
 std::string encode(const Message& message);  // one line, with the trailing '\n'
 // nullopt (and `error` set) when the line is not a valid message of this wire version.

@@ -6,14 +6,17 @@
 
 #include <gtest/gtest.h>
 #include <jack/jack.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -134,6 +137,63 @@ TEST_F(MonitorTest, ATakenNameIsReportedAtOnce) {
   EXPECT_EQ(why, "the server already has a client named 'monitor-test'");
   EXPECT_EQ(asked, 0) << "not retried";
   EXPECT_EQ(second.client(), nullptr);
+}
+
+// JACK's segments mapped in this process (/dev/shm/jack-*), from /proc/self/smaps, in KiB.
+struct JackMapping {
+  long size_kib = 0, rss_kib = 0, locked_kib = 0;
+};
+std::vector<JackMapping> jack_mappings() {
+  std::vector<JackMapping> out;
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool jack = false;
+  while (std::getline(smaps, line)) {
+    std::istringstream in(line);
+    std::string first, value;
+    in >> first;
+    if (first.find('-') != std::string::npos && first.back() != ':') {  // a mapping's header
+      std::string perms, offset, dev, inode, path;
+      in >> perms >> offset >> dev >> inode >> path;
+      jack = path.rfind("/dev/shm/jack-", 0) == 0;
+      if (jack) out.emplace_back();
+      continue;
+    }
+    if (!jack) continue;
+    in >> value;
+    if (first == "Size:") out.back().size_kib = std::stol(value);
+    if (first == "Rss:") out.back().rss_kib = std::stol(value);
+    if (first == "Locked:") out.back().locked_kib = std::stol(value);
+  }
+  return out;
+}
+
+// libjack mlocks every segment it attaches, the graph too (tens of MB, every page faulted in);
+// the monitor runs nothing in the cycle, so it opens with locking out of reach and the
+// process's RLIMIT_MEMLOCK is what it was.
+TEST_F(MonitorTest, LocksNoneOfJacksGraphAndRestoresTheLockLimit) {
+  monitor_.close();
+  // A limit above the one used while opening, where this process may raise it (else as it is).
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_MEMLOCK, &before), 0);
+  rlimit raised = before;
+  raised.rlim_cur = raised.rlim_max = RLIM_INFINITY;
+  if (setrlimit(RLIMIT_MEMLOCK, &raised) == 0) before = raised;
+  ASSERT_EQ(monitor_.connect(jackd_->name(), kServerTimeout, jackd_->alive(), "monitor-test"), "");
+  ASSERT_EQ(monitor_.activate(kPeriodUs), "");
+  EXPECT_TRUE(monitor_.port_exists("system:capture_1"));
+  rlimit after{};
+  ASSERT_EQ(getrlimit(RLIMIT_MEMLOCK, &after), 0);
+  EXPECT_EQ(after.rlim_cur, before.rlim_cur);
+  EXPECT_EQ(after.rlim_max, before.rlim_max);
+  const std::vector<JackMapping> maps = jack_mappings();
+  const auto graph = std::max_element(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
+    return a.size_kib < b.size_kib;
+  });
+  ASSERT_NE(graph, maps.end()) << "no /dev/shm/jack-* mapping";
+  EXPECT_GT(graph->size_kib, 30 * 1024) << "the graph segment (38 MB and more)";
+  EXPECT_EQ(graph->locked_kib, 0);
+  EXPECT_LT(graph->rss_kib, graph->size_kib / 4) << "only the pages read are mapped";
 }
 
 TEST_F(MonitorTest, ActivatesAndReadsTheServersSettings) {

@@ -118,5 +118,21 @@ TEST(ApplyClientLine, ErrorsAndUnreadableLinesAreNamed) {
       << r.warnings[0];
 }
 
+// The reply to "report-connections" is what the run waits for while it wires: an empty list is
+// a reply too (a client whose ports have no connection yet).
+TEST(ApplyClientLine, ConnectionsAreKeptForTheClientThatReportedThem) {
+  RunResult r = two_clients(false);
+  EXPECT_FALSE(r.client_results[1].connections);
+  apply_client_line(r, 0, line(telemetry::Connections{1, {}}), 0);
+  ASSERT_TRUE(r.client_results[0].connections);
+  EXPECT_TRUE(r.client_results[0].connections->empty());
+  EXPECT_FALSE(r.client_results[1].connections);
+  apply_client_line(
+      r, 1, line(telemetry::Connections{2, {{"xrunlab-c01:out_1", "xrunlab-c02:in_1"}}}), 0);
+  ASSERT_TRUE(r.client_results[1].connections);
+  EXPECT_EQ(*r.client_results[1].connections, (std::vector<std::pair<std::string, std::string>>{
+                                                  {"xrunlab-c01:out_1", "xrunlab-c02:in_1"}}));
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -60,6 +60,32 @@ TEST(GraphInputs, EveryClientInputThenPlayback) {
                                       "system:playback_1", "system:playback_2"}));
 }
 
+// Each client reports its own ports' connections: an input's by its owner, a hop between two
+// clients by both, the card's playback by the tail. The graph lists every connection once, by
+// input in graph_inputs' order, and leaves out what is not an input of the graph.
+TEST(GraphFromReports, EachConnectionOnceByInputInTheGraphsOrder) {
+  GraphSpec g;
+  g.clients = {"a", "b"};
+  g.ports = 1;
+  g.clock_port = "x:marker";
+  const std::vector<std::vector<Connection>> reports = {
+      {{"system:capture_1", "a:in_1"}, {"x:marker", "a:clock"}, {"a:out_1", "b:in_1"}},
+      {{"a:out_1", "b:in_1"},
+       {"x:marker", "b:clock"},
+       {"b:out_1", "system:playback_1"},
+       {"b:out_1", "somewhere:else"}}};
+  EXPECT_EQ(graph_from_reports(g, reports),
+            (std::vector<Connection>{{"system:capture_1", "a:in_1"},
+                                     {"x:marker", "a:clock"},
+                                     {"a:out_1", "b:in_1"},
+                                     {"x:marker", "b:clock"},
+                                     {"b:out_1", "system:playback_1"}}));
+  // Two sources into one input keep the order they were reported in.
+  EXPECT_EQ(graph_from_reports(g, {{{"z:out", "b:in_1"}, {"a:out_1", "b:in_1"}}}),
+            (std::vector<Connection>{{"z:out", "b:in_1"}, {"a:out_1", "b:in_1"}}));
+  EXPECT_TRUE(graph_from_reports(g, {{}, {}}).empty());
+}
+
 }  // namespace
 
 TEST(ConnectionOwner, TheClientWhoseInputItIsElseTheOneWhoseOutput) {

@@ -54,6 +54,25 @@ TEST(Telemetry, HelloFinalErrorRoundTrip) {
   EXPECT_EQ(std::get<Error>(*decode(encode(Error{1, "boom"}))).message, "boom");
 }
 
+TEST(Telemetry, ConnectionsRoundTripInOrderAndRefuseAnythingButPairs) {
+  Connections c;
+  c.index = 3;
+  c.connections = {{"system:capture_1", "xrunlab-c03:in_1"},
+                   {"xrunlab-c03:out_1", "system:playback_1"},
+                   {"vcard:clock", "xrunlab-c03:clock"}};
+  const Connections back = std::get<Connections>(*decode(encode(c)));
+  EXPECT_EQ(back.index, 3);
+  EXPECT_EQ(back.connections, c.connections);
+  EXPECT_TRUE(std::get<Connections>(*decode(encode(Connections{1, {}}))).connections.empty());
+  std::string why;
+  EXPECT_FALSE(decode(R"({"type":"connections","v":1,"index":1,"connections":[["a:x"]]})", &why));
+  EXPECT_NE(why.find("pair"), std::string::npos) << why;
+  EXPECT_FALSE(
+      decode(R"({"type":"connections","v":1,"index":1,"connections":[["a:x","b:y","c:z"]]})"));
+  EXPECT_FALSE(decode(R"({"type":"connections","v":1,"index":1,"connections":[["a:x",2]]})"));
+  EXPECT_FALSE(decode(R"({"type":"connections","v":1,"index":1})"));
+}
+
 TEST(Telemetry, RejectsGarbageWithAReason) {
   std::string why;
   EXPECT_FALSE(decode("not json", &why));
