@@ -58,7 +58,7 @@ done
 # A build folder of its own: clang, every object instrumented (the main build stays g++).
 if [ ! -f build-fuzz/CMakeCache.txt ]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DXRUNLAB_FUZZ=ON -DXRUNLAB_TESTS=OFF -DXRUNLAB_BENCHMARKS=OFF >/dev/null
+    -DXRUNLAB_FUZZ=ON -DXRUNLAB_TESTS=OFF -DXRUNLAB_BENCHMARKS=OFF -DXRUNLAB_WERROR=ON >/dev/null
 fi
 cmake --build build-fuzz -j"$(nproc)" --target xrunlab_fuzz
 

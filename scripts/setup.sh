@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   gnuplot-nox rt-tests stress-ng procps jq python3 trace-cmd
+  help2man python3-jsonschema dpkg-dev file
   zlib1g-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules
@@ -41,7 +42,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 if [ "$demo" = 1 ]; then

@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread \
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread -DXRUNLAB_WERROR=ON \
   -DXRUNLAB_BENCHMARKS=OFF >/dev/null
 cmake --build build-tsan -j"$jobs" --target spsc_ring_test vcard_seqlock_test process_callback_test
 build-tsan/bin/spsc_ring_test

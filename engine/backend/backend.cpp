@@ -16,6 +16,7 @@
 #include "engine/backend/pipewire.hpp"
 #include "engine/backend/vcard.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/install_layout.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/clock.hpp"
 
@@ -105,12 +106,12 @@ class VcardBackend : public Backend {
   std::string name() const override { return "vcard"; }
 
   void check(const BackendSetup& s) override {
-    spec_.plugin_path = find_vcard_plugin(s.exe_dir);
+    spec_.plugin_path = vcard_plugin_path(s.exe_dir);
     if (spec_.plugin_path.empty()) {
       throw Error(ExitCode::kMissingProgram,
-                  "--backend vcard: the card plugin libasound_module_pcm_xrunlab.so is not in " +
-                      s.exe_dir +
-                      "/../lib; rebuild xrunlab (cmake --build build) or use "
+                  "--backend vcard: the card plug-in is at neither " +
+                      vcard_plugin_places(s.exe_dir) +
+                      "; rebuild or reinstall xrunlab (cmake --build build) or use "
                       "--backend dummy");
     }
   }

@@ -73,13 +73,6 @@ std::string alsa_config_text(const VcardSpec& s) {
   return t;
 }
 
-std::string find_vcard_plugin(const std::string& exe_dir) {
-  const std::string path = exe_dir + "/../lib/libasound_module_pcm_xrunlab.so";
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return path;
-  return "";
-}
-
 std::string vcard_shm_name(const std::string& server_name) {
   return "/xrunlab-vcard-" + server_name;
 }

@@ -32,8 +32,6 @@ struct VcardSpec {
 // The complete private ALSA configuration: the plugin type and the card's PCM. Pure.
 std::string alsa_config_text(const VcardSpec& spec);
 
-// exe_dir + "/../lib/libasound_module_pcm_xrunlab.so" if that file exists, else "".
-std::string find_vcard_plugin(const std::string& exe_dir);
 
 // The card's shm object for a server: "/xrunlab-vcard-" + server_name.
 std::string vcard_shm_name(const std::string& server_name);

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "engine/base/file.hpp"
+#include "engine/base/install_layout.hpp"
 #include "engine/base/text.hpp"
 #include "engine/report/plot_data.hpp"
 #include "engine/system/atomic_file.hpp"
@@ -207,11 +208,15 @@ std::string find_script_dir(const std::string& argv0) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) exe_dirs.push_back(self.parent_path());
+  bool in_build_tree = false;
   for (const fs::path& d : exe_dirs) {
-    const fs::path installed = (d / ".." / "share" / "xrunlab" / "scripts").lexically_normal();
+    const fs::path installed =
+        (fs::path(installed_data_dir(d.string())) / "scripts").lexically_normal();
     if (has_script(installed)) return installed.string();
+    in_build_tree = in_build_tree || fs::equivalent(d, XRUNLAB_BUILD_BIN_DIR, ec);
   }
-  if (has_script(XRUNLAB_SOURCE_SCRIPTS_DIR)) return XRUNLAB_SOURCE_SCRIPTS_DIR;
+  // Only a program of this build tree reads the source tree: an installed one uses its own copy.
+  if (in_build_tree && has_script(XRUNLAB_SOURCE_SCRIPTS_DIR)) return XRUNLAB_SOURCE_SCRIPTS_DIR;
   return "";
 }
 

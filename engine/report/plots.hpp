@@ -70,9 +70,10 @@ PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
 std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::seconds timeout);
 
 // The folder holding the plot scripts (found by its timeline.gp): the first of
-// $XRUNLAB_SCRIPTS, <exe dir>/../share/xrunlab/scripts (exe dir from argv0, else
-// /proc/self/exe), and the source tree's scripts/ folder (XRUNLAB_SOURCE_SCRIPTS_DIR at compile
-// time) that has it. "" when none has.
+// $XRUNLAB_SCRIPTS, <prefix>/share/xrunlab/scripts for a binary in <prefix>/bin (the binary's
+// folder from argv0 and from /proc/self/exe; engine/base/install_layout.hpp), and, for a program
+// of this build tree only, the source tree's scripts/ folder (XRUNLAB_SOURCE_SCRIPTS_DIR at
+// compile time) that has it. "" when none has.
 std::string find_script_dir(const std::string& argv0);
 
 }  // namespace xrunlab

@@ -23,6 +23,7 @@
 #include "engine/backend/alsa_cards.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/install_layout.hpp"
 #include "engine/base/output_error.hpp"
 #include "engine/base/text.hpp"
 #include "engine/jack/jack_registry.hpp"
@@ -263,11 +264,13 @@ void Runner::preflight() {
     jackd_path_ = *jackd;
   }
   client_binary_ =
-      o_.client_binary.empty() ? dirname_of(self_exe_) + "/xrunlab-client" : o_.client_binary;
+      o_.client_binary.empty() ? helper_program_path(dirname_of(self_exe_), "xrunlab-client")
+                               : o_.client_binary;
   if (!find_program(client_binary_)) {
     throw Error(ExitCode::kMissingProgram,
                 "xrunlab-client not found at '" + client_binary_ +
-                    "': build it (cmake --build build) or pass --client-binary PATH");
+                    "': build it (cmake --build build), reinstall xrunlab or pass "
+                    "--client-binary PATH");
   }
   // --cpus / --load-cpus on this machine's CPUs (and SCHED_DEADLINE's root domain).
   check_cpus(o_, read_cpu_facts());
@@ -290,10 +293,11 @@ void Runner::preflight() {
     baseline_program_ = *cyclictest;
   }
   if (!o_.loads.empty()) {
-    load_tool_ = dirname_of(self_exe_) + "/xrunlab-load";
+    load_tool_ = helper_program_path(dirname_of(self_exe_), "xrunlab-load");
     if (!find_program(load_tool_)) {
-      throw Error(ExitCode::kMissingProgram,
-                  "xrunlab-load not found at '" + load_tool_ + "': build it (cmake --build build)");
+      throw Error(ExitCode::kMissingProgram, "xrunlab-load not found at '" + load_tool_ +
+                                                 "': build it (cmake --build build) or "
+                                                 "reinstall xrunlab");
     }
     // Every program a load needs is found before anything starts.
     for (const LoadSpec& spec : o_.loads) {
@@ -312,10 +316,11 @@ void Runner::preflight() {
   setup_.server_priority = policy_.realtime() ? policy_.server_priority() : 0;
   backend_->check(setup_);  // a missing or busy device fails before a run folder exists
   // Started before anything the run makes: every child spawned from here on announces itself.
-  const std::string janitor = dirname_of(self_exe_) + "/xrunlab-janitor";
+  const std::string janitor = helper_program_path(dirname_of(self_exe_), "xrunlab-janitor");
   if (!find_program(janitor)) {
-    throw Error(ExitCode::kMissingProgram,
-                "xrunlab-janitor not found at '" + janitor + "': build it (cmake --build build)");
+    throw Error(ExitCode::kMissingProgram, "xrunlab-janitor not found at '" + janitor +
+                                               "': build it (cmake --build build) or reinstall "
+                                               "xrunlab");
   }
   janitor_.start(janitor, journal_.journal_path());
   run_dir_ = create_run_dir(o_.output, o_.label);

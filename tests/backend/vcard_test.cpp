@@ -194,22 +194,6 @@ TEST(VcardConfig, ShmNameOfAServer) {
   EXPECT_EQ(vcard_shm_name("xrunlab-123-0"), "/xrunlab-vcard-xrunlab-123-0");
 }
 
-TEST(VcardConfig, FindsThePluginNextToTheBinaries) {
-  char tmpl[] = "/tmp/xrunlab-vcard-test-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string root = tmpl;
-  ASSERT_EQ(::mkdir((root + "/bin").c_str(), 0700), 0);
-  EXPECT_EQ(find_vcard_plugin(root + "/bin"), "");
-  ASSERT_EQ(::mkdir((root + "/lib").c_str(), 0700), 0);
-  const std::string so = root + "/lib/libasound_module_pcm_xrunlab.so";
-  std::ofstream(so) << "x";
-  EXPECT_EQ(find_vcard_plugin(root + "/bin"), root + "/bin/../lib/libasound_module_pcm_xrunlab.so");
-  std::remove(so.c_str());
-  ::rmdir((root + "/lib").c_str());
-  ::rmdir((root + "/bin").c_str());
-  ::rmdir(root.c_str());
-}
-
 // ---- the shm object --------------------------------------------------------------------------
 
 std::string test_shm_name() {
