@@ -41,7 +41,23 @@ if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -r)" != unlimited ] && [ "$(ulimit -r)" -
   priority=(--priority 0)
 fi
 "${xr[@]}" run --clients 3 --period 256 --duration 2 --label installed --output results \
-  "${priority[@]}" >"$work/run.log" 2>&1 || fail "the installed xrunlab run: $(tail -n 5 "$work/run.log")"
+  "${priority[@]}" >"$work/run.log" 2>&1 &
+engine=$!
+# The programs the engine started, as the kernel has them (/proc/PID/exe), while it runs.
+: >"$work/children"
+while kill -0 "$engine" 2>/dev/null; do
+  for child in $(ps -o pid= --ppid "$engine" 2>/dev/null); do
+    readlink "/proc/$child/exe" >>"$work/children" 2>/dev/null || true
+  done
+  sleep 0.1
+done
+wait "$engine" || fail "the installed xrunlab run: $(tail -n 5 "$work/run.log")"
+sort -u -o "$work/children" "$work/children"
+for helper in xrunlab-client xrunlab-janitor; do
+  grep -q -x -F "$prefix/$libexec/xrunlab/$helper" "$work/children" ||
+    fail "the engine did not start $prefix/$libexec/xrunlab/$helper; it started: $(tr '\n' ' ' <"$work/children")"
+done
+if grep -q -F "$build" "$work/children"; then fail "the engine started a program of the build tree"; fi
 run=$(find "$elsewhere/results/installed" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 [ -n "$run" ] || fail "no run folder under $elsewhere/results/installed"
 for f in summary.txt run.json timeseries.csv histogram.csv plots/timeline.png plots/latency.png \
@@ -54,10 +70,6 @@ plugin=$(realpath "$prefix/$libdir/xrunlab/libasound_module_pcm_xrunlab.so")
 grep -q -F "\"$plugin\"" "$run/vcard-asound.conf" ||
   fail "vcard-asound.conf does not name the installed plug-in: $(grep lib "$run/vcard-asound.conf")"
 if grep -q -F "$build" "$run/vcard-asound.conf"; then fail "vcard-asound.conf names the build tree"; fi
-# The clients and the janitor were the installed ones.
-grep -q -F "$prefix/$libexec/xrunlab/xrunlab-client" "$run/run.json" ||
-  fail "run.json does not name the installed xrunlab-client"
-if grep -q -F "$build/bin" "$run/run.json"; then fail "run.json names the build tree's programs"; fi
 
 # plot, summary, compare on the result, with the installed gnuplot scripts.
 rm -rf "$run/plots"
@@ -72,4 +84,5 @@ grep -q "installed" SUMMARY || fail "SUMMARY does not name the run's label"
 # A preset is found in the installed share folder (planned, not run: --dry-run).
 "${xr[@]}" campaign --preset jack_test4 --dry-run >"$work/preset.log" 2>&1 ||
   fail "campaign --preset jack_test4 --dry-run: $(tail -n 3 "$work/preset.log")"
-echo "install test: installed into $prefix and ran from $elsewhere: run, plot, summary, compare"
+echo "install test: installed into $prefix and ran from $elsewhere: run, plot, summary, compare, a preset"
+echo "install test: the engine started $(tr "\n" " " <"$work/children")"
