@@ -2,7 +2,7 @@
 # run as a point (spread sideways so runs with equal values stay visible), and the case's box
 # plot: the interquartile range as a box, min..max as whiskers, the median as a bar. Called by
 # `xrunlab campaign` as:
-#   gnuplot -c campaign.gp RUNS.csv MEDIANS.csv OUT.png TITLE NCASES NFIG TITLE1 [TITLE2 [TITLE3]]
+#   gnuplot -c campaign.gp RUNS.csv MEDIANS.csv OUT TITLE NCASES NFIG TITLE1 [TITLE2 [TITLE3]]
 # RUNS.csv columns: case,label,x,f1[,f2[,f3]] (one row per run; empty: the run lacks it)
 # MEDIANS.csv columns: case,label, then per figure median,q1,q3,min,max (one row per case;
 # empty: no run has the figure)
@@ -12,7 +12,14 @@ out = ARG3
 title = ARG4
 ncases = ARG5 + 0
 nfig = ARG6 + 0
-set terminal pngcairo size 1400,800 background rgb "white" font "sans,10" noenhanced
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1400,800 background rgb "white" font "sans,10" noenhanced
+} else {
+  set terminal pngcairo size 1400,800 background rgb "white" font "sans,10" noenhanced
+}
 set output out
 set datafile separator ","
 set datafile missing ""

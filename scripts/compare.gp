@@ -1,7 +1,7 @@
 # xrunlab compare: per group, the distribution of its runs (a strip plot: one column per group,
 # its runs spread side by side, the group's median as a bar): Delay Maximum and p99 delay on the
 # left, XRUN Count on the right. Imported jack_test runs are open symbols.
-# Called by `xrunlab compare` as: gnuplot -d -c compare.gp DATA.csv OUT.png [BY]
+# Called by `xrunlab compare` as: gnuplot -d -c compare.gp DATA.csv OUT.png|OUT.svg [BY]
 # DATA.csv columns: label,run_index,delay_max_us,delay_p99_us,xrun_count,imported,x,tick,group,
 #                   median_xrun_count,median_delay_max_us
 # BY: what the runs are grouped by (compare --by: label, host, kernel, backend, policy).
@@ -10,7 +10,14 @@
 data = ARG1
 out = ARG2
 by = ARGC >= 3 ? ARG3 : "label"
-set terminal pngcairo size 1400,900 background rgb "white" font "sans,10" noenhanced
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1400,900 background rgb "white" font "sans,10" noenhanced
+} else {
+  set terminal pngcairo size 1400,900 background rgb "white" font "sans,10" noenhanced
+}
 set output out
 set datafile separator ","
 set datafile missing ""

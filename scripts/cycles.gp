@@ -1,4 +1,4 @@
-# Waterfall of the worst cycles of one xrunlab run (gnuplot >= 5.4, pngcairo): where each
+# Waterfall of the worst cycles of one xrunlab run (gnuplot >= 5.4, pngcairo or svg): where each
 # cycle's period went, hop by hop, against its deadline. One row per cycle (the worst by slack
 # at the top, then cycles that missed: past the deadline, or a client did not run), from the
 # cycle table of run.json (engine/result/cycle_hops.hpp). xrunlab runs it without a shell,
@@ -10,7 +10,7 @@
 #              kind 1 interrupt -> jackd wake-up, 2 a client's wake-up after its upstream,
 #              3 a client's DSP, 4 a client that did not run (a marker at the row's end);
 #              label (quoted) names the row on the y axis. Absolute path.
-#   OUTPUT     the PNG to write
+#   OUTPUT     the PNG (or SVG) to write
 #   TITLE      the title, shown verbatim (no enhanced text); may hold line breaks
 #   PERIOD_US  the deadline (the next interrupt) in usecs
 #   ROWS       how many rows there are; 0 gives a "no data" plot
@@ -25,7 +25,14 @@ data = ARG1
 period = real(ARG4)
 rows = int(ARG5)
 
-set terminal pngcairo size 1280,800 noenhanced font ",10" background rgb "white"
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1280,800 noenhanced font ",10" background rgb "white"
+} else {
+  set terminal pngcairo size 1280,800 noenhanced font ",10" background rgb "white"
+}
 set output ARG2
 set title ARG3
 set key outside right top box

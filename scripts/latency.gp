@@ -1,4 +1,4 @@
-# Latency plot of one xrunlab run (gnuplot >= 5.4, pngcairo) in the form of the OSADL /
+# Latency plot of one xrunlab run (gnuplot >= 5.4, pngcairo or svg) in the form of the OSADL /
 # cyclictest latency plots: log count against latency in usecs, one line per series, 1 usec
 # bins as recorded, the period (the deadline) marked. The series (engine/report/plot_data.hpp
 # latency_plot) are the hops of the cycle table (interrupt -> jackd wake-up, the clients'
@@ -14,7 +14,7 @@
 #                  no value was recorded over more than a tick (engine/report/plot_data.hpp).
 #                  Absolute path: a gnuplot file name starting with '<' or '|' would run a
 #                  command.
-#   OUTPUT         the PNG to write
+#   OUTPUT         the PNG (or SVG) to write
 #   TITLE          the title, shown verbatim (no enhanced text); may hold line breaks
 #   PERIOD_US      the JACK period in usecs; 0 draws no period line
 #   POINTS         how many (value, count) lines DATA has; 0 gives a "no data" plot
@@ -66,7 +66,14 @@ style_width(w) = w eq "cycle" || w eq "delay_all" ? 2.5 : 1.5
 style_dash(w) = w eq "client_wakeup_worst" ? 2 : 1
 
 set encoding utf8
-set terminal pngcairo size 1280,800 noenhanced font "sans,11" background rgb "white"
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1280,800 noenhanced font "sans,11" background rgb "white"
+} else {
+  set terminal pngcairo size 1280,800 noenhanced font "sans,11" background rgb "white"
+}
 set output output
 set datafile missing NaN
 set grid xtics ytics mytics lc rgb "#d0d0d0"

@@ -2,7 +2,7 @@
 # colour = dropouts per minute (green: none in the step's runs), each cell labelled with its
 # rate or, when clean, the runs that support it. Cells the search did not measure are blank.
 # Called by `xrunlab sweep` as:
-#   gnuplot -c sweep.gp DATA OUT.png TITLE "PERIODS" "CLIENTS" MAXRATE
+#   gnuplot -c sweep.gp DATA OUT.png|OUT.svg TITLE "PERIODS" "CLIENTS" MAXRATE
 # DATA rows: clients_index period_index dropouts_per_min "label" (indexes from 0)
 data = ARG1
 out = ARG2
@@ -12,7 +12,16 @@ clients = ARG5
 maxrate = ARG6 + 0
 np = words(periods)
 nc = words(clients)
-set terminal pngcairo size (np * 150 + 300), (nc * 90 + 220) background rgb "white" font "sans,10" noenhanced
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+width = np * 150 + 300
+height = nc * 90 + 220
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size width, height background rgb "white" font "sans,10" noenhanced
+} else {
+  set terminal pngcairo size width, height background rgb "white" font "sans,10" noenhanced
+}
 set output out
 set title title
 set xrange [-0.5:np - 0.5]

@@ -1,4 +1,4 @@
-# Timeline of one xrunlab run (gnuplot >= 5.4, pngcairo), from its timeseries.csv (format in
+# Timeline of one xrunlab run (gnuplot >= 5.4, pngcairo or svg), from its timeseries.csv (format in
 # engine/report/report_csv.hpp) and its xruns and audible glitches from run.json. xrunlab runs
 # it without a shell, every value as its own argument (engine/report/plots.cpp):
 #
@@ -9,7 +9,7 @@
 #   XRUNS       the xruns as DRAW_XRUNS says: for markers one time per line (header "t_s",
 #               seconds since the measurement started), for counts per second one stretch per
 #               line (header "from_s,to_s,count")
-#   OUTPUT      the PNG to write
+#   OUTPUT      the PNG (or SVG) to write
 #   TITLE       the title, shown verbatim (no enhanced text); may hold line breaks
 #   PERIOD_US   the JACK period in usecs; 0 draws no period line
 #   CLIENTS     the client indices that get their own lines, separated by spaces ("1 7 14")
@@ -51,7 +51,14 @@ nclients = words(clients)
 per_second = draw_xruns == 2 || draw_glitches == 2
 
 set encoding utf8
-set terminal pngcairo size 1280,800 noenhanced font "sans,11" background rgb "white"
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'
+# (--plot-format svg; engine/report/plot_format.hpp). Run by hand without it: PNG.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1280,800 noenhanced font "sans,11" background rgb "white"
+} else {
+  set terminal pngcairo size 1280,800 noenhanced font "sans,11" background rgb "white"
+}
 set output output
 set datafile separator comma
 set datafile columnheaders

@@ -7,6 +7,7 @@
 #include "engine/campaign/sweep_runner.hpp"
 #include "engine/app/check_command.hpp"
 #include "engine/doctor/snapshot.hpp"
+#include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run_options.hpp"
 
@@ -19,6 +20,7 @@ struct ReportOptions {
   std::string format = "text";     // text | json | csv
   std::string by = "label";        // summary, compare: group by (parse_group_by's words)
   std::string write;               // where to write SUMMARY / compare.png / imported records
+  PlotFormat plot_format = PlotFormat::kPng;  // plot, compare: --plot-format
 };
 
 // Options of `xrunlab doctor`.

@@ -106,7 +106,7 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
     if (!fs::exists(dir + "/run.json")) {
       throw Error(ExitCode::kUsage, "'" + dir + "' is not a run folder (no run.json)");
     }
-    const PlotResult p = replot_run_folder(dir, find_script_dir(self_exe));
+    const PlotResult p = replot_run_folder(dir, find_script_dir(self_exe), ro.plot_format);
     for (const RunFile& f : p.files) std::cout << (fs::path(dir) / f.name).string() << "\n";
     if (!p.error.empty()) {
       std::cerr << "xrunlab: error: " << dir << ": " << p.error << "\n";
@@ -148,8 +148,10 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   } else {
     std::cout << format_compare(runs, by);
   }
-  // compare.png, drawn by gnuplot from a data file (scripts/compare.gp).
-  const std::string png = ro.write.empty() ? "compare.png" : ro.write;
+  // compare.png (compare.svg with --plot-format svg), drawn by gnuplot from a data file
+  // (scripts/compare.gp).
+  const std::string drawn = plot_file("compare", ro.plot_format);
+  const std::string target = ro.write.empty() ? drawn : ro.write;
   const fs::path tmp = fs::temp_directory_path() / fmt::format("xrunlab-compare-{}", ::getpid());
   fs::create_directories(tmp);
   const std::string data = write_compare_data(runs, tmp.string(), by);
@@ -161,21 +163,17 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
     rc = static_cast<int>(ExitCode::kMissingProgram);
   } else {
     SpawnSpec s;
-    s.argv = {"gnuplot",
-              "-d",
-              "-c",
-              script,
-              data,
-              (tmp / "compare.png").string(),
-              group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)};
+    s.argv = gnuplot_argv("gnuplot", script, ro.plot_format,
+                          {data, (tmp / drawn).string(),
+                           group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)});
     s.output_path = (tmp / "gnuplot.log").string();
     Child g = Child::spawn(s);
     g.wait_for(std::chrono::seconds(60));
-    if (fs::exists(tmp / "compare.png")) {
-      write_output_file(png, read_text((tmp / "compare.png").string()));
-      std::cerr << "xrunlab: wrote " << png << "\n";
+    if (fs::exists(tmp / drawn)) {
+      write_output_file(target, read_text((tmp / drawn).string()));
+      std::cerr << "xrunlab: wrote " << target << "\n";
     } else {
-      std::cerr << "xrunlab: error: gnuplot drew no compare.png: "
+      std::cerr << "xrunlab: error: gnuplot drew no " << drawn << ": "
                 << read_text((tmp / "gnuplot.log").string());
       rc = static_cast<int>(ExitCode::kRunFailed);
     }

@@ -332,7 +332,7 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
 }
 
 std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
-                               const std::string& dir) {
+                               const std::string& dir, PlotFormat format) {
   if (script_dir.empty()) return "the plot scripts (campaign.gp) were not found";
   std::vector<std::string> figures;
   for (const char* m : {"xrun_rate", "delay_max", "slack_p1"}) {
@@ -382,12 +382,10 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
   } catch (const std::exception& e) {
     return e.what();
   }
-  std::vector<std::string> argv = {"gnuplot",
-                                   "-c",
-                                   script_dir + "/campaign.gp",
-                                   dir + "/campaign-plot.csv",
+  const std::string out = dir + "/" + plot_file("campaign", format);
+  std::vector<std::string> args = {dir + "/campaign-plot.csv",
                                    dir + "/campaign-medians.csv",
-                                   dir + "/campaign.png",
+                                   out,
                                    fmt::format("xrunlab campaign {}: every finished run (point); "
                                                "per case the median (bar), the interquartile "
                                                "range (box) and min..max (whiskers)",
@@ -409,10 +407,11 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
       }
     }
     if (!first && low > 0 && high > 20 * low) title += ", log scale";  // campaign.gp reads this
-    argv.push_back(title);
+    args.push_back(title);
   }
-  hand_over_file(dir + "/campaign.png");  // gnuplot writes it (under sudo: as root)
-  return run_gnuplot(argv, std::chrono::seconds(60));
+  hand_over_file(out);  // gnuplot writes it (under sudo: as root)
+  return run_gnuplot(gnuplot_argv("gnuplot", script_dir + "/campaign.gp", format, args),
+                     std::chrono::seconds(60));
 }
 
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,

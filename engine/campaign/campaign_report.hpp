@@ -13,6 +13,7 @@
 
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/campaign_store.hpp"
+#include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/stats/describe.hpp"
 #include "engine/stats/verdict.hpp"
@@ -57,13 +58,13 @@ std::string format_verdict_table(const CampaignReport& r);
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
 
-// campaign.png in `dir`: one panel per figure (xrun rate, Delay Maximum, slack p1; those some
+// campaign.png (campaign.svg for `format` svg) in `dir`: one panel per figure (xrun rate, Delay Maximum, slack p1; those some
 // case has), every finished run a point, per case a box plot (median, IQR, min..max;
 // scripts/campaign.gp), from
 // campaign-plot.csv and campaign-medians.csv, which stay beside it. Returns "" or what went
 // wrong (a warning: the text report is complete without the picture). Never throws.
 std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
-                               const std::string& dir);
+                               const std::string& dir, PlotFormat format = PlotFormat::kPng);
 
 // --fail-if on each case's median; one JUnit case per campaign case.
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,

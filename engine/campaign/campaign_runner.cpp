@@ -233,6 +233,10 @@ class Runner {
     for (const char* a : {"--label", label.c_str(), "--output", out.c_str(), "-q"}) {
       argv.emplace_back(a);
     }
+    if (o_.plot_format) {  // after the run's own arguments: --plot-format's last value counts
+      argv.emplace_back("--plot-format");
+      argv.emplace_back(plot_format_name(*o_.plot_format));
+    }
     const std::string what = r.warmup
                                  ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
                                  : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name,
@@ -338,9 +342,12 @@ class Runner {
     write_output_file(dir_ + "/campaign-summary.txt", text);
     write_output_file(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
     if (o_.as_step) return 0;  // the sweep draws and prints its own
-    const std::string plot_error = draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_);
+    const PlotFormat format = o_.plot_format.value_or(PlotFormat::kPng);
+    const std::string plot_error =
+        draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_, format);
     if (!plot_error.empty()) {
-      std::fprintf(stderr, "xrunlab: warning: no campaign.png: %s\n", plot_error.c_str());
+      std::fprintf(stderr, "xrunlab: warning: no %s: %s\n",
+                   plot_file("campaign", format).c_str(), plot_error.c_str());
     }
     std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,

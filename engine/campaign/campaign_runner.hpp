@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/campaign/campaign_plan.hpp"
+#include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 
 namespace xrunlab {
@@ -34,6 +35,10 @@ struct CampaignOptions {
   std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
   std::vector<Threshold> fail_if;    // checked on each case's median at the end (exit code 10)
   std::string junit;                 // JUnit XML, one testcase per case ("" = none)
+  // --plot-format: campaign.svg instead of campaign.png, and every run gets --plot-format too
+  // (after its own arguments, so it wins over the file's); none: campaign.png, the runs as the
+  // file says.
+  std::optional<PlotFormat> plot_format;
   // A step of a larger search (`xrunlab sweep`): no plan, no "run i of n" lines and no closing
   // report on the terminal (campaign-summary.txt/.json are still written); the caller says
   // what runs. The live line and the interrupted/failed messages stay.

@@ -26,7 +26,7 @@ const std::set<std::string>& run_keys() {
       "priority", "policy", "load",           "inject",       "inject-client",
       "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
       "record",  "plots",  "baseline", "record-format", "source", "dma-latency",
-      "cpus",    "load-cpus", "explain", "trace-on-xrun", "full-log"};
+      "cpus",    "load-cpus", "explain", "trace-on-xrun", "full-log", "plot-format"};
   return keys;
 }
 

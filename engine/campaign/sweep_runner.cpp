@@ -113,6 +113,7 @@ class SweepRunner {
     co.self_exe = o_.self_exe;
     co.file = "(xrunlab sweep " + o_.spec.name + ")";
     co.as_step = true;
+    co.plot_format = o_.plot_format;
     const std::string text = "xrunlab sweep step " + label;
     const std::string name = "sweep " + label;
     const std::optional<CampaignState> old = load_campaign_state(step_dir);
@@ -188,11 +189,17 @@ class SweepRunner {
     const std::string plot_error = draw(g);
     std::fputs(text.c_str(), stdout);
     if (!plot_error.empty()) {
-      std::fprintf(stderr, "xrunlab: warning: no sweep.png: %s\n", plot_error.c_str());
+      std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", heatmap_name().c_str(),
+                   plot_error.c_str());
     } else if (!g.steps.empty()) {
-      std::printf("Heatmap: %s/sweep.png\n", dir_.c_str());
+      std::printf("Heatmap: %s/%s\n", dir_.c_str(), heatmap_name().c_str());
     }
     std::fflush(stdout);
+  }
+
+  // sweep.png, or sweep.svg with --plot-format svg.
+  std::string heatmap_name() const {
+    return plot_file("sweep", o_.plot_format.value_or(PlotFormat::kPng));
   }
 
   std::string draw(const SweepGrid& g) {
@@ -205,13 +212,16 @@ class SweepRunner {
     for (int c : o_.spec.clients) clients += (clients.empty() ? "" : " ") + std::to_string(c);
     double max_rate = 0;
     for (const SweepStep& s : g.steps) max_rate = std::max(max_rate, s.rate_per_min());
-    hand_over_file(dir_ + "/sweep.png");  // gnuplot writes it (under sudo: as root)
+    const std::string out = dir_ + "/" + heatmap_name();
+    hand_over_file(out);  // gnuplot writes it (under sudo: as root)
     return run_gnuplot(
-        {"gnuplot", "-c", script_dir + "/sweep.gp", dir_ + "/sweep-heatmap.dat",
-         dir_ + "/sweep.png",
-         fmt::format("xrunlab sweep {}: dropouts per minute; blank: not measured ({} search)",
-                     o_.spec.name, o_.spec.search),
-         periods, clients, fmt::format("{}", max_rate)},
+        gnuplot_argv("gnuplot", script_dir + "/sweep.gp",
+                     o_.plot_format.value_or(PlotFormat::kPng),
+                     {dir_ + "/sweep-heatmap.dat", out,
+                      fmt::format("xrunlab sweep {}: dropouts per minute; blank: not measured "
+                                  "({} search)",
+                                  o_.spec.name, o_.spec.search),
+                      periods, clients, fmt::format("{}", max_rate)}),
         std::chrono::seconds(60));
   }
 

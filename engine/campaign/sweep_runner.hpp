@@ -8,11 +8,13 @@
 // DIR/sweep.png, the heatmap. A folder holding a sweep with other settings is refused.
 // Non-realtime.
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/sweep.hpp"
+#include "engine/report/plot_format.hpp"
 
 namespace xrunlab {
 
@@ -22,6 +24,9 @@ struct SweepOptions {
   bool dry_run = false;  // print the plan and its longest time; run nothing
   bool quiet = false;    // no live line, no step lines: only the table and recommendation
   std::string self_exe;  // this xrunlab, run as `xrunlab run ...`
+  // --plot-format: sweep.svg instead of sweep.png, and every run's plots in it; none: sweep.png,
+  // the runs as their arguments say. Not part of the sweep's settings (its name, its folder).
+  std::optional<PlotFormat> plot_format;
 };
 
 // What a finished (or stopped) sweep found, for `xrunlab check`.

@@ -449,9 +449,9 @@ std::string explain_note(const nlohmann::json& cycle) {
   return note + "nothing competed";
 }
 
-PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
+PlotInputs plot_inputs(const RunResult& r, const std::string& dir, PlotFormat format) {
   namespace fs = std::filesystem;
-  auto in_dir = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  auto in_dir = [&](const std::string& name) { return (fs::path(dir) / name).string(); };
   const PlotContext context = plot_context(r);
   const PlotSeries series = plot_series(r);
   const std::vector<int> picked = pick_clients(series.clients);
@@ -499,17 +499,18 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir) {
   };
   in.scripts = {"timeline", "latency", "cycles"};
   in.args = {
-      {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir("timeline.png"), title, period,
-       join(picked),
+      {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir(plot_file("timeline", format)),
+       title, period, join(picked),
        fmt::format("{} {} {} {} {} {}", series.clients.size(), series.delay_points,
                    series.system_points, draw(xruns), draw(glitches),
                    std::max(xruns.peak, glitches.peak)),
        in_dir("glitches.dat"), xruns.key + "\t" + glitches.key},
-      {in_dir("latency.dat"), in_dir("latency.png"), title + "\n" + latency.what, period,
+      {in_dir("latency.dat"), in_dir(plot_file("latency", format)),
+       title + "\n" + latency.what, period,
        fmt::format("{} {} {}", latency_points,
                    latency_axis_needs_log(latency, context.period_us) ? 1 : 0, usecs(resolution)),
        styles, keys, latency.xlabel},
-      {in_dir("cycles.dat"), in_dir("cycles.png"),
+      {in_dir("cycles.dat"), in_dir(plot_file("cycles", format)),
        title + fmt::format("\nthe {} worst cycles by slack, then cycles that missed (of {} "
                            "missed in the run); hops in chain order",
                            std::min<size_t>(r.cycle_table.worst.size(), 12),

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/plot_format.hpp"
 #include "engine/report/run_file.hpp"
 #include "engine/result/result.hpp"
 
@@ -183,14 +184,15 @@ bool latency_axis_needs_log(const LatencyPlot& p, double period_us);
 //            for counts per second: timeline_xruns, timeline_glitches), latency.dat (one block
 //            per latency_plot series: format_histogram_blocks)
 //   scripts  the script names without ".gp" ("timeline", "latency"); each draws
-//            dir/<name>.png
+//            dir/<name>.png, or dir/<name>.svg for `format` svg (plot_file)
 //   args     per script, its arguments after the script (scripts/<name>.gp lists them)
 struct PlotInputs {
   std::vector<RunFile> data;
   std::vector<std::string> scripts;
   std::vector<std::vector<std::string>> args;
 };
-PlotInputs plot_inputs(const RunResult& r, const std::string& dir);
+PlotInputs plot_inputs(const RunResult& r, const std::string& dir,
+                       PlotFormat format = PlotFormat::kPng);
 
 // The waterfall's note for one cycle of run.json's explain.cycles: its latest hop named as the
 // summary names it ("jackd's wake-up", "c03's wake-up", "c01's DSP") and, in a few words, what

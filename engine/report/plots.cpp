@@ -34,7 +34,6 @@ namespace fs = std::filesystem;
 constexpr const char* kMarkerScript = "timeline.gp";  // find_script_dir looks for this one
 constexpr const char* kInstallHint =
     "install gnuplot-nox (apt-get install --no-install-recommends gnuplot-nox)";
-constexpr std::string_view kPngSignature = "\x89PNG\r\n\x1a\n";
 constexpr size_t kOutputKeep = 8192;  // bytes of gnuplot's output kept for an error message
 
 // A private folder for gnuplot's files ($TMPDIR, else /tmp), removed with its content when the
@@ -84,13 +83,16 @@ std::string last_lines(const std::string& output, size_t max_lines) {
   return out.empty() ? "no output" : out;
 }
 
-
-bool is_png(const std::string& content) {
-  return content.size() > kPngSignature.size() &&
-         std::string_view(content).substr(0, kPngSignature.size()) == kPngSignature;
-}
-
 }  // namespace
+
+std::vector<std::string> plot_files(PlotFormat f) {
+  std::vector<std::string> out;
+  for (const char* png : kPlotFiles) {
+    const std::string_view name(png);
+    out.push_back(plot_file(name.substr(0, name.rfind('.')), f));
+  }
+  return out;
+}
 
 std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
   SpawnSpec spec;
@@ -158,7 +160,7 @@ PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
   }
   const std::optional<PlotFolder> tmp = PlotFolder::make(&result.error);
   if (!tmp) return result;
-  const PlotInputs in = plot_inputs(r, tmp->path());
+  const PlotInputs in = plot_inputs(r, tmp->path(), options.format);
   try {
     for (const RunFile& f : in.data) write_file_atomic(tmp->path() + "/" + f.name, f.bytes);
   } catch (const std::exception& e) {
@@ -166,27 +168,23 @@ PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
     return result;
   }
   for (size_t i = 0; i < in.scripts.size(); ++i) {
-    std::vector<std::string> argv = {
-        *gnuplot,
-        "-d",  // no ~/.gnuplot or system init file: the same plots for everyone
-        "-c",
-        scripts[i].string(),
-    };
-    argv.insert(argv.end(), in.args[i].begin(), in.args[i].end());
-    const std::string error = run_gnuplot(argv, options.timeout);
+    // -d: no ~/.gnuplot or system init file, the same plots for everyone.
+    const std::string error = run_gnuplot(
+        gnuplot_argv(*gnuplot, scripts[i].string(), options.format, in.args[i]), options.timeout);
     if (!error.empty() && result.error.empty()) {
       result.error = fmt::format("{}.gp: {}", in.scripts[i], error);
     }
   }
   // Whatever gnuplot finished is kept, even after an error in another plot.
+  const std::vector<std::string> names = plot_files(options.format);
   for (size_t i = 0; i < in.scripts.size(); ++i) {
-    const std::string png = in.scripts[i] + ".png";
-    std::optional<std::string> content = read_file(tmp->path() + "/" + png);
-    if (!content || !is_png(*content)) {
-      if (result.error.empty()) result.error = fmt::format("gnuplot did not draw {}", png);
+    const std::string drawn = plot_file(in.scripts[i], options.format);
+    std::optional<std::string> content = read_file(tmp->path() + "/" + drawn);
+    if (!content || !is_plot_file(*content, options.format)) {
+      if (result.error.empty()) result.error = fmt::format("gnuplot did not draw {}", drawn);
       continue;
     }
-    result.files.push_back({kPlotFiles[i], std::move(*content)});
+    result.files.push_back({names[i], std::move(*content)});
   }
   return result;
 }

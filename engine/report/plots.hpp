@@ -1,6 +1,7 @@
 #pragma once
-// PNG plots of one run, drawn by gnuplot (pngcairo) from the result model with
-// scripts/timeline.gp and scripts/latency.gp (one script per plot, so users can restyle them).
+// The plots of one run, PNG (gnuplot's pngcairo) or SVG (its svg terminal: --plot-format,
+// engine/report/plot_format.hpp), drawn from the result model with scripts/timeline.gp,
+// latency.gp and cycles.gp (one script per plot, so users can restyle them).
 // gnuplot runs as a child process from an argv vector (engine/system/process.hpp: no shell);
 // every value reaches the script as its own argument through `gnuplot -c`, so titles and paths
 // are never parsed as gnuplot commands. Plots are optional output: nothing here throws,
@@ -9,14 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/plot_format.hpp"
 #include "engine/report/run_file.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
 
-// The plots, relative to the run folder, in the order draw_plots makes them.
+// The plots, relative to the run folder, in the order draw_plots makes them, as PNGs (an SVG's
+// name ends in .svg instead: plot_files).
 inline constexpr const char* kPlotFiles[] = {"plots/timeline.png", "plots/latency.png",
                                              "plots/cycles.png"};
+// kPlotFiles in format `f`: "plots/timeline.svg", ...
+std::vector<std::string> plot_files(PlotFormat f);
 // Plots of older xrunlab versions, stale next to the new ones: delay.png and cpu.png are now
 // part of timeline.png, histogram.png (the callback delay histogram) is latency.png.
 inline constexpr const char* kReplacedPlotFiles[] = {"plots/delay.png", "plots/cpu.png",
@@ -25,14 +30,16 @@ inline constexpr const char* kReplacedPlotFiles[] = {"plots/delay.png", "plots/c
 struct PlotOptions {
   std::string gnuplot = "gnuplot";   // program name (looked up in PATH) or path
   std::chrono::seconds timeout{60};  // gnuplot is killed after this long
+  PlotFormat format = PlotFormat::kPng;
 };
 
 struct PlotResult {
-  std::vector<RunFile> files;  // the PNGs drawn, named as in kPlotFiles
+  std::vector<RunFile> files;  // the plots drawn, named as plot_files(format) names them
   std::string error;           // empty on success; else what went wrong, for a warning
 };
 
-// Draws (1280x800 pngcairo, white background, key outside the data area)
+// Draws (1280x800, white background, key outside the data area; .png or .svg as
+// options.format says)
 //   plots/timeline.png  per second: callback delay max and mean of the first, middle and last
 //                       client (every client when there are at most 3), cycle time max, the
 //                       period; DSP load and CPU user+system on y2. Xruns and audible glitches:
@@ -58,9 +65,9 @@ struct PlotResult {
 //                       cycle table" without one
 // from r (engine/report/plot_data.hpp plot_inputs: the title, the data files and the scripts'
 // arguments) using script_dir/timeline.gp, latency.gp and cycles.gp. gnuplot draws in a
-// private temporary folder ($TMPDIR, else /tmp), removed before returning; the PNGs come back
+// private temporary folder ($TMPDIR, else /tmp), removed before returning; the plots come back
 // as bytes, for write_run_files (engine/report/run_folder.hpp). A plot without data says so
-// instead of failing. PNGs gnuplot drew before an error are still returned. gnuplot missing:
+// instead of failing. Plots gnuplot drew before an error are still returned. gnuplot missing:
 // the error names the package (gnuplot-nox). Never throws.
 PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
                       const PlotOptions& options = {});

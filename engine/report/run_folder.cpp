@@ -57,8 +57,10 @@ std::vector<RunFile> render_checkpoint_files(const RunResult& r) {
   };
 }
 
-RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir) {
-  PlotResult p = draw_plots(r, scripts_dir);
+RenderedPlots render_plots(const RunResult& r, const std::string& scripts_dir, PlotFormat format) {
+  PlotOptions options;
+  options.format = format;
+  PlotResult p = draw_plots(r, scripts_dir, options);
   RenderedPlots out;
   out.files = std::move(p.files);
   if (!p.error.empty()) out.warnings.push_back("plots: " + p.error);
@@ -88,10 +90,17 @@ void write_run_files(const std::string& run_dir, const std::vector<RunFile>& fil
   }
 }
 
+PlotFormat run_plot_format(const RunResult& r) {
+  if (!r.spec.is_object()) return PlotFormat::kPng;
+  const auto it = r.spec.find("plot_format");
+  if (it == r.spec.end() || !it->is_string()) return PlotFormat::kPng;
+  return parse_plot_format(it->get<std::string>()).value_or(PlotFormat::kPng);
+}
+
 void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
-                      const std::string& scripts_dir) {
+                      const std::string& scripts_dir, std::optional<PlotFormat> format) {
   if (plots) {
-    RenderedPlots p = render_plots(r, scripts_dir);
+    RenderedPlots p = render_plots(r, scripts_dir, format.value_or(run_plot_format(r)));
     r.warnings.insert(r.warnings.end(), p.warnings.begin(), p.warnings.end());
     // The plots before the data files, so that the warning of plots that did not fit is in them.
     // A full disk leaves no plot: those written go again, making room for the data files.
@@ -165,8 +174,11 @@ RunResult load_run_folder(const std::string& dir) {
   return std::move(*r);
 }
 
-PlotResult replot_run_folder(const std::string& run_dir, const std::string& scripts_dir) {
-  PlotResult p = draw_plots(load_run_folder(run_dir), scripts_dir);
+PlotResult replot_run_folder(const std::string& run_dir, const std::string& scripts_dir,
+                             PlotFormat format) {
+  PlotOptions options;
+  options.format = format;
+  PlotResult p = draw_plots(load_run_folder(run_dir), scripts_dir, options);
   write_run_files(run_dir, p.files);
   if (p.files.size() == std::size(kPlotFiles)) {
     for (const char* stale : kReplacedPlotFiles) {

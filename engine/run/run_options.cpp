@@ -62,6 +62,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"client_binary", o.client_binary},
           {"server_timeout_s", o.server_timeout_s},
           {"plots", o.plots},
+          {"plot_format", plot_format_name(o.plot_format)},
           {"backend", o.backend ? o.backend->text : std::string()},
           {"nperiods", o.nperiods},
           {"audio_check", o.audio_check},

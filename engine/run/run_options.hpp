@@ -9,6 +9,7 @@
 
 #include "engine/backend/backend.hpp"
 #include "engine/loads/load_spec.hpp"
+#include "engine/report/plot_format.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/source_audio.hpp"
@@ -57,6 +58,7 @@ struct RunOptions {
   bool period_given = false;  // --period / --rate were on the command line (attach checks them)
   bool rate_given = false;
   bool plots = true;
+  PlotFormat plot_format = PlotFormat::kPng;  // --plot-format png|svg (run.json spec.plot_format)
   bool audio_check = true;  // the audible chain: a test signal through port 1 of every client
   bool record = false;      // write the received signal and glitch excerpts (audio/*.wav)
   std::string record_format = "wav";  // --record-format wav|flac
