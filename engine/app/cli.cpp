@@ -3,6 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -51,6 +55,83 @@ void make_specs(const std::string& policy_text, const std::vector<std::string>& 
   }
 }
 
+// `xrunlab --help` (and `xrunlab` alone) lists each subcommand on one line; the subcommand's own
+// --help gives its whole description.
+class OneLineSubcommands : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    static const std::map<std::string, std::string> kLines = {
+        {"run", "Run one measurement: a private jackd, N clients, every cycle measured."},
+        {"plot", "Draw a run folder's plots again."},
+        {"summary", "Write SUMMARY (jack_test's layout) and a table per label for runs."},
+        {"compare", "Compare runs side by side in jack_test's field names; compare.png."},
+        {"import", "Read old jack_test summaries into run records (*.records.json)."},
+        {"campaign", "Run a campaign file (cases x repetitions, interleaved) into one folder."},
+        {"sweep", "Find the smallest period that runs without dropouts."},
+        {"doctor", "Check whether this system is set up for realtime audio."},
+        {"check", "The doctor's checks and a short sweep, ending in one verdict."}};
+    const auto line = kLines.find(sub->get_name());
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             line != kLines.end() ? line->second : sub->get_description(),
+                             get_column_width());
+    return out.str();
+  }
+};
+
+// Each --help ends with real examples; tests/app/cli_test.cpp parses every `  $ xrunlab ...`
+// line, so they stay commands that work. help2man makes them the man pages' EXAMPLES.
+void add_examples(CLI::App& app) {
+  auto footer = [&app](const char* sub, const char* text) {
+    (sub[0] == '\0' ? &app : app.get_subcommand(sub))->footer(text);
+  };
+  footer("",
+         "'xrunlab SUBCOMMAND --help' shows a subcommand's options and examples.\n\n"
+         "Examples:\n"
+         "  $ xrunlab doctor                           # ready for audio?\n"
+         "  $ xrunlab check --clients 8 --dsp-load 50  # which period?\n"
+         "  $ xrunlab run --period 256 --duration 10 --label demo");
+  footer("run",
+         "Examples:\n"
+         "  $ xrunlab run --period 256 --duration 10 --label demo\n"
+         "  $ xrunlab run --policy rr:80 --load compile --duration 60\n"
+         "  $ xrunlab run --duration 60 --fail-if 'xruns>0' --junit ci.xml");
+  footer("campaign",
+         "Examples:\n"
+         "  $ xrunlab campaign --preset jack_test4 --dry-run  # the plan\n"
+         "  $ xrunlab campaign --preset iso-vs-fifo-2005 --scale 0.05\n"
+         "  $ xrunlab campaign my-cases.toml --repetitions 5");
+  footer("sweep",
+         "Examples:\n"
+         "  $ xrunlab sweep --dry-run  # the steps it may run, how long\n"
+         "  $ xrunlab sweep --periods 128,256,512 --clients 4,14\n"
+         "  $ xrunlab sweep --clients 8 -- --policy fifo --load compile");
+  footer("check",
+         "Examples:\n"
+         "  $ xrunlab check  # 14 clients at 30 % DSP load\n"
+         "  $ xrunlab check --clients 8 --dsp-load 50 -- --rate 44100");
+  footer("plot",
+         "Examples:\n"
+         "  $ xrunlab plot results/demo/*  # every run of the label demo");
+  footer("summary",
+         "Examples:\n"
+         "  $ xrunlab summary results  # writes results/SUMMARY\n"
+         "  $ xrunlab summary results --by kernel --format csv");
+  footer("compare",
+         "Examples:\n"
+         "  $ xrunlab compare results/fifo results/rr  # a column per label\n"
+         "  $ xrunlab compare results/campaigns/jack_test4 --by run");
+  footer("import",
+         "Examples:\n"
+         "  $ xrunlab import jack_test4.SUMMARY  # into results/imported/\n"
+         "  $ xrunlab import old/*.txt --write results/imported-2005");
+  footer("doctor",
+         "Examples:\n"
+         "  $ xrunlab doctor\n"
+         "  $ xrunlab doctor --json --priority 80\n"
+         "  $ sudo xrunlab doctor  # also the checks that need root");
+}
+
 }  // namespace
 
 Command parse_command_line(int argc, char** argv, int* exit_code) {
@@ -62,6 +143,8 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "jack_test-style summary, run.json, CSV files and plots."};
   app.set_version_flag("--version", std::string("xrunlab ") + kVersion);
   app.require_subcommand(1);
+  app.formatter(std::make_shared<OneLineSubcommands>());  // before the subcommands: they copy it
+  app.name("xrunlab");  // the usage line says xrunlab, not argv[0]'s path (man pages read it)
   CLI::App* run = app.add_subcommand("run", "Run one measurement.");
   run->add_option("--clients", o.clients,
                   "Number of DSP clients in the chain (c1 -> c2 -> ... -> cN).")
@@ -431,6 +514,12 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                      "--load compile --backend alsa:hw:1 (not --clients, --period, --duration, "
                      "--dsp-load).")
       ->type_name("-- RUN_OPTIONS");
+  add_examples(app);
+  if (argc <= 1) {  // `xrunlab` alone: the usage, as --help prints it
+    std::fputs(app.help().c_str(), stdout);
+    *exit_code = 0;
+    return cmd;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -438,6 +527,16 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
+    // No subcommand: name the word that is not one (CLI11 says only "A subcommand is required").
+    if (app.get_subcommands().empty() && argc > 1) {
+      const std::string first = argv[1];
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      msg = (first.rfind('-', 0) == 0 ? "unknown option '" : "unknown subcommand '") + first +
+            "'; give one of " + names;
+    }
     throw Error(ExitCode::kUsage, msg + " (see xrunlab --help)");
   }
   for (const std::string& t : fail_if_texts) cmd.fail_if.push_back(parse_threshold(t));

@@ -89,7 +89,8 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_NE(usage_error({"run", "--clients", "2", "--inject-client", "3"}).find("--inject-client"),
             std::string::npos);
   EXPECT_NE(usage_error({"run", "--clients", "many"}).find("--clients"), std::string::npos);
-  EXPECT_NE(usage_error({}).find("run"), std::string::npos);  // a subcommand is required
+  // No subcommand: NoArgumentsPrintTheUsageAndExitZero; a word that is not one names them.
+  EXPECT_NE(usage_error({"frob"}).find("run"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--record-format", "mp3"}).find("--record-format"),
             std::string::npos);
 }
@@ -144,6 +145,119 @@ TEST(Options, HelpAndVersionExitZero) {
   EXPECT_EQ(code, 0);
   EXPECT_NE(help.find("--dsp-load"), std::string::npos);
   EXPECT_NE(help.find("FRAMES"), std::string::npos);
+}
+
+const std::vector<std::string> kSubcommands = {"run",     "campaign", "sweep",  "check", "plot",
+                                               "summary", "compare",  "import", "doctor"};
+
+// `xrunlab` alone prints the usage (every subcommand, one line each) and exits 0.
+TEST(Options, NoArgumentsPrintTheUsageAndExitZero) {
+  int code = -1;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse({}, &code).kind, Command::Kind::kNone);
+  const std::string usage = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(usage.find("Usage: xrunlab [OPTIONS] SUBCOMMAND"), std::string::npos) << usage;
+  for (const std::string& sub : kSubcommands) {
+    // "  run    Run one measurement: ..." on one line.
+    const size_t at = usage.find("\n  " + sub + " ");
+    ASSERT_NE(at, std::string::npos) << sub << " missing in:\n" << usage;
+    const size_t eol = usage.find('\n', at + 1);
+    EXPECT_LT(usage.find_first_not_of(' ', at + 3 + sub.size()), eol) << sub << ": no text";
+    EXPECT_LT(eol - at, 110u) << sub << ": one short line";
+  }
+  // The same text as --help.
+  testing::internal::CaptureStdout();
+  parse({"--help"}, &code);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), usage);
+}
+
+// A wrong flag or word stays a one-line usage error (exit code 2) naming it.
+TEST(Options, AnUnknownSubcommandOrTopLevelFlagIsAOneLineUsageError) {
+  const std::string word = usage_error({"frob"});
+  EXPECT_NE(word.find("unknown subcommand 'frob'"), std::string::npos) << word;
+  EXPECT_NE(word.find("run, "), std::string::npos) << word;
+  const std::string flag = usage_error({"--bogus"});
+  EXPECT_NE(flag.find("unknown option '--bogus'"), std::string::npos) << flag;
+  for (const std::string& m : {word, flag}) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_NE(usage_error({"run", "--bogus"}).find("--bogus"), std::string::npos);
+}
+
+// Shell words of one example line: blanks split, '...' quotes, " # ..." a comment.
+std::vector<std::string> shell_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string w;
+  bool in_word = false, quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '\'') {
+        quoted = false;
+      } else {
+        w += c;
+      }
+    } else if (c == '\'') {
+      quoted = in_word = true;
+    } else if (c == ' ') {
+      if (in_word) words.push_back(w);
+      w.clear();
+      in_word = false;
+    } else if (c == '#' && !in_word) {
+      break;
+    } else {
+      w += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(w);
+  return words;
+}
+
+// Every --help ends with examples, and each one parses as the command it shows (with the `--`
+// part checked as a campaign checks `xrunlab run` options).
+TEST(Options, EveryHelpEndsWithExamplesThatParse) {
+  std::vector<std::string> pages = kSubcommands;
+  pages.push_back("");  // xrunlab --help
+  for (const std::string& sub : pages) {
+    int code = -1;
+    testing::internal::CaptureStdout();
+    std::vector<std::string> args = {sub, "--help"};
+    if (sub.empty()) args.erase(args.begin());
+    parse(args, &code);
+    const std::string help = testing::internal::GetCapturedStdout();
+    const size_t examples = help.find("\nExamples:\n");
+    ASSERT_NE(examples, std::string::npos) << "xrunlab " << sub << " --help:\n" << help;
+    int count = 0;
+    size_t at = examples;
+    while ((at = help.find("\n  $ ", at + 1)) != std::string::npos) {
+      const std::string line = help.substr(at + 5, help.find('\n', at + 1) - at - 5);
+      // "$ " + line fits the man page's EXAMPLES at 80 columns (help2man indents it 14).
+      EXPECT_LE(line.size() + 2, 64u) << line;
+      std::vector<std::string> words = shell_words(line);
+      if (!words.empty() && words[0] == "sudo") words.erase(words.begin());
+      ASSERT_GE(words.size(), 2u) << line;
+      ASSERT_EQ(words[0], "xrunlab") << line;
+      if (!sub.empty()) {
+        EXPECT_EQ(words[1], sub) << line;
+      }
+      words.erase(words.begin());
+      Command c;
+      try {
+        c = parse(words);
+      } catch (const Error& e) {
+        ADD_FAILURE() << line << ": " << e.what();
+        continue;
+      }
+      EXPECT_NE(c.kind, Command::Kind::kNone) << line;
+      const std::vector<std::string>& run_args =
+          c.kind == Command::Kind::kSweep ? c.sweep.spec.run_args : c.check.run_args;
+      if (c.kind == Command::Kind::kSweep || c.kind == Command::Kind::kCheck) {
+        EXPECT_NO_THROW(check_run_args(run_args)) << line;
+      }
+      ++count;
+    }
+    EXPECT_GE(count, sub.empty() || sub == "plot" ? 1 : 2) << "xrunlab " << sub << " --help";
+  }
 }
 
 // Parse, don't validate: the specs arrive typed, and run.json's spec gives them back as text.
