@@ -4,8 +4,13 @@
 # installed xrunlab from an empty folder and checks the summary, the plots and `plot`,
 # `summary` and `compare` on the result.
 #
-#   scripts/package.sh            build build-deb/xrunlab_<version>_<arch>.deb and check it
-#   scripts/package.sh --install  ... then install it and run it (CI does this)
+#   scripts/package.sh                 build build-deb/xrunlab_<version>_<arch>.deb and check it
+#   scripts/package.sh --install       ... then install it here and run it
+#   scripts/package.sh --clean-debian  ... then install it with apt-get into a minimal Debian 12
+#                                      made by debootstrap (build-deb/clean-root, root only),
+#                                      where nothing else is installed, and run it there: the
+#                                      check that Depends names everything it needs (CI does
+#                                      both)
 #
 # The package is configured for /usr (multiarch libdir: /usr/lib/<triplet>/xrunlab) without the
 # tests, and with XRUNLAB_WERROR at its default (off), as a packager builds it. Exit 1 when a
@@ -14,10 +19,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 install=0
+clean_debian=0
 for arg in "$@"; do
   case "$arg" in
     --install) install=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --clean-debian) clean_debian=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "package.sh: error: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -76,9 +83,9 @@ expect=(
 paths=$(awk '{print $2}' <<<"$contents")
 for e in "${expect[@]}"; do
   if [[ "$e" == ./* ]]; then
-    grep -q -x -F "$e" <<<"$paths" || fail "the package has no ${e#.}"
+    grep -q -x -F -e "$e" <<<"$paths" || fail "the package has no ${e#.}"
   else
-    grep -q -x -F "$e" <<<"$contents" || fail "the package has no ${e##* .} with mode ${e%% *}"
+    grep -q -x -F -e "$e" <<<"$contents" || fail "the package has no ${e##* .} with mode ${e%% *}"
   fi
 done
 # Nothing in alsa-lib's own plug-in folder, nothing outside /usr, no test programs.
@@ -90,6 +97,54 @@ if grep -v -q -E ' \./(usr(/.*)?)?$' <<<"$contents"; then
 fi
 if grep -q -E '_test$|_bench$' <<<"$contents"; then fail "the package holds test programs"; fi
 echo "package.sh: metadata and contents as expected ($(wc -l <<<"$contents") entries)"
+
+# ---- a minimal Debian 12 with nothing but the package and what it depends on ---------------------
+if [ "$clean_debian" = 1 ]; then
+  [ "$(id -u)" -eq 0 ] || fail "--clean-debian needs root (debootstrap, chroot)"
+  command -v debootstrap >/dev/null ||
+    fail "--clean-debian needs debootstrap (apt-get install --no-install-recommends debootstrap)"
+  root=build-deb/clean-root
+  # One mount of each, undone on every exit path (the root folder itself is kept for next time).
+  unmount() {
+    for m in dev/shm dev proc; do
+      mountpoint -q "$root/$m" && umount -l "$root/$m"
+    done
+    return 0
+  }
+  trap unmount EXIT
+  if [ ! -x "$root/usr/bin/apt-get" ]; then
+    rm -rf "$root"
+    debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null ||
+      fail "debootstrap of Debian 12 into $root"
+  fi
+  # The /dev of this machine (jackd and the clients need /dev/null and friends), a private
+  # /dev/shm (JACK's segments) and /proc.
+  mount --bind /dev "$root/dev"
+  mount -t tmpfs tmpfs "$root/dev/shm"
+  mount -t proc proc "$root/proc"
+  cp "$deb" "$root/tmp/"
+  in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"; }
+  # A package left from an earlier try goes first, with the dependencies it pulled in.
+  in_root dpkg-query -W -f='${Status}\n' xrunlab 2>/dev/null | grep -q installed &&
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq --autoremove xrunlab >/dev/null
+  in_root apt-get update -qq >/dev/null || fail "apt-get update in $root"
+  in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "/tmp/$(basename "$deb")" >"build-deb/clean-install.log" 2>&1 ||
+    fail "apt-get install of the .deb in a minimal Debian 12: $(tail -n 5 build-deb/clean-install.log)"
+  in_root sh -c 'cd /tmp && rm -rf clean-run && mkdir clean-run && cd clean-run &&
+    xrunlab run --clients 3 --period 256 --duration 2 --label clean --output out' \
+    >build-deb/clean-run.log 2>&1 ||
+    fail "xrunlab run in a minimal Debian 12: $(tail -n 5 build-deb/clean-run.log)"
+  crun=$(find "$root/tmp/clean-run/out/clean" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  [ -n "$crun" ] && [ -s "$crun/summary.txt" ] && [ -s "$crun/plots/timeline.png" ] ||
+    fail "the run in a minimal Debian 12 wrote no summary.txt or plots"
+  grep -q '"status": "completed"' "$crun/run.json" ||
+    fail "the run in a minimal Debian 12 did not complete"
+  echo "package.sh: in a minimal Debian 12, apt-get installed $(basename "$deb") and" \
+    "$(grep -c '^Setting up' build-deb/clean-install.log) packages with it; xrunlab run completed"
+  unmount
+  trap - EXIT
+fi
 
 [ "$install" = 1 ] || exit 0
 
