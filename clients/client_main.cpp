@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // xrunlab-client: one synthetic DSP client. Its options: engine/wire/client_args.hpp.
 //
 // Threads: JACK's process thread (clients/rt/process_callback.hpp: clocks, DSP, one ring push per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # xrunlab campaign: one panel per figure (up to three), one column per case: every finished
 # run as a point (spread sideways so runs with equal values stay visible), and the case's box
 # plot: the interquartile range as a box, min..max as whiskers, the median as a bar. Called by

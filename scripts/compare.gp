@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # xrunlab compare: per group, the distribution of its runs (a strip plot: one column per group,
 # its runs spread side by side, the group's median as a bar): Delay Maximum and p99 delay on the
 # left, XRUN Count on the right. Imported jack_test runs are open symbols.

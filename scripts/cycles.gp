@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Waterfall of the worst cycles of one xrunlab run (gnuplot >= 5.4, pngcairo or svg): where each
 # cycle's period went, hop by hop, against its deadline. One row per cycle (the worst by slack
 # at the top, then cycles that missed: past the deadline, or a client did not run), from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the campaign picture and report that docs/policies.md shows ("Comparing policies"):
 # docs/img/campaign-iso-vs-fifo-2005.png and docs/img/campaign-iso-vs-fifo-2005.txt, from the
 # iso-vs-fifo-2005 preset shortened to 1/25 (12 s runs) with 5 repetitions: 10 cases x 5 runs,

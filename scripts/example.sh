@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the curated example run that README.md quotes and shows: results/examples/jack_test-64/
 # (summary.txt, run.json, seconds.jsonl, timeseries.csv and plots/*.png of one run on this
 # machine).

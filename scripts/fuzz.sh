@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer targets (tests/fuzz) with clang 14, ASan and UBSan in build-fuzz, then runs
 # each one in turn (one process each: the machine's cores are for the targets one after another)
 # on a copy of its seed corpus, and prints a table: target, executions, crashes, seconds.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What a run leaves when its engine is killed with SIGKILL: TRIALS short runs (vcard, 1024
 # frames, 2 clients, 2 s window), cycling through three kinds - no load, --load cpu:1 and
 # --policy rt-throttle:50 (root only) -, each engine killed at a random moment from 0 to 1 s past

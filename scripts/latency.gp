@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Latency plot of one xrunlab run (gnuplot >= 5.4, pngcairo or svg) in the form of the OSADL /
 # cyclictest latency plots: log count against latency in usecs, one line per series, 1 usec
 # bins as recorded, the period (the deadline) marked. The series (engine/report/plot_data.hpp

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The measurement floor: how far above the machine's own timer wake-up latency xrunlab's numbers
 # sit, with the timer measured BESIDE each run (`--baseline cyclictest`: cyclictest at the
 # clients' priority, the period as its interval, through the measurement window), so that both

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the .deb (CPack) in build-deb/ and checks its metadata and contents; with --install it
 # then installs it with apt-get (as root or through sudo), runs a short measurement with the
 # installed xrunlab from an empty folder and checks the summary, the plots and `plot`,

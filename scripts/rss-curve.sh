@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's memory over one long run: starts one vcard run, reads the engine's VmRSS (and its
 # anonymous and shared-memory parts, /proc/PID/status) every INTERVAL seconds, and at
 # the end prints the curve as a table (one row per tenth of the run), the growth per hour between

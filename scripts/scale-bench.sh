@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Start-up, stop and memory against the number of clients: one short vcard run per client count,
 # then one run per count stopped by SIGTERM in the middle of its start-up and one stopped by
 # SIGINT (Ctrl-C) in the middle of its window. Prints a table from each run's run.json

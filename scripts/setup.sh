@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what xrunlab needs on Debian 12 (apt-get through sudo unless run as root), builds it,
 # and - unless --no-demo is given - runs a short measurement that ends with a summary and plots.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # xrunlab sweep: the heatmap of the measured steps, client count (rows) x period (columns),
 # colour = dropouts per minute (green: none in the step's runs), each cell labelled with its
 # rate or, when clean, the runs that support it. Cells the search did not measure are blank.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds xrunlab and runs every test: the lock-free parts (the ring, the card's seqlock, the
 # process callback's context shared with the drain thread) under ThreadSanitizer, a short run of
 # the callback benchmark (it must work; its numbers are for people and are not asserted), every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Timeline of one xrunlab run (gnuplot >= 5.4, pngcairo or svg), from its timeseries.csv (format in
 # engine/report/report_csv.hpp) and its xruns and audible glitches from run.json. xrunlab runs
 # it without a shell, every value as its own argument (engine/report/plots.cpp):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # How far jackd's wake-up on the virtual card sits above the floor of any card driven through a
 # file descriptor: a bare SCHED_FIFO loop waiting on a timerfd with absolute deadlines on the
 # same period grid (xrunlab-timer-floor). Each repetition runs

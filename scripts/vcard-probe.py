@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Breaks jackd's wake-up on the virtual card down into the card's hops, from the event file of a
 probe build of the card (cmake -DXRUNLAB_VCARD_PROBE=ON, XRUNLAB_VCARD_PROBE=FILE in jackd's
 environment; clients/card/vcard_pcm.cpp, "probe").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The virtual sound card "vcard": an alsa-lib external I/O (ioplug) PCM plugin, loaded into jackd
 // through the private ALSA configuration the engine writes (engine/backend/vcard.hpp). It models a
 // real card whose DMA interrupts come on a fixed grid: boundary m at exactly m * frames / rate s of

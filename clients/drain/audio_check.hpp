@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The tail of the chain's audio check (non-realtime: the client's drain thread). It takes what
 // arrived on the checked port, cycle by cycle, inside the measurement window; finds every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The vcard's shared-memory record (engine/wire/vcard_shared.hpp), mapped read-only into the
 // client: when jackd woke for each period boundary. Read on the drain thread only, never in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "clients/drain/cycle_stats.hpp"
 
 #include <algorithm>

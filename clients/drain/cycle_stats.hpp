@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Non-realtime side of a client: turns CycleRecords (in callback order) into exact per-second
 // telemetry for the measurement window [start, stop). Memory is bounded by one second of

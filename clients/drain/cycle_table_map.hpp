@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The client's mapping of the engine's cycle table (--cycle-table NAME,
 // engine/wire/cycle_table.hpp), read-write, for the process callback's column. Not realtime:

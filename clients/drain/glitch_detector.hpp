@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Non-realtime: finds every discontinuity in the received copy of the test signal
 // (clients/rt/test_signal.hpp), or of the user's file (--source FILE), sample-exactly: the

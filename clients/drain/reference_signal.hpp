@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Non-realtime: what the tail of the chain expects on port 1, as one loop of samples in play
 // order: position n (the head's frame n) holds sample(n % period()). Two kinds:

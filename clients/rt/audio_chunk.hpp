@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What the tail of the audible chain received on its checked port (port 1), handed from the
 // process callback to the drain thread's audio check in pieces of up to kChunk frames.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What the process callback records about one cycle: raw clock readings only; every derived
 // number (delay, duration, cycle time) is computed on the drain thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The process callback's view of its column of the engine's cycle table
 // (engine/wire/cycle_table.hpp): where to write its entry and exit for each cycle. Plain data,

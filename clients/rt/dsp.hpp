@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Synthetic DSP work: a cascade of all-pass biquads per port (magnitude 1, so audio passes
 // through the chain unchanged in level), sized to take a requested time per cycle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The seam between the process callback and the outside world: every JACK and clock call the
 // callback makes goes through one of these function pointers. The client fills them with the

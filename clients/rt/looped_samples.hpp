@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The user's own audio (--source FILE) as the head of the chain plays it on port 1: channel 1 of
 // the file, loaded whole into memory before activation (engine/wire/source_audio.hpp), played

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The process callback of xrunlab-client: what JACK's process thread runs every cycle. It reads
 // the clocks, does the DSP work, passes the audible chain's port 1 through, and pushes one

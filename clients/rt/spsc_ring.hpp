@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Bounded single-producer/single-consumer ring of trivially copyable records.
 // Producer side (rt_push) is called from the JACK process callback: wait-free, no allocation,

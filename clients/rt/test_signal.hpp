@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The known test signal the head of the chain plays on its port 1: a sine of amplitude 0.5 whose
 // value at every frame is known exactly, so that the tail can find every discontinuity

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The kernel tid of JACK's process thread, known to the callback without a system call: the
 // thread records its tid once as it starts (libjack creates it through create_jack_thread), and

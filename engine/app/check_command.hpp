@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab check`: the doctor's checks (engine/doctor) and a short sweep
 // (engine/campaign/sweep_runner.hpp) of the periods for the given client count and DSP load,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The command line: which command, with its typed options (parsed once, here).
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The commands that read finished runs (plot, summary, compare, import), and where the shipped
 // campaign presets are.

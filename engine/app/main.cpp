@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // xrunlab: parse -> typed options -> validate -> run -> report.
 #include <signal.h>
 #include <unistd.h>

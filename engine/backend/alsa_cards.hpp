@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The ALSA cards present (/proc/asound/cards) and which card a PCM name means, for the
 // `alsa[:DEVICE]` backend. Pure parsers over text, plus thin readers of the real file whose root

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The sound card behind a run (`--backend`). Everything that depends on it lives behind this
 // interface: whether jackd is launched and with which driver arguments and environment, which

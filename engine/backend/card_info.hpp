@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The card part of run.json for the `alsa[:DEVICE]` backend: the card a PCM name means, its
 // interrupt lines and their threads' scheduling, and notes on what is not known. A pure

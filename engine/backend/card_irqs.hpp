@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // An ALSA card's interrupt lines (/proc/interrupts) and their kernel threads (irq/N-name), for
 // the `alsa[:DEVICE]` backend. Pure parsers over text, plus thin readers of the real files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Whether an ALSA PCM can be opened now, who holds it when it cannot (the processes with a
 // /dev/snd/pcmC*D* node open), and the one-line messages that say so, for the `alsa[:DEVICE]`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // --backend pipewire: a private, headless PipeWire daemon (no D-Bus, no session manager) with
 // its Dummy-Driver, started from a configuration file that xrunlab writes into the run folder,

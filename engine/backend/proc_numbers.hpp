@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Whole decimal numbers in /proc texts and the numbered entries of /proc folders, as the ALSA
 // card units read them (alsa_cards, card_irqs, pcm_holders); the backend's own, not a general

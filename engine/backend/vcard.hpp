@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The virtual sound card, engine side. The card itself is an alsa-lib plugin loaded into jackd
 // (clients/card/vcard_pcm.cpp); the engine

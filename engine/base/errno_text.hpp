@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What an errno value means, in words: the one copy. Thread-safe (strerror_r), non-realtime.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Typed errors outside realtime code. Each carries the documented exit code of xrunlab;
 // main() prints "xrunlab: error: <message>" once and exits with code().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Reading files, the one copy of each reader. Writing goes through write_file_atomic
 // (engine/system/atomic_file.hpp). Non-realtime.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Where xrunlab finds the files it ships, from the folder its own binary is in. Two layouts, no
 // environment variable needed for either:

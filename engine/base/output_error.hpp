@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The one error of a file or folder under the output that cannot be written, with its errno, so
 // that a caller can tell "the disk is full" (ENOSPC, EDQUOT) from the rest. Non-realtime.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // /proc/PID/cgroup (cgroups(7)), the one parser: one line per hierarchy,
 // "HIERARCHY-ID:CONTROLLER,LIST:/PATH" (cgroup v1) or "0::/PATH" (cgroup v2); the path may

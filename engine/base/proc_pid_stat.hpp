@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // /proc/PID/stat and /proc/PID/task/TID/stat (proc(5)), the one parser. The line is
 // "PID (COMM) STATE PPID ...": COMM is the program's name as the kernel keeps it (up to 15

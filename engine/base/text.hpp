@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Small text helpers, the one copy of each. Pure functions; views point into the argument.
 #include <optional>

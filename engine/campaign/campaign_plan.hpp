@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A campaign's plan: its cases (the product of the axes, in the file's order, the last axis
 // varying fastest), each case's `xrunlab run` arguments, and the order of every run.

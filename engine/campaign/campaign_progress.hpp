@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The live line of `xrunlab campaign` (and `run --repeat`): which run of how many, its case,
 // the time in this run and in all, an estimate of the time left, and the xrun events so far

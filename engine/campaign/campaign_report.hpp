@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What a campaign's runs say together: per case, the distribution of each figure over its
 // finished runs (median, IQR, min..max), and per pair of cases that differ in one axis only

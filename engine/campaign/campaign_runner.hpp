@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab campaign FILE.toml`: plans the campaign (campaign_plan.hpp), resumes what its folder
 // holds (campaign_store.hpp), and runs each remaining run as its own `xrunlab run` process (an

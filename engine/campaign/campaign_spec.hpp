@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A campaign file (TOML) as typed data: the cases as the product of the axes it lists, the fixed
 // `run` options, the repetitions and their order. Parsing only: what a case runs is planned by

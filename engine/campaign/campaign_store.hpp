@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // campaign.json: a campaign's plan and the state of each of its runs, written atomically after
 // every change, so that the same command continues a campaign after Ctrl-C, a crash or a

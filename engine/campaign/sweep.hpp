@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab sweep`: the smallest period (and, over a list of client counts, the envelope) that
 // runs without dropouts, found by real runs. This file is the part without processes: the

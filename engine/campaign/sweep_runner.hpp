@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab sweep`: runs the search of engine/campaign/sweep.hpp, each step a one-case campaign
 // (campaign_runner.hpp) in DIR/steps/cNN-pPPPP/ of `xrunlab run` processes, so a step resumes as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab doctor`'s checks: is this system set up for realtime audio? Each check is a pure
 // function of a SystemSnapshot (snapshot.hpp): a status, what was found, one sentence on why it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab doctor`'s two outputs of the same check results: a table for people (fitted to the
 // terminal's width, or plain when piped) and JSON for tools; and its exit code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab doctor`'s view of the system: every fact its checks need, read once from the roots
 // (/proc, /sys, /etc, /dev, /boot; tests pass fixture trees) into one struct, so the checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Housekeeping of JACK2's shared registry, so that killed runs leave nothing behind.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // How xrunlab starts the real JACK2 server: the argv for jackd (pure, tested) and the names.
 #include <cstdint>

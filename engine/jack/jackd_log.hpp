@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
 // Parses the xrun lines the JACK2 server (1.9.21) prints and counts xrun events from them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What of a JACK log is kept: jackd's output (jackd.log) and each client's (clients/cNN.log).
 // With -v, JACK2 prints a "Jack: " debug line for every notification, connection and port

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The engine's own JACK client: waits for the server, wires the graph, reads JACK's DSP load
 // and counts xrun events. It has no process callback of its own: libjack starts no realtime

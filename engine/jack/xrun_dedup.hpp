@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // De-duplicates JACK2 xrun callbacks into distinct events. JACK2 notifies every client once per
 // late client of a cycle, asynchronously; callbacks that see the same cycle (the same

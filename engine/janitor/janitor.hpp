@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // xrunlab-janitor: the small process a run starts first (engine/janitor/janitor_link.hpp) that
 // outlives the engine. It lives in its own process group and has no death signal, ignores

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The engine's side of its janitor (engine/janitor/janitor.hpp): starts xrunlab-janitor at the
 // beginning of a run, tells it what the run makes as the run makes it, and at the run's clean

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // xrunlab-janitor: see engine/janitor/janitor.hpp.
 #include "engine/janitor/janitor.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What a run's janitor knows about the run it watches, learnt line by line from the engine (the
 // janitor's stdin, a pipe whose write end only the engine holds) as the engine learns it:

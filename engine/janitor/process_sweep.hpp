@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The janitor's kill: every process a dead engine's run started, found and stopped before any
 // is killed, so that none escapes by being re-parented or by forking meanwhile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run folder of a killed engine, marked as such: run.json and summary.txt say
 // "status": "killed" (the status_detail says what happened), with everything the last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The C source tree of the compile load, which xrunlab-load builds again and again: a Makefile,
 // units.h, main.c and 299 units u001.c ... u299.c of about 55 lines of arithmetic each, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The kinds of load xrunlab-load runs (KIND ARGS... on its command line, see load_tool.hpp):
 // which kinds there are, the grammar of their arguments (the one whole number most of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `--load SPEC`: the background loads a run is measured under (repeatable). The grammar (the
 // reference; load_help() below is its one short form, for --help):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The supervisor of xrunlab-load: it prepares the load (the compile tree, the listening socket,
 // the programs), starts its workers and programs, restarts each one that ends (with a back-off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // xrunlab-load: one process per background load (compile loop, hackbench, CPU hogs, streaming
 // file I/O, loopback TCP, any user command). It is a child subreaper, so every process the load

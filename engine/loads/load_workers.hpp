@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The built-in workers of xrunlab-load: what its forked children run until they are stopped (a
 // CPU busy loop; streaming writes, reads and copies of a file; a loopback TCP sender and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The background loads of a run: one xrunlab-load supervisor per --load spec, each in its own
 // process group with a scratch folder and a log under <run>/loads/. Started before the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The processes below one process, as /proc shows them at the moment of the call: how
 // xrunlab-load finds every process of its load (children, their children, and the orphans it

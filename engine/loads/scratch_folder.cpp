@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/loads/scratch_folder.hpp"
 
 #include <dirent.h>

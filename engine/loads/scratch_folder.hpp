@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The scratch folder of a load (xrunlab-load --scratch DIR): checked before the load starts
 // (absent, or an empty folder that is not a symbolic link), created, and removed with

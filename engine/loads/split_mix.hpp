@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // SplitMix64: a small pseudo-random sequence from a 64-bit seed, the same on every machine.
 // xrunlab-load draws the constants of its generated C sources and the bytes its I/O and network

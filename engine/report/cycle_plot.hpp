@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The data of plots/cycles.png (scripts/cycles.gp): the worst cycles of a run, hop by hop, as
 // a waterfall against the deadline. Pure. Non-realtime.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Some top-level members of a large JSON object, without building the rest: what
 // `xrunlab summary` needs of a run.json (a few small parts of a ~1 MB file). Non-realtime.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Across runs: `xrunlab summary` (the SUMMARY file), `xrunlab compare` (side-by-side columns)
 // and the data behind compare.png. Pure writers of RunRecord lists; the caller finds the runs

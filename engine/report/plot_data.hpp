@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What the per-run plots show, taken from the result model: the title, the run's context
 // (policy, loads, period, spare time), how the timeline draws xruns and audible glitches

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // --plot-format png|svg: the file format of every plot xrunlab draws (a run's plots/, `xrunlab
 // plot`, compare.png, campaign.png, sweep.png). gnuplot draws PNG with its pngcairo terminal and

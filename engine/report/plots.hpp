@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The plots of one run, PNG (gnuplot's pngcairo) or SVG (its svg terminal: --plot-format,
 // engine/report/plot_format.hpp), drawn from the result model with scripts/timeline.gp,

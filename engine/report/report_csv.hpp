@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // timeseries.csv and histogram.csv: the per-second series and the per-client histograms of
 // one run, for spreadsheets, gnuplot (scripts/timeline.gp reads timeseries.csv) and scripts.

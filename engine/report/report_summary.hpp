@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // summary.txt: the text summary of one run, and a reader of jack_test-style summary blocks.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Text helpers the report writers share (engine/base/text.hpp has the general ones). Pure.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One file of a run folder as bytes: what the exporters (run.json, CSV, summary, plots) make
 // and write_run_files (engine/report/run_folder.hpp) writes. Non-realtime.

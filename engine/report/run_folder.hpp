@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run folder: the exporters that turn the result model into its files (bytes), the one
 // writer that puts files into a run folder, and the loader that reads a finished folder back

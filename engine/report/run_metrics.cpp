@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/report/run_metrics.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The figures of one run that campaigns compare and thresholds (--fail-if) check, each read
 // from a run.json with one definition, named for what it is:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // RunRecord: one run as seen across runs (`xrunlab summary`, `compare`, `import`). Read from a
 // run folder's run.json, or imported from an old jack_test summary so 2004-2005 numbers sit next

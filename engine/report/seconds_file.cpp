@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/report/seconds_file.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // seconds.jsonl: a run's per-second rows, one JSON object per line, appended while the run
 // measures. A run used to hold every row in memory and format all of them into run.json at each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The timer baseline beside a run (`xrunlab run --baseline cyclictest`): rt-tests' cyclictest
 // runs through the measurement window, one thread at the clients' realtime priority (SCHED_FIFO;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Every cycle decomposed hop by hop (issue 12), as the result model keeps it.
 //

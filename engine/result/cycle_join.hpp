@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Joins the cycle table's rows (engine/wire/cycle_table.hpp) into the hop decomposition of the
 // result model (engine/result/cycle_hops.hpp), and derives jack_test's fields with JACK1's rules

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Exact histogram of integer microsecond values: 1 µs bins from 0 to a bound, an exact list of
 // the values above the bound (the largest ones are kept when the list is full, so the maximum

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The one result model of a run. Every writer (summary.txt, run.json, CSV, plots) reads it.
 #include <algorithm>

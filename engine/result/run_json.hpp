@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // run.json: the whole RunResult, machine-readable, with schema_version and full context; and
 // the one reader that turns it back into a RunResult. Non-realtime.

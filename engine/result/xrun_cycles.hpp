@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Xrun events keyed by their cycle (issue 12): the cycle table (engine/result/cycle_hops.hpp)
 // says exactly which cycles were xruns; every other source of xrun reports (the monitor's JACK2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The xrun reports of a run (the monitor's JACK2 callbacks, jackd's log lines), counted against
 // the cycle table's xrun events while the run goes on, so that a long run of sustained xruns

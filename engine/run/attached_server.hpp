@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // --backend attach: the user's server as the kernel shows it, since xrunlab neither starts it
 // nor sets its scheduling. Its pid comes from JACK2's server registry (the entry of its name in

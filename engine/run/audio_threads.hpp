@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The policy on the audio threads: what jackd's realtime thread and each client's process
 // thread must run under (--policy, --priority), whether that is permitted here, applying it to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // How often a run rewrites its files while it measures. A checkpoint formats everything the run
 // holds (run.json's per-second rows grow with the run), so a fixed interval would cost a long

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run's N xrunlab-client processes: their command lines, starting them, waiting until each
 // is active in the graph, the start/stop commands, and stopping them. Each client's telemetry

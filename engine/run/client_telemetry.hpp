@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What one telemetry message of a client (engine/wire/telemetry.hpp) changes in the run's
 // result. A pure function of the result and the message: the hub's thread calls it under the

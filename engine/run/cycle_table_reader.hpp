@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The engine's side of the cycle table (engine/wire/cycle_table.hpp): it creates the shared
 // memory object every client writes its entry and exit into (CycleTableShm), and reads each

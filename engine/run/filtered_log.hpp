@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One client's output (clients/cNN.log), as the hub delivers it: each line through the log
 // filter (engine/jack/log_filter.hpp: libjack's "Jack: " debug lines, which every client prints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run's graph: system:capture -> c1 -> c2 -> ... -> cN -> system:playback on every port, and
 // the card's period marker to each client's clock input. What to connect is a pure function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // jackd's output, as the hub delivers it: every line is counted and goes through the log filter
 // (engine/jack/log_filter.hpp: jackd -v's debug chatter is counted by kind after a few examples;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One thread that reads text lines from many descriptors (jackd's output, every client's
 // telemetry pipe) and hands each line to the sink registered with its descriptor. Sources may

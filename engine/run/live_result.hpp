@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run's result while the run goes on. Two threads write it: the hub's thread (every
 // client's telemetry, through apply_client_line) and the run's own thread (settings, system

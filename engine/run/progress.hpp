@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The live progress line of `xrunlab run`: once a second of the measurement window, one line on
 // a terminal, rewritten in place, with the time left and the xrun figures so far. Only for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // How long a realtime audio thread of the run may run without blocking: RLIMIT_RTTIME on every
 // realtime process the run starts (the clients, and the server it launches: jackd or the private

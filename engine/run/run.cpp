@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One run, as a sequence: preflight -> run folder -> server -> clients -> graph -> loads ->
 // measurement window -> stop -> results. Each step's work lives in its own unit (server_session,
 // client_fleet, line_hub + jackd_log_tap + client_telemetry, system_sampler, audio_threads,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One measurement run, from preflight to the written run folder.
 #include <atomic>

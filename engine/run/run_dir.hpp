@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The run folder's place: OUTPUT/LABEL/<UTC timestamp>/, made before anything is measured.
 // Non-realtime.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The options of `xrunlab run`, typed: the command line (engine/app/cli.cpp) turns every flag
 // into these types once, and everything after takes the types, so nothing is parsed twice.

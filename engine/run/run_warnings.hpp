@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The warnings a finished run owes its reader, as pure functions of the result: each names
 // what disagrees or went missing, so the numbers are not taken for more than they are.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The engine's watchdog over the clients' audio threads, during start-up and the measurement:
 // a thread in a realtime class (realtime_class) that has run longer than the limit's watchdog_us

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The JACK server of a run and the engine's monitor client on it: either a private jackd that
 // the run launches (its output to jackd.log through the hub), or the user's running server

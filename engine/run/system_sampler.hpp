@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The machine, once a second of the measurement window: /proc/stat (CPU shares, interrupt and
 // context-switch rates, how much of the elapsed CPU time the kernel accounted), JACK's DSP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The steps of the run's one exit path, run in order, each whatever the others did: a step
 // that throws is reported and the next one still runs, so a failure while stopping the clients

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
 // The `iso-emu` policy: an emulation of SCHED_ISO (Con Kolivas' -ck / BFS / MuQSS kernels) on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
 // The `--policy SPEC` grammar, its human label, and the scheduling it asks of jackd's realtime

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
 // Preflight: is the requested --policy possible on this machine? Decided before any process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sched/rt_throttle.hpp"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The rt-throttle policy's cgroup: a cgroup-v1 "cpu" group with its own RT bandwidth
 // (cpu.rt_runtime_us of every cpu.rt_period_us), so that the SCHED_FIFO audio threads inside it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/sched/sys_journal.hpp"
 
 #include <dirent.h>

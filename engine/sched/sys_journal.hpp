@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A crash-safe journal of the system settings a run changes (sysctl and cgroup files, cgroups it
 // creates). Every change is written to the journal (atomically, fsync'd) BEFORE it is made, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Descriptive statistics of one sample: the values of one metric over the runs of one case
 // (e.g. xruns per minute of every repetition of "fifo"). Count, range, mean, median, quartiles

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Many comparisons at once: a campaign's report tests every pair of cases one axis apart on
 // several figures (iso-vs-fifo-2005: 25 pairs x 7 figures = 175 tests). At p < 0.05 each, about

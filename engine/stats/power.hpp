@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // How many runs per case a campaign would need to see a given relative difference between two
 // cases at the noise its runs showed: what a verdict of "no difference" adds so that it is read

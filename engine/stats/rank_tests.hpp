@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Rank tests of two independent samples: the runs of case x and of case y on one metric. The
 // Mann-Whitney U test (Wilcoxon rank-sum) says whether one case tends to give larger values;

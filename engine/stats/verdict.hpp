@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The verdict on one metric between two cases of a campaign (e.g. xruns per minute, fifo vs
 // iso-emu:70): the numbers behind it and one sentence for people. The sentence never claims more

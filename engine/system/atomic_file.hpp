@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Writes a whole file atomically: a temporary file in the same folder, fsync, rename.
 // A reader (or a crash) sees the old file or the new one, never half of one.

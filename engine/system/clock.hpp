@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The engine's clocks. The monotonic one: CLOCK_MONOTONIC_RAW in microseconds, the clock
 // JACK2's jack_get_time() uses on Linux (checked against jack_get_time() once the monitor is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/system/dma_latency.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // --dma-latency: hold the kernel's CPU latency QoS request (/dev/cpu_dma_latency) at a value
 // for as long as this object lives, as cyclictest does by default (it holds 0), so the CPUs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Under sudo, the files xrunlab creates belong to the user who typed the command, not to root.
 //

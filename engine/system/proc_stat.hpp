@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
 // /proc/stat snapshots and the per-interval system sample derived from two of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Child processes started from argv vectors (fork + exec; never a shell): the one place that
 // forks and execs a program. Each child gets its own process group, dies with its parent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // --explain: what kept the late hops of the worst cycles late, from the kernel's trace
 // (engine/trace/trace_session.hpp). Pure functions over an event list and the cycle rows, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One scheduler or interrupt event of the kernel's trace, as a tracefs instance's trace_pipe
 // prints it, parsed into a compact struct (engine/trace/trace_session.hpp reads the pipe).

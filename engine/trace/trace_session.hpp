@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A private kernel trace for one run (--explain): a tracefs instance of its own, recording the
 // scheduler's switches and wake-ups and the hard and soft interrupts of every CPU, read by a

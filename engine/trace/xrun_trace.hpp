@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // `xrunlab run --trace-on-xrun`: a kernel trace ring frozen at the run's first xrun and saved as
 // a trace-cmd file (xrun-trace.dat: `trace-cmd report -i`, KernelShark), so the moments before

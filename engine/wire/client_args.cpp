@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/wire/client_args.hpp"
 
 #include <fmt/core.h>

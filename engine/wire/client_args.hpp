@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The argv contract of xrunlab-client, typed: the engine builds a client's command line from a
 // ClientArgs (to_argv) and the client parses it back into the same struct (parse_client_args),

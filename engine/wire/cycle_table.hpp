@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The cycle table: every client's callback entry and exit for every cycle, joined by cycle, in
 // one POSIX shared-memory object the engine creates (engine/run/cycle_table_reader.hpp) and

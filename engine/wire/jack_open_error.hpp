@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Why jack_client_open failed, in words. Its status bits say little (0x21: a failure and a
 // server error), libjack's own error lines during the open say more; the one failure that has

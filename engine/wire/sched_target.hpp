@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What one audio thread's scheduling should be: the one vocabulary shared by the policy specs
 // (policy.hpp), the code that applies and reads scheduling (thread_sched.hpp) and the iso-emu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The user's own audio file for the audible chain (`xrunlab run --source FILE`): read with
 // libsndfile (WAV, FLAC, Ogg and whatever else it reads), channel 1 only, at the file's own rate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The telemetry wire format between xrunlab-client and the engine: one JSON object per line.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Reading and setting the scheduling of any thread (by tid) on Linux, as `chrt -p` / `schedtool`
 // would show it: raw sched_getattr/sched_setattr (every class, SCHED_DEADLINE and policy 4

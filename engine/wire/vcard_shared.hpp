@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What the virtual sound card (clients/card/vcard_pcm.cpp, loaded into jackd by alsa-lib), the
 // clients and the engine share: the period grid, the period marker the card writes into its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 namespace xrunlab {
 inline constexpr const char* kVersion = "0.1.0";

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One xrunlab run as LAVA test cases (scripts/lava/xrunlab.yaml calls it). It runs
 #
 #   xrunlab run --clients N --period FRAMES --duration SECONDS --label LABEL --output DIR \

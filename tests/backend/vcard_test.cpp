@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The virtual sound card's shared definitions (grid, marker) and the engine side (ALSA config,
 // shm object, reader). No jackd, no alsa-lib: the reader runs over a Shm built by hand.
 #include "engine/backend/vcard.hpp"

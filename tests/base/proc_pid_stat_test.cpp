@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/base/proc_pid_stat.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark of the process callback's own bookkeeping: the real process_cycle_rt
 // (clients/rt/process_callback.hpp) through the real JACK seam, with DSP work of zero stages (the
 // DSP work itself is sized by --dsp-load and excluded here). One iteration is one callback: the

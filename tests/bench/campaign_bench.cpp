@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark: the campaign's own time per run, beyond the runs themselves. A real campaign
 // (engine/campaign: plan, campaign.json after every run, the spawn and wait, reading each
 // run.json, the report, campaign.png by gnuplot) of 4 cases x 5 repetitions, whose `xrunlab

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The stand-in for `xrunlab run` in campaign_bench: called as `campaign_bench_child run ...
 // --label L --output OUT -q`, it copies the run.json named by XRUNLAB_BENCH_RUN_JSON to
 // OUT/L/20261201T000000Z/run.json and exits 0, at once. So a campaign of it costs the

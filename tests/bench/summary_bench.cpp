@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark: `xrunlab summary` over 1,000 run folders (find + read run.json + format SUMMARY).
 // The folders hold copies of a realistic run.json: the writer's own output for a 14-client,
 // 300 s run (per-client per-second series included), about the size real runs have.

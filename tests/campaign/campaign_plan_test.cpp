@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Campaign plans (engine/campaign/campaign_plan.hpp): the cases as the axes' product, each
 // case's `xrunlab run` arguments, the seeded blocked order, and values refused before anything
 // runs, naming the file's line.

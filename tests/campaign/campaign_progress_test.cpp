@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The campaign's live line (engine/campaign/campaign_progress.hpp): its fields, the running run's
 // checkpoint counted once, the warm-up never, and whole fields dropped to fit a terminal.
 #include "engine/campaign/campaign_progress.hpp"

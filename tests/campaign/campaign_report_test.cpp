@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The campaign's closing report (engine/campaign/campaign_report.hpp) on run.json files made by
 // hand: each case's figures from its finished counted runs only, one verdict per pair and
 // compared figure, and --fail-if on each case's median.

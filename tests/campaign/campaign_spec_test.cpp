@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Campaign files (engine/campaign/campaign_spec.hpp): what they say as typed data, and one-line
 // errors naming the file, the line and the key.
 #include "engine/campaign/campaign_spec.hpp"

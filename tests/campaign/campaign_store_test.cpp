@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // campaign.json (engine/campaign/campaign_store.hpp): written and read back, and resuming: the
 // finished runs kept, the rest planned, another plan refused unless --replan.
 #include "engine/campaign/campaign_store.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The sweep's search and what it says, on a fake measurement (the steps' runs are real in
 // tests/integration/sweep_integration_test.cpp): how many steps each search takes, which
 // cells it measures, the answer, the rule of three and the refusal of bad lists.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The tail's audio check (clients/drain/audio_check.hpp): cycles of the test signal with a fault
 // at a known frame, fed as the drain thread feeds them (in AudioChunk-sized pieces carrying their
 // cycle's JACK time); each glitch is reported once, timed by the cycle that carried it.

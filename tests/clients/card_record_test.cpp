@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client's read-only view of the vcard's shared-memory record (clients/drain/card_record.hpp),
 // on a record this test writes itself with the card's own writer (vcard::write_wake).
 #include "clients/drain/card_record.hpp"

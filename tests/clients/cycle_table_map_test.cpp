@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A client's mapping of the engine's cycle table (clients/drain/cycle_table_map.hpp), on a table
 // this test lays out itself: the client maps its own column only, its writes land in its column
 // of the whole table as the engine reads it, and a table it cannot use is refused naming it.

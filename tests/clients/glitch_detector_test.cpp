@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The test signal (clients/rt/test_signal.hpp) and the glitch detector
 // (clients/drain/glitch_detector.hpp): synthetic streams with faults at known positions, each found
 // exactly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The real process callback (clients/rt/process_callback.hpp) with a fake JACK and a fake clock
 // behind its seam: no server. Every expectation is exact by construction: the fake clock advances
 // by one microsecond per read, so even durations are known.

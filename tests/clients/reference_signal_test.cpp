@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The check against the user's file (clients/drain/reference_signal.hpp with the glitch detector
 // and the tail's audio check): fixture loops built in memory, faults at known blocks, and the
 // judged / not judged block counts exact by construction (the rule computed naively beside).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # completion_test.sh XRUNLAB COMPLETION [MANPAGE...]
 # (a) completing with docs/completion/xrunlab offers the subcommands, options and values;
 # (b) every long option that `XRUNLAB [SUB] --help` prints is completed for that subcommand, so

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The README's quotes of the example run, and every relative link of the documentation.
 
     readme_test.py ROOT               check the repository at ROOT (exit 0: all good, 1: not)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Every check's exact status on each fixture tree (tests/fixtures/doctor/*): a well-tuned RT
 // machine, this project's VM, a laptop on powersave with SMT on, an unprivileged container.
 #include "engine/doctor/checks.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A fixture tree of tests/fixtures/doctor/NAME copied into a temporary folder (symbolic links
 // kept as links), so a test can set the modes git does not keep (dev/cpu_dma_latency's), and

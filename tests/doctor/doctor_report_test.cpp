@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab doctor`'s table (fitted to a width, or plain), its JSON and its exit code.
 #include "engine/doctor/report.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The readers behind `xrunlab doctor`: the small parsers, and collect_snapshot() over fixture
 // trees (tests/fixtures/doctor/*), where every root is a parameter.
 #include "engine/doctor/snapshot.hpp"

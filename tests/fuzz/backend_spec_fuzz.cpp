@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // parse_backend (--backend SPEC): it throws only xrunlab::Error(kUsage) (anything else crashes
 // the target), and a parsed spec written back as KIND[:DEVICE] parses to the same kind and
 // device.

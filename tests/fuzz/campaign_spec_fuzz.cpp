@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The campaign file reader (engine/campaign/campaign_spec.hpp): parse_campaign on the input as
 // TOML, then adjust_campaign as --scale and --duration do. Both throw only xrunlab::Error
 // (kUsage) naming the file; anything else escapes and crashes the target. An accepted campaign

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client's argv contract (engine/wire/client_args.hpp) and the two specs inside it:
 //  * the whole input as --inject-overrun's USEC:EVERY_N_CYCLES (parse_inject_spec): an
 //    accepted spec is positive and format_inject_spec reads back to it;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What every fuzz target shares: FUZZ_CHECK, an invariant that aborts (the fuzzer then keeps the
 // input as a crash) with the file, line and condition on stderr; and the input as text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // histogram.csv's reader (engine/report/report_csv.hpp parse_histogram_csv, what `xrunlab plot`
 // reads back from a run folder). A rejection says why; histograms that read write the same rows
 // with format_histogram_csv, which read back and write once more to the same text.

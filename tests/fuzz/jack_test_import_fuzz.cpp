@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The jack_test importer (engine/report/run_record.hpp import_jack_test, on top of
 // engine/report/report_summary.hpp parse_summary_lines). Nothing imported means a message
 // naming the source; every imported record keeps the documented bounds (counts and settings

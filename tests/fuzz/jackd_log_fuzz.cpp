@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // jackd's log (engine/jack/jackd_log.hpp): every line of the input through parse_jackd_line and
 // one JackdXrunCounter (arrival times derived from the lines, so grouping by gap is exercised).
 // A recognised line is well formed (a client line names a client; a driver line has a finite

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // parse_load (--load SPEC) and split_words: a rejected spec says why; an accepted one has a
 // known kind, a nice value in range and an argv for xrunlab-load, and written back in the
 // grammar (KIND[:N], or KIND:WORDS with every word escaped, then @nice=N) it parses to the same

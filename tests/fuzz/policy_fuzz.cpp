@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // parse_policy (--policy SPEC): a rejected spec says why; an accepted one is in the grammar's
 // ranges, written back in the grammar (canonical form) parses to the same spec, has a label,
 // and its thread targets are valid and survive the --sched-target text form

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The run.json readers: parse_json_members (engine/report/json_members.hpp, the fast reader of
 // `xrunlab summary`), run_result_from_json (engine/result/run_json.hpp), the run record and
 // records-file readers (engine/report/run_record.hpp). Checked:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // seconds.jsonl's reader (engine/report/seconds_file.hpp parse_seconds_file: what the end of a
 // run, load_run_folder and a killed run's janitor read back). A refusal is an Error naming the
 // file; rows that read write a file that reads back to the same rows, which write the same text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client's telemetry lines as the engine reads them (engine/wire/telemetry.hpp decode, then
 // engine/run/client_telemetry.hpp apply_client_line): every line of the input. A rejected line
 // says why; an accepted one re-encodes to a line that decodes again and encodes to the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install_test.sh BUILD_DIR LIBEXECDIR LIBDIR DATADIR MANDIR (the last four relative to the
 # prefix, as GNUInstallDirs configured them). Installs the build into a temporary prefix, moves
 # nothing else, and uses the installed xrunlab from an empty folder with a clean environment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab run --cpus LIST` and `--load-cpus LIST` with the real jackd, clients and loads on the
 // vcard: every thread of jackd and of every client runs on the --cpus set while the run measures
 // (read from the kernel here, independently of the engine), run.json shows every audio thread's

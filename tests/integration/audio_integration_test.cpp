@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The audible chain with the real jackd, clients and virtual card: a known signal through every
 // client, checked at the tail, recorded, and matched to the xruns that broke it.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests of --backend: the real xrunlab binary, the real jackd and the real clients.
 // vcard: jackd runs its ALSA driver on xrunlab's virtual card, and every delay is measured from
 // the card's exact boundary. attach: a jackd started by the test itself stands in for the

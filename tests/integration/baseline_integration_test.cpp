@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab run --baseline cyclictest` with the real jackd, clients and rt-tests' cyclictest:
 // cyclictest runs through the window at the clients' priority and period, its figures and the
 // run's ratios to them land in run.json and summary.txt, an interrupted run keeps them, no

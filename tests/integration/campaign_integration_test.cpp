@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab campaign` with the real xrunlab, jackd and clients: a small campaign interrupted with
 // SIGINT (as Ctrl-C sends it) and continued by the same command runs every run exactly once;
 // bad input is refused before anything runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Truth tests of the hop decomposition and of jack_test's fields, on the real jackd with the
 // virtual card: faults of known size (a stopped jackd, a stopped client, an injected overrun)
 // must show up where they belong, and every cycle's hops must add up to its cycle time. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The real `xrunlab doctor` on this machine: every check present with a known status, the exit
 // code the worst status calls for, the table and --json telling the same story. Nothing here
 // depends on this machine's particular values. And the real binary on a fixture tree (--root),

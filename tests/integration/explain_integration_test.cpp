@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab run --explain` on the real jackd, clients and kernel trace, against a competitor the
 // test controls: one SCHED_FIFO 90 busy loop per CPU (above jackd's 70 and the clients' 65),
 // pinned there and spinning in bursts; the loops record when each burst really ran. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests: the real xrunlab binary, the real jackd (dummy backend) and the real
 // xrunlab-client processes. They assert on structure and on counts that are exact by
 // construction (injected overruns), never on latency thresholds: the development and CI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The run's janitor (engine/janitor) against real kills: the real xrunlab, jackd on the virtual
 // card, real clients and loads, the engine killed with SIGKILL at fixed moments - during
 // start-up, in the window (with a load's process tree; with rt-throttle's cgroup as root), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests of --load with the real jackd, clients and load programs (make + cc,
 // hackbench, stress-ng): each load runs through the whole measurement, did real work, and
 // leaves no process and no scratch file behind - also after SIGINT and SIGKILL of the engine.

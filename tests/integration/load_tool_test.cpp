@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests of the built xrunlab-load binary: every kind runs, is stopped by a signal,
 // reports its throughput, and leaves no process and no scratch file behind -- also when the
 // process that started it is killed with SIGKILL.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The log filter (engine/jack/log_filter.hpp) in a real run: jackd -v (vcard backend) with
 // injected overruns, once filtered and once with --full-log. The xrun cross-check (run.json's
 // log_* counts against the monitor's) works either way, and the filtered jackd.log still holds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --backend pipewire end to end: the engine starts a private headless PipeWire (its own
 // runtime folder and socket, the Dummy-Driver, no D-Bus, no session manager), runs real
 // xrunlab-client processes through PipeWire's libjack, and stops the daemon and removes its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests of --policy with the real jackd, the real clients and real kernel
 // scheduling: the thread tables in run.json must show every audio thread in the requested
 // class, at the start and at the end. Counts and classes are asserted, never latencies.

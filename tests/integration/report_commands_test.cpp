@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration test of the commands that read finished runs: two short real runs under two
 // labels, then `xrunlab summary`, `compare`, `import` and `plot`. The PNGs must exist and be
 // valid PNGs of a sensible size, and the numbers in the text outputs must equal run.json's.

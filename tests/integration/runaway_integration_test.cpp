@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A runaway realtime client cannot take the machine: the real jackd (dummy driver) and two real
 // clients at SCHED_FIFO, all on one CPU (--cpus), the second client's callback spinning forever
 // from cycle 300 (--inject spin:300). A SCHED_OTHER heartbeat on that same CPU, forked by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The user's own audio through the audible chain (`xrunlab run --source FILE`) with the real
 // jackd, clients and virtual card: the file is generated here with libsndfile, played by the head,
 // passed through exactly, checked by the tail against the same file, recorded as 24-bit FLAC.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab sweep` with the real xrunlab, jackd, clients and vcard. Its steps are made dirty by
 // construction: every 20th callback of client 1 busy-waits 8 ms, longer than any swept period
 // (2.7 and 5.3 ms), so every run has xrun cycles whatever the machine's noise. What is asserted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Integration tests of the built xrunlab-timer-floor binary (a real timerfd, real scheduling):
 // the JSON's structure, counts that are exact by construction (every boundary of the window is
 // a wake-up or counted missed; a timerfd never fires before its deadline), SIGINT, bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab run --trace-on-xrun` on the real jackd, clients and kernel trace: an injected 8 ms
 // overrun of a 5.33 ms period (256 frames at 48 kHz) is an xrun by construction, so the ring
 // must be frozen and saved as a file trace-cmd reads, whose events end at the freeze and whose

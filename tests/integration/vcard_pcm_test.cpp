@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The virtual sound card through alsa-lib (the real plugin, loaded from a configuration held in
 // memory, so the process environment and the system's ALSA configuration are untouched), and
 // one smoke test with the real jackd running its ALSA driver on the card.

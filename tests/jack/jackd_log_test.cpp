@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/jack/jackd_log.hpp"
 
 #include <gtest/gtest.h>

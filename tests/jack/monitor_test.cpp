@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The engine's monitor client against a private jackd (dummy backend, not realtime) started by
 // the test: connecting (no server, a dying server, a name taken), activation, wiring and
 // reading the graph back, and counting the xruns of a client that overruns on purpose, checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the janitor learns from the engine's lines, and its command line.
 #include "engine/janitor/janitor_plan.hpp"
 

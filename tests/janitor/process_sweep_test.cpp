@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The janitor's kill: which processes belong to the run (pure, on hand-made tables), and a real
 // tree - a root, its child in another process group, a grandchild that left for pid 1 but stays
 // in the root's group - stopped and killed to the last one.

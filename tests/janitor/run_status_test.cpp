@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A killed engine's run folder, marked: a checkpoint becomes "killed" with its figures kept; a
 // final status stays (its summary.txt follows it); a folder without run.json gets one.
 #include "engine/janitor/run_status.hpp"

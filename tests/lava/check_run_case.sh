@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of scripts/lava/run-case.sh and scripts/lava/xrunlab.yaml (tests/lava/CMakeLists.txt):
 #
 #   check_run_case.sh fake SCRIPTS_DIR

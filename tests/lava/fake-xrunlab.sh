@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A stand-in for `xrunlab run` in tests/lava: writes what a completed run whose "xruns"
 # thresholds fail would write (run.json, the JUnit report, the "Results:" line) and exits 10,
 # as xrunlab does when a --fail-if threshold is crossed. Cycle Maximum is null (not measured).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // LoadSet with the real xrunlab-load supervisor and real programs (sleep), in a temporary run
 // folder: what it starts, what check_running says, how it stops and what it reads back.
 #include "engine/loads/loads.hpp"

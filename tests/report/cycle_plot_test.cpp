@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The waterfall's data: one row per kept cycle, its hops in chain order, and a marker where the
 // chain stopped because a client did not run.
 #include "engine/report/cycle_plot.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Across runs: the SUMMARY and compare writers (RunRecord itself: run_record_test.cpp).
 #include "engine/report/multirun.hpp"
 

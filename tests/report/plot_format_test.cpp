@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --plot-format: the word parsed into a type, the files' names, the gnuplot command (its terminal
 // chosen with -e), and SVG plots drawn by the real scripts.
 #include "engine/report/plot_format.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The run folder: exporters to bytes, the one writer, the loader, and `xrunlab plot`'s redraw.
 #include "engine/report/run_folder.hpp"
 

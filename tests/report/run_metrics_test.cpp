@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The figures campaigns compare and --fail-if checks (engine/report/run_metrics.hpp): read from
 // run.json with one definition each, thresholds parsed and checked, and the JUnit report.
 #include "engine/report/run_metrics.hpp"

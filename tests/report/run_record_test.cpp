@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RunRecord: one run as seen across runs. Import of old jack_test summaries, the mapping from
 // the result model, run.json reading (the fast path over partial documents) and records JSON.
 #include "engine/report/run_record.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // seconds.jsonl: the per-second rows a run appends at its checkpoints instead of holding them.
 #include "engine/report/seconds_file.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The timer baseline's pure parts (engine/result/baseline.hpp): cyclictest's argv, its --json
 // file read into a histogram (the samples beyond the histogram counted, not invented), and
 // run.json's "baseline" with the ratios of the run's p99s to cyclictest's.

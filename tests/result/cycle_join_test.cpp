@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The cycle joiner on rows made by hand: the hop decomposition (every hop exact, their sum the
 // cycle time), clients that did not run, the worst and missed rows, and jack_test's fields by
 // JACK1's rules.

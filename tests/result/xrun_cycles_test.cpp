@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Xrun events keyed by their cycle (engine/result/xrun_cycles.hpp): frame times mapped to the
 // table's cycles, xrun cycles grouped into events, and every source counted against them, on
 // rows and reports made by hand.

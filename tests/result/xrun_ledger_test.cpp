@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // XrunLedger (engine/result/xrun_ledger.hpp): counting the xrun reports against the events as
 // the run goes, forgetting what is settled, gives exactly the figures of counting everything at
 // once at the end. Random runs (late cycles, stalls, JACK's frame counter moved on after an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The live progress line: its text for the figures (exact, "-" without data, negative slack,
 // the time left at the start and the end), fitting it to the terminal, and what the line
 // writes (nothing when disabled; a clear only after a line).

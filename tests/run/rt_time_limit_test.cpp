@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // RLIMIT_RTTIME's values for a run, and how a client's end is told apart as a runaway's.
 #include "engine/run/rt_time_limit.hpp"
 

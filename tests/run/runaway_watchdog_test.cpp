@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The watchdog's decision from made-up looks at threads (exact by construction), and the /proc
 // parsing it reads its looks with.
 #include "engine/run/runaway_watchdog.hpp"

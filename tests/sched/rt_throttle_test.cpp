@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // rt-throttle: detection against hand-written /proc/self/cgroup and mounts texts, then the real
 // cgroup v1 cpu controller of this machine (skipped, with the reason, where it is unusable).
 #include "engine/sched/rt_throttle.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // SysJournal against a temporary folder standing in for /sys and /proc/sys (plain files and
 // folders) and another one for the journal folder.
 #include "engine/sched/sys_journal.hpp"

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks run.json files against docs/schema/run.schema.json (JSON Schema draft 2020-12).
 
 Run with Debian's /usr/bin/python3 and its python3-jsonschema package. Commands:

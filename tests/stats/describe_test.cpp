@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Descriptive statistics of a sample: absent for an empty one, and quartiles by R's type 7,
 // checked against the values R's quantile() and numpy.percentile give.
 #include "engine/stats/describe.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The Benjamini-Hochberg adjustment (engine/stats/multiple.hpp) against a published example and
 // cases counted by hand.
 #include "engine/stats/multiple.hpp"

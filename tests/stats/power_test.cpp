@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Runs needed to see a difference: the formula by hand, the robust noise estimate, the floor
 // of runs the exact test needs, and every reason the estimate is absent.
 #include "engine/stats/power.hpp"

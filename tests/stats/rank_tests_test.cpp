@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The Mann-Whitney test, the Hodges-Lehmann shift and the normal quantile against published
 // values (R's documentation, Hollander & Wolfe, the normal tables) and small cases counted by
 // hand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The verdict's sentences: resolved (the better case first, for both directions), not resolved
 // (with the p-value, or because so few runs cannot be significant, or a significant test whose
 // interval includes 0), without a noise estimate, and with a case that has no runs.

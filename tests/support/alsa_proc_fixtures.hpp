@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The /proc texts of the ALSA card tests (alsa_cards, card_irqs, card_info): /proc/asound/cards
 // and /proc/interrupts of a few real machines, and the task list of a kernel with threaded

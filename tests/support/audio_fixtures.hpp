@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Small audio files for the --source tests, written with libsndfile into a test's TempDir at
 // test time (nothing is committed): deterministic noise, silence, repeats.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Reading what a test needs: any file, the historical fixtures (tests/fixtures) and the golden
 // files (tests/golden). A file that is missing fails the test with a message naming it (an

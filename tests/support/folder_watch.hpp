@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What happens directly in one folder while a test watches it (inotify): the names of the
 // entries created (IN_CREATE) or renamed into it (IN_MOVED_TO, write_file_atomic's rename of

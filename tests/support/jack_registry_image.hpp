@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A JACK2 server registry image (/dev/shm/jack-shm-registry) for tests: laid out as JACK2 1.9.x
 // writes it, 6 header words, then 8 entries of pid + 257 characters of "jack-<uid>:<name>:".

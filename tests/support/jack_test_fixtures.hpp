@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The historical jack_test summaries of tests/fixtures/jack_test, imported as run records.
 #include <gtest/gtest.h>

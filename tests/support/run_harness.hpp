@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Test harness for the integration tests: runs the real xrunlab binary and inspects what it
 // leaves (run folder, processes, JACK files).

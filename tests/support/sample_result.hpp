@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A hand-built RunResult shared by the writer tests (summary, JSON): every number is chosen by
 // hand; finalize() derives the totals.

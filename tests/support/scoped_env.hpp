@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Sets (or, with nullptr, unsets) an environment variable for one scope, then restores it.
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // A temporary folder for one test, removed with everything in it when the test ends (kept, for
 // a look afterwards, when XRUNLAB_KEEP_TEST_DIRS is set in the environment).

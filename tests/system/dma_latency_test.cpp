@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // DmaLatencyHold on stand-ins for the device (a regular file takes the same write and read):
 // what it writes, what it reads back, and the refusals. The real /dev/cpu_dma_latency is in
 // tests/integration/baseline_integration_test.cpp (the kernel's aggregate during and after).

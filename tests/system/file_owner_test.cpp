@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Under sudo, what the run created goes to the invoking user; nothing else is touched.
 #include "engine/system/file_owner.hpp"
 

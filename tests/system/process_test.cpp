@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Child and spawn_process with real programs (coreutils): argv arrives verbatim without a shell,
 // exit statuses and signals are told apart, stop() escalates, every child has its own process
 // group and exactly the descriptors it was given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // explain_hop and select_late_hops on event lists and cycle rows made by hand.
 #include "engine/trace/explain.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // parse_trace_line on lines as this kernel's trace_pipe prints them (copied from a real
 // instance with trace_clock mono).
 #include "engine/trace/trace_event.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // TraceSession on the real tracefs (root only; skipped otherwise), with its journal in a
 // temporary folder: what it makes, what it records, and that everything goes at the end and
 // after a SIGKILL.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --trace-on-xrun's span: from when every CPU's events are in the frozen ring.
 #include "engine/trace/xrun_trace.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // xrunlab-client's argv contract (engine/wire/client_args.hpp): to_argv and parse_client_args
 // are inverse, every refusal is a usage error naming its option, nothing exits the process.
 #include "engine/wire/client_args.hpp"

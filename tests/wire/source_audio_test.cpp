@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The user's audio file (engine/wire/source_audio.hpp): fixture files written with libsndfile at
 // test time; what is loaded is channel 1, bit for bit, and every refusal names the file.
 #include "engine/wire/source_audio.hpp"

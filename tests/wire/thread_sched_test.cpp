@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/wire/thread_sched.hpp"
 
 #include <fmt/format.h>

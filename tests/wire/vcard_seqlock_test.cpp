@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The vcard's wake record under concurrency: the card (one writer) overwrites slots while a
 // reader reads them. Every record the reader accepts must be one the writer wrote whole.
 // Built in the ThreadSanitizer build too (scripts/test.sh), which checks it is race-free.

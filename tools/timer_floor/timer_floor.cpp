@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // xrunlab-timer-floor: the floor of any sound card driven through a file descriptor, measured.
 // One thread at SCHED_FIFO (or SCHED_OTHER with --priority 0) waits in poll() on a timerfd armed
 // one-shot at absolute deadlines (TFD_TIMER_ABSTIME) on the card's period grid: boundary m at
