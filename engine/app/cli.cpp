@@ -515,6 +515,21 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                      "--load compile --backend alsa:hw:1 (not --clients, --period, --duration, "
                      "--dsp-load).")
       ->type_name("-- RUN_OPTIONS");
+  // --plot-format on every command that draws plots: text here, a PlotFormat once parsed.
+  std::string plot_format_text = "png";
+  for (const auto& [sub, what] :
+       {std::pair{run, "the run's plots/*.png or plots/*.svg"},
+        {plot, "the plots drawn (plots/*.png or plots/*.svg)"},
+        {compare, "compare.png or compare.svg"},
+        {campaign, "campaign.png or campaign.svg, and with it every run's plots"},
+        {sweep, "sweep.png or sweep.svg, and with it every run's plots"}}) {
+    sub->add_option("--plot-format", plot_format_text,
+                    std::string("FORMAT of ") + what + ": " + kPlotFormatWords +
+                        " (gnuplot's pngcairo or svg terminal).")
+        ->capture_default_str()
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+        ->type_name("FORMAT");
+  }
   add_examples(app);
   if (argc <= 1) {  // `xrunlab` alone: the usage, as --help prints it
     std::fputs(app.help().c_str(), stdout);
@@ -541,6 +556,10 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
     throw Error(ExitCode::kUsage, msg + " (see xrunlab --help)");
   }
   for (const std::string& t : fail_if_texts) cmd.fail_if.push_back(parse_threshold(t));
+  const PlotFormat plot_format = plot_format_flag(plot_format_text);  // kUsage naming the flag
+  o.plot_format = ro.plot_format = plot_format;
+  if (campaign->count("--plot-format") > 0) co.plot_format = plot_format;
+  if (sweep->count("--plot-format") > 0) so.plot_format = plot_format;
   if (plot->parsed()) cmd.kind = Command::Kind::kPlot;
   if (summary->parsed()) cmd.kind = Command::Kind::kSummary;
   if (compare->parsed()) cmd.kind = Command::Kind::kCompare;
