@@ -1435,7 +1435,7 @@ RunOutcome Runner::run() {
                           static_cast<double>(mono_raw_us() - t_begin_us_) / 1e6);
   note_disk_full(r);
   // Plots first: a plot that fails is a warning in the files, which are written once.
-  write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_));
+  write_run_folder(r, run_dir_, o_.plots, find_script_dir(self_exe_), o_.plot_format);
   out.result = r;
   out.code = failure_code_;
   return out;
