@@ -18,7 +18,7 @@ endfunction()
 # One subsystem = one static library, xrunlab_<name> with the alias xrunlab::<name>.
 #   xrunlab_library(<name> SOURCES a.cpp b.cpp DEPS xrunlab::base fmt::fmt ...)
 # DEPS are PUBLIC: a subsystem's headers may name the types of the ones below it. The
-# dependency picture (README, "Layout") is kept one way: a library never lists one above it.
+# dependency picture (docs/development.md, "Layout") is kept one way: a library never lists one above it.
 function(xrunlab_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(xrunlab_${name} STATIC ${ARG_SOURCES})

@@ -251,7 +251,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "attach[:SERVER] (measure under an already running JACK or PipeWire-JACK "
                   "server; nothing is launched), pipewire (a private headless PipeWire with its "
                   "Dummy-Driver, quantum --period and rate --rate, reached through PipeWire's "
-                  "libjack; README: The sound card).")
+                  "libjack; docs/backends.md).")
       ->type_name("SPEC");
   run->add_option("--nperiods", o.nperiods,
                   "Periods in the card's buffer (vcard and alsa; jackd -n).")
@@ -272,7 +272,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   run->add_option("--source", o.source,
                   "Play your own audio FILE through the chain instead of the test signal (WAV, "
                   "FLAC, Ogg: channel 1, at the run's --rate, looped, at most 300 s) and check "
-                  "the tail's audio against it where the file allows (README: Your own audio).")
+                  "the tail's audio against it where the file allows (docs/measurement.md: Your own audio).")
       ->type_name("FILE");
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
@@ -282,13 +282,13 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
       "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, xrun_count, "
       "delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, client_wakeup_p99, baseline_p99, "
-      "glitches, dsp_load (README: Thresholds). A figure the run does not have fails.";
+      "glitches, dsp_load (docs/commands.md: Thresholds). A figure the run does not have fails.";
   const std::string junit_help = "Write a JUnit XML report to FILE (one testcase per run).";
   run->add_option("--fail-if", fail_if_texts, fail_if_help)->type_name("COND");
   run->add_option("--junit", cmd.junit, junit_help)->type_name("FILE");
   run->add_option("--repeat", o.repeat,
                   "Run N times as a one-case campaign into OUTPUT/campaigns/LABEL/ (campaign.json; "
-                  "the same command continues an interrupted one; README: `xrunlab campaign`).")
+                  "the same command continues an interrupted one; docs/commands.md).")
       ->capture_default_str()
       ->type_name("N");
   ReportOptions& ro = cmd.report;
@@ -360,7 +360,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       "Run a campaign file (TOML): its cases (the product of its axes) x repetitions of "
       "`xrunlab run`, interleaved, into one folder with campaign.json; the same command "
       "continues an interrupted campaign.");
-  campaign->add_option("FILE", co.file, "The campaign file (README: `xrunlab campaign`).")
+  campaign->add_option("FILE", co.file, "The campaign file (docs/commands.md: `xrunlab campaign`).")
       ->type_name("FILE.toml");
   campaign
       ->add_option("--preset", co.preset,

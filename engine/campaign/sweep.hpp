@@ -7,8 +7,8 @@
 // runs each step as a one-case campaign. Non-realtime.
 //
 // A step is one cell (clients, period): up to `repetitions` runs of `duration_s` each. It is
-// clean when none of its runs had an xrun event (the cycle table's; README "Xrun events by
-// cycle") or an audible glitch; the first run with either ends the step (it cannot be clean any
+// clean when none of its runs had an xrun event (the cycle table's; docs/measurement.md, "Xrun
+// events by cycle") or an audible glitch; the first run with either ends the step (it cannot be clean any
 // more), so a dirty step costs one run, a clean one all of them.
 //
 // Searches, per client count (ascending), over the periods (ascending):

@@ -4,8 +4,8 @@
 // from a run.json with one definition, named for what it is:
 //
 //   xruns        the cycle table's xrun events (runs of cycles that missed their deadline, ran
-//                out of chain order or had a client that did not run; README "Xrun events by
-//                cycle"); without a table, the monitor's JACK2 xrun events
+//                out of chain order or had a client that did not run; docs/measurement.md,
+//                "Xrun events by cycle"); without a table, the monitor's JACK2 xrun events
 //   xrun_rate    xruns per minute of the measured window
 //   xrun_count   jack_test's XRUN Count (the driver's xruns)
 //   delay_max    jack_test's Delay Maximum, usecs (JACK1's rules on jackd's wake-ups)

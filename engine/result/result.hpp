@@ -187,8 +187,8 @@ struct AudioThread {
   std::string mismatch;  // "" when the thread runs as asked, else what differs
 };
 
-// jack_test's summary fields with jack_test's definitions (docs/jack_test-fields.md, README
-// "What each number means"), as the engine derived them for this run. Every RunRecord and
+// jack_test's summary fields with jack_test's definitions (docs/jack_test-fields.md,
+// docs/measurement.md "What each number means"), as the engine derived them for this run. Every RunRecord and
 // summary carries `definitions`, so figures with different definitions are never put in one
 // column unmarked.
 struct JackTestFields {
