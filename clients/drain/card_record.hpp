@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "clients/drain/shm_file.hpp"
 #include "engine/wire/vcard_shared.hpp"
 
 namespace xrunlab {
@@ -16,7 +17,6 @@ class CardRecord {
   // the record when it cannot be opened or mapped, is smaller than a vcard record, or is not a
   // record of this version.
   explicit CardRecord(const std::string& name);
-  ~CardRecord();
   CardRecord(const CardRecord&) = delete;
   CardRecord& operator=(const CardRecord&) = delete;
 
@@ -28,7 +28,8 @@ class CardRecord {
   const vcard::Shm& shm() const { return *shm_; }
 
  private:
-  const vcard::Shm* shm_ = nullptr;
+  ShmMapping mapping_;
+  const vcard::Shm* shm_ = nullptr;  // in mapping_
 };
 
 }  // namespace xrunlab

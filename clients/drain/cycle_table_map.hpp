@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "clients/drain/shm_file.hpp"
 #include "clients/rt/cycle_table_column.hpp"
 
 namespace xrunlab {
@@ -17,17 +18,15 @@ class CycleTableMap {
   // be opened or mapped, is not a cycle table of this version, has no column `index`, or was
   // made for another rate or period.
   CycleTableMap(const std::string& name, int index, uint32_t rate, uint32_t frames);
-  ~CycleTableMap();
   CycleTableMap(const CycleTableMap&) = delete;
   CycleTableMap& operator=(const CycleTableMap&) = delete;
 
   const CycleTableColumn& column() const { return column_; }
   // What this client mapped: its own column only (Header::column_bytes), not the table.
-  size_t mapped_bytes() const { return bytes_; }
+  size_t mapped_bytes() const { return mapping_.bytes(); }
 
  private:
-  void* base_ = nullptr;
-  size_t bytes_ = 0;
+  ShmMapping mapping_;
   CycleTableColumn column_;
 };
 
