@@ -48,8 +48,9 @@ cmake --build build -j"$(nproc)"
 
 if [ "$demo" = 1 ]; then
   # The demo: 14 clients x 4 ports like jack_test, but 256 frames and 10 s: on a small VM the
-  # default 64 frames mostly measures the VM's timer noise (DESIGN.md), and a newcomer should
-  # see a summary in seconds. `build/bin/xrunlab run` alone is the full jack_test setting.
+  # default 64 frames mostly measures the VM's timer noise (docs/architecture.md, Timer noise
+  # on small VMs), and a newcomer should see a summary in seconds. `build/bin/xrunlab run`
+  # alone is the full jack_test setting.
   priority=()
   if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -r)" != unlimited ] && [ "$(ulimit -r)" -lt 70 ]; then
     echo "setup.sh: note: realtime scheduling is not permitted for $(id -un) (ulimit -r is" \

@@ -88,7 +88,8 @@ class Backend {
   // jackd -v: the ALSA driver prints its xrun lines only then.
   virtual bool server_verbose() const { return false; }
 
-  // How a client computes "when did this period start" (DESIGN.md, What is measured).
+  // How a client computes "when did this period start", and why each backend has the one it
+  // has (docs/architecture.md, The period-start reference).
   virtual ClientReference reference() const = 0;
   virtual std::string reference_text() const = 0;  // for run.json and summary.txt
   virtual bool reference_exact() const { return false; }

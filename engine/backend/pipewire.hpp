@@ -4,8 +4,9 @@
 // its Dummy-Driver, started from a configuration file that xrunlab writes into the run folder,
 // with its own runtime folder (PIPEWIRE_RUNTIME_DIR, XDG_RUNTIME_DIR) and its own socket name
 // (the run's private server name), so a user's PipeWire or JACK is never touched. The clients
-// and the engine's monitor reach it through PipeWire's libjack (DESIGN.md: xrunlab re-executes
-// itself once with LD_LIBRARY_PATH naming PipeWire's JACK folder, as pw-jack does).
+// and the engine's monitor reach it through PipeWire's libjack: use_pipewire_jack (below)
+// re-executes xrunlab once with LD_LIBRARY_PATH led by PipeWire's JACK folder, as pw-jack does
+// (docs/architecture.md, PipeWire headless).
 // Everything here but the backend itself is pure or reads /proc, and is unit-tested in
 // tests/backend/pipewire_test.cpp. Non-realtime.
 #include <sys/types.h>

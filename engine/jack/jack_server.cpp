@@ -36,7 +36,7 @@ std::string private_server_name() {
 int port_max_for(int clients, int ports) {
   // Exactly what is needed plus 16, not the next power of two: each port costs ~34 KB of the
   // segment (38 MB + 34 KB x port-max, measured on JACK2 1.9.21), so 253 x 4 clients take
-  // 2318 ports (116 MB) where 4096 would take 176 MB.
+  // 2302 ports (116 MB) where 4096 would take 176 MB.
   const int needed = clients * (ports * 2 + 1) + ports * 2 + 1 + 16;
   return std::max(64, needed);
 }

@@ -27,9 +27,10 @@ std::string jackd_stop_problem(int wait_status, int grace_ms = 1000);
 // A server name no other run or user server has: xrunlab-<pid>-<counter>.
 std::string private_server_name();
 
-// Ports the run needs (clients x (2P + clock), the card's 2P + clock, the monitor) with 16 to
-// spare, at least 64; jackd's graph segment scales with it and every DSP client mlocks it
-// (DESIGN.md). At most 2318 (253 clients x 4 ports), below JACK2's PORT_NUM_MAX of 4096.
+// Ports the run needs (clients x (2P + clock), the card's 2P + clock; the monitor has none)
+// with 16 to spare, at least 64; jackd's graph segment scales with it and every DSP client
+// mlocks it (docs/architecture.md, The graph segment). 253 clients x 4 ports need 2302; a run
+// needing more than JACK2's PORT_NUM_MAX of 4096 is refused (engine/run/run_options.cpp).
 int port_max_for(int clients, int ports);
 // JACK2's PORT_NUM_MAX: jackd refuses a larger -p.
 inline constexpr int kJackPortMax = 4096;

@@ -3,7 +3,8 @@
 // xrunlab-client processes. They assert on structure and on counts that are exact by
 // construction (injected overruns), never on latency thresholds: the development and CI
 // machines are noisy 2-core VMs. Period 256 frames (5.3 ms) keeps spontaneous xruns rare there
-// (DESIGN.md: ~6/s for 14 clients at 256, ~170/s at 64), so what is asserted is the tool's logic.
+// (JACK2's 14 x jack_cpu on its dummy driver: ~6/s at 256, ~170/s at 64; docs/architecture.md,
+// Timer noise on small VMs), so what is asserted is the tool's logic.
 #include <gtest/gtest.h>
 #include <jack/jack.h>
 #include <signal.h>
