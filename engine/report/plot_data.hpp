@@ -129,8 +129,8 @@ struct LatencyPlot {
 // maximum, first of equals), "dsp" (every client's DSP time), "cycle", "slack" (its negative
 // values, the missed deadlines, are only counted: the legend says "N cycles below 0 (deadline
 // missed, not drawn)"). A kind with no hop is left out. Without the table (older run.json,
-// backends without it), the clients' callback delays against the interrupt as before: all
-// clients together and the picked clients (pick_clients). Legend entries: "<what>: <count>
+// backends without it), the clients' callback delays against the interrupt: all clients
+// together and the picked clients (pick_clients). Legend entries: "<what>: <count>
 // cycles (or callbacks, for merged clients), max <max> µs", plus what is not drawn.
 LatencyPlot latency_plot(const RunResult& r);
 

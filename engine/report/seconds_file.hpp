@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // seconds.jsonl: a run's per-second rows, one JSON object per line, appended while the run
-// measures. A run used to hold every row in memory and format all of them into run.json at each
-// checkpoint, so its memory grew with its length (29 MiB per hour at 4 clients); now each
-// checkpoint appends the rows since the last one and drops them from memory, and run.json counts
-// them (run.json "per_second", engine/result/run_json.hpp). Non-realtime.
+// measures. Each checkpoint appends the rows since the last one and drops them from memory, and
+// run.json only counts them (run.json "per_second", engine/result/run_json.hpp), so the engine's
+// memory and a checkpoint's work do not grow with the run's length: rows held in memory and
+// formatted into run.json at every checkpoint grow the engine by 29 MiB per hour at 4 clients.
+// Non-realtime.
 //
 //   {"xrunlab_seconds": 1, "client_columns": ["second", "cycles", ...]}   the first line
 //   {"client": 3, "row": [12, 187, 841, 950.25, ...]}                    a client's second

@@ -38,10 +38,10 @@ nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 // glitch_list_total; clients[].worst_cycles the worst_cycles_limit worst cycles by delay among
 // the worst_cycles_per_second_limit worst of each second.
 //
-// Schema 2 (December 2026) moved the per-second rows out of run.json into the run folder's
-// seconds.jsonl (engine/report/seconds_file.hpp): run.json's "per_second" names the file and
-// counts its rows ({"file", "client_rows", "system_rows"}), clients[].per_second and
-// system_per_second are gone. Schema 1 files still read with their rows.
+// From schema 2 on, the per-second rows are in the run folder's seconds.jsonl
+// (engine/report/seconds_file.hpp), not in run.json: its "per_second" names the file and counts
+// its rows ({"file", "client_rows", "system_rows"}), and there is no clients[].per_second or
+// system_per_second. Schema 1 files, which hold their rows there, still read with them.
 //
 // nullopt with *why (may be null) naming the key at fault when a value has the wrong type
 // ("'settings.clients' is not an integer (it is string)"), a per-second row does not match its
