@@ -52,6 +52,7 @@
 #include "engine/run/run_warnings.hpp"
 #include "engine/run/runaway_watchdog.hpp"
 #include "engine/run/server_session.hpp"
+#include "engine/run/stop_reason.hpp"
 #include "engine/run/system_sampler.hpp"
 #include "engine/run/teardown.hpp"
 #include "engine/sched/sys_journal.hpp"
@@ -111,7 +112,7 @@ class Runner {
   void fill_baseline(RunResult& r) const;
   void measure();
   // What the measurement loop watches: "" while the run may go on, else why it stops.
-  std::string stop_reason();
+  StopReason stop_reason();
   void checkpoint(uint64_t now_us);
   // Every per-second row back in the result for the files made at the end (timeseries.csv, the
   // plots): the rows since the last checkpoint appended to seconds.jsonl, then the whole file
@@ -838,13 +839,22 @@ std::vector<ClientThread> Runner::client_threads() {
   return out;
 }
 
-std::string Runner::stop_reason() {
-  if (stop_.load()) return "interrupted";
-  if (!disk_full_.empty()) return disk_full_;
-  if (std::string ended = session_.ended(); !ended.empty()) return ended;
-  if (std::string runaway = runaway_.check(fleet_, live_); !runaway.empty()) return runaway;
-  if (std::string ended = fleet_.first_ended(); !ended.empty()) return ended;
-  return loads_.check_running();
+StopReason Runner::stop_reason() {
+  if (stop_.load()) return {StopKind::kInterrupted, ""};
+  if (!disk_full_.empty()) return {StopKind::kDiskFull, disk_full_};
+  if (std::string ended = session_.ended(); !ended.empty()) {
+    return {StopKind::kServerEnded, std::move(ended)};
+  }
+  if (std::string runaway = runaway_.check(fleet_, live_); !runaway.empty()) {
+    return {StopKind::kRunaway, std::move(runaway)};
+  }
+  if (std::string ended = fleet_.first_ended(); !ended.empty()) {
+    return {StopKind::kClientEnded, std::move(ended)};
+  }
+  if (std::string load = loads_.check_running(); !load.empty()) {
+    return {StopKind::kLoadEnded, std::move(load)};
+  }
+  return {};
 }
 
 void Runner::checkpoint(uint64_t now_us) {
@@ -1018,7 +1028,7 @@ void Runner::measure() {
   if (cycle_reader_) cycle_reader_->set_window(t0_ns, INT64_MAX);
   uint64_t end = planned_end;
   uint64_t last_sample = t0;
-  std::string reason;
+  StopReason reason;
   const uint64_t xrun_events0 = monitor.events_total();
   while (true) {
     const uint64_t now = monitor.now_us();
@@ -1034,13 +1044,13 @@ void Runner::measure() {
       next_sample += 1000000;
     }
     if (stop_.load()) {
-      reason = "interrupted";
+      reason = {StopKind::kInterrupted, ""};
       end = now;
       break;
     }
     if (now >= planned_end) break;
     reason = stop_reason();
-    if (!reason.empty()) {
+    if (reason.stopped()) {
       end = now;
       break;
     }
@@ -1112,16 +1122,14 @@ void Runner::measure() {
   live_.with([&](RunResult& r) {
     r.seconds_ran = static_cast<double>(end - t0) / 1e6;
     r.threads_end = std::move(threads_end);
-    if (reason == "interrupted") {
+    if (reason.kind == StopKind::kInterrupted) {
       r.status = "interrupted";
       r.status_detail = "stopped by a signal after " + fmt::format("{:.1f}", r.seconds_ran) + " s";
-      failure_code_ = ExitCode::kInterrupted;
-    } else if (!reason.empty()) {
+      failure_code_ = exit_code_for(reason.kind, runaway_.tripped());
+    } else if (reason.stopped()) {
       r.status = "failed";
-      r.status_detail = reason;
-      failure_code_ = reason == disk_full_ ? ExitCode::kOutput
-                      : runaway_.tripped() ? ExitCode::kClientsFailed
-                                           : ExitCode::kRunFailed;
+      r.status_detail = reason.detail;
+      failure_code_ = exit_code_for(reason.kind, runaway_.tripped());
     } else if (!bad_end.empty()) {
       r.status = "failed";
       r.status_detail = "at the end: " + bad_end;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#pragma once
+// Why a run's measurement window ended before its planned end, and the exit code that follows.
+// engine/run/run.cpp asks each part in turn (Runner::stop_reason) and ends the window at the
+// first that answers. Pure; non-realtime.
+#include <string>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+
+enum class StopKind {
+  kNone,         // the window ran to its planned end
+  kInterrupted,  // SIGINT or SIGTERM
+  kDiskFull,     // a checkpoint did not fit: the last one is kept
+  kServerEnded,  // jackd (or the attached server) went away
+  kRunaway,      // an audio thread used its whole CPU time limit and was stopped
+  kClientEnded,  // a client process exited or reported a fatal error
+  kLoadEnded,    // a background load stopped by itself
+};
+
+struct StopReason {
+  StopKind kind = StopKind::kNone;
+  std::string detail;  // the sentence run.json's status_detail gives (empty for kNone)
+
+  bool stopped() const { return kind != StopKind::kNone; }
+};
+
+// The exit code of a window that ended for `kind` (ExitCode::kOk for kNone). A run whose
+// runaway watchdog tripped is a client failure whatever ended the window first, since the
+// watchdog stopped that client.
+inline ExitCode exit_code_for(StopKind kind, bool runaway_tripped) {
+  switch (kind) {
+    case StopKind::kNone:
+      return ExitCode::kOk;
+    case StopKind::kInterrupted:
+      return ExitCode::kInterrupted;
+    case StopKind::kDiskFull:
+      return ExitCode::kOutput;
+    case StopKind::kRunaway:
+      return ExitCode::kClientsFailed;
+    case StopKind::kServerEnded:
+    case StopKind::kClientEnded:
+    case StopKind::kLoadEnded:
+      break;
+  }
+  return runaway_tripped ? ExitCode::kClientsFailed : ExitCode::kRunFailed;
+}
+
+}  // namespace xrunlab
