@@ -195,8 +195,8 @@ class JackClient {
                                      a.server.c_str());
     jack_set_error_function(print_jack_error);
     if (client_ == nullptr) {
-      throw ClientFailure(jack_open_failure(a.server, static_cast<unsigned>(status),
-                                            g_open_errors, static_cast<unsigned>(::getuid())));
+      throw ClientFailure(jack_open_failure(a.server, static_cast<unsigned>(status), g_open_errors,
+                                            static_cast<unsigned>(::getuid())));
     }
   }
   ~JackClient() { jack_client_close(client_); }

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds xrunlab and runs every test: the lock-free parts (the ring, the card's seqlock, the
-# process callback's context shared with the drain thread) under ThreadSanitizer, a short run of
-# the callback benchmark (it must work; its numbers are for people and are not asserted), every
-# libFuzzer target for 10 s (scripts/fuzz.sh: clang, ASan + UBSan, in build-fuzz; any finding
-# fails), then all unit tests and the integration tests against the real jackd (ctest, last).
+# Checks the C++ formatting (clang-format), builds xrunlab and runs every test: the lock-free
+# parts (the ring, the card's seqlock, the process callback's context shared with the drain
+# thread) under ThreadSanitizer, a short run of the callback benchmark (it must work; its numbers
+# are for people and are not asserted), every libFuzzer target for 10 s (scripts/fuzz.sh: clang,
+# ASan + UBSan, in build-fuzz; any finding fails), then all unit tests and the integration tests
+# against the real jackd (ctest, last).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
+
+# The C++ sources as .clang-format has them (clang-format 14, Debian 12's): a file that is not
+# fails here, before anything is built. `git ls-files` where there is git; find elsewhere.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -z '*.cpp' '*.hpp' '*.h' | xargs -0 clang-format --dry-run --Werror
+else
+  find engine clients tests tools -name '*.cpp' -o -name '*.hpp' -o -name '*.h' |
+    tr '\n' '\0' | xargs -0 clang-format --dry-run --Werror
+fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"

@@ -213,11 +213,11 @@ struct SharedTimer {
   char shm[NAME_MAX + 1];  // the card ("" = free slot)
   unsigned refs;           // PCMs using it
   int fd;
-  uint64_t want[2];        // per stream: the deadline it waits for (0 none, 1 at once)
-  uint64_t armed;          // the deadline the timerfd is armed at (0 disarmed)
-  int64_t round_wake_ns;   // first poll_revents since the last poll_descriptors (0 none)
-  unsigned round_seen;     // bit per stream: its poll_revents ran in this round
-  bool round_open;         // poll_descriptors ran since the last poll_revents
+  uint64_t want[2];       // per stream: the deadline it waits for (0 none, 1 at once)
+  uint64_t armed;         // the deadline the timerfd is armed at (0 disarmed)
+  int64_t round_wake_ns;  // first poll_revents since the last poll_descriptors (0 none)
+  unsigned round_seen;    // bit per stream: its poll_revents ran in this round
+  bool round_open;        // poll_descriptors ran since the last poll_revents
 };
 constexpr unsigned kSharedTimers = 16;
 SharedTimer g_shared[kSharedTimers];
@@ -277,7 +277,7 @@ struct Card {
   uint32_t rate = 0;
   uint32_t period = 0;
   bool playback = false;
-  uint32_t clock_channel = 0;  // 1-based capture channel with the marker; 0 = none
+  uint32_t clock_channel = 0;         // 1-based capture channel with the marker; 0 = none
   unsigned stream = kStreamPlayback;  // kStreamPlayback or kStreamCapture
   int timer_fd = -1;                  // this PCM's own, or the shared timer's
   SharedTimer* shared = nullptr;      // shared_timer 1: the card's timer in this process
@@ -408,8 +408,7 @@ void arm_timer(Card& c, uint64_t deadline_ns) noexcept {
   itimerspec its{};
   its.it_value.tv_sec = static_cast<time_t>(deadline_ns / 1000000000u);
   its.it_value.tv_nsec = static_cast<long>(deadline_ns % 1000000000u);
-  XRUNLAB_PROBE(kArm, c.stream, mono_ns(),
-                static_cast<int64_t>(deadline_ns));
+  XRUNLAB_PROBE(kArm, c.stream, mono_ns(), static_cast<int64_t>(deadline_ns));
   timerfd_settime(c.timer_fd, TFD_TIMER_ABSTIME, &its, nullptr);
   XRUNLAB_PROBE(kArmed, c.stream, mono_ns(), 0);
   vc::StreamRecord& r = *c.rec;

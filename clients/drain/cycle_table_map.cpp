@@ -33,9 +33,8 @@ CycleTableMap::CycleTableMap(const std::string& name, int index, uint32_t rate, 
             " Hz, not " + std::to_string(frames) + " at " + std::to_string(rate);
   }
   if (!wrong.empty()) throw file.error(wrong);
-  mapping_ = file.map(h.column_bytes,
-                      static_cast<off_t>(cycle_table::column_offset(
-                          static_cast<uint32_t>(index - 1), h.column_bytes)));
+  mapping_ = file.map(h.column_bytes, static_cast<off_t>(cycle_table::column_offset(
+                                          static_cast<uint32_t>(index - 1), h.column_bytes)));
   column_.first = static_cast<cycle_table::Cell*>(mapping_.data());
   column_.rows = h.rows;
   column_.keyed_by = h.keyed_by;

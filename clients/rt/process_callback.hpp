@@ -54,7 +54,7 @@ struct RtConfig {
   std::unique_ptr<const TestSignal> signal;  // --source: play the signal on port 1
   // --source --source-file FILE: play the preloaded file on port 1 instead (looped).
   std::unique_ptr<const LoopedSamples> file;
-  std::unique_ptr<AudioRing> audio;          // --sink: what arrived on port 1, to the check
+  std::unique_ptr<AudioRing> audio;  // --sink: what arrived on port 1, to the check
 };
 
 // The callback's own state: written only by the callback once the client is active (sized

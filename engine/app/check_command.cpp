@@ -133,15 +133,15 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
   if (code == 0) code = a.clean ? 0 : static_cast<int>(ExitCode::kCheckDropsOut);
   make_dirs(so.dir);
   write_output_file(so.dir + "/check.txt", doctor + "\n" + verdict + "\n");
-  nlohmann::json j = {{"schema_version", 1},
-                      {"verdict", verdict},
-                      {"exit_code", code},
-                      {"clients", o.clients},
-                      {"dsp_load_pct", o.dsp_load_pct},
-                      {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period)
-                                                        : nlohmann::json()},
-                      {"doctor", doctor_json(results)},
-                      {"sweep", "sweep.json"}};
+  nlohmann::json j = {
+      {"schema_version", 1},
+      {"verdict", verdict},
+      {"exit_code", code},
+      {"clients", o.clients},
+      {"dsp_load_pct", o.dsp_load_pct},
+      {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period) : nlohmann::json()},
+      {"doctor", doctor_json(results)},
+      {"sweep", "sweep.json"}};
   write_output_file(so.dir + "/check.json", j.dump(2) + "\n");
   if (!o.quiet) std::printf("Results: %s (check.txt, check.json, sweep.png)\n", so.dir.c_str());
   return code;

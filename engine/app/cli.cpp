@@ -206,23 +206,23 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                   "run.json (affinity, loads[].cpus).")
       ->type_name("LIST");
   run->add_flag("--trace-on-xrun", o.trace_on_xrun,
-               "Keep a kernel trace ring (a private tracefs instance, the scheduler's and "
-               "interrupts' events) through the run, freeze it at the first xrun and save it as "
-               "xrun-trace.dat, for trace-cmd report and KernelShark; how far back it reaches is "
-               "measured and recorded in run.json (trace_on_xrun). Needs root and trace-cmd.");
+                "Keep a kernel trace ring (a private tracefs instance, the scheduler's and "
+                "interrupts' events) through the run, freeze it at the first xrun and save it as "
+                "xrun-trace.dat, for trace-cmd report and KernelShark; how far back it reaches is "
+                "measured and recorded in run.json (trace_on_xrun). Needs root and trace-cmd.");
   run->add_flag("--full-log", o.full_log,
-               "Keep every line of jackd.log and clients/*.log. Without it, JACK's debug lines "
-               "(\"Jack: ...\", printed with jackd -v: every notification, connection and port "
-               "operation) are kept for the first 20 of each kind and then only counted "
-               "(run.json logs); xrun lines, errors, warnings, configuration, jackd's start-up "
-               "and the clients' own lines are always kept.");
+                "Keep every line of jackd.log and clients/*.log. Without it, JACK's debug lines "
+                "(\"Jack: ...\", printed with jackd -v: every notification, connection and port "
+                "operation) are kept for the first 20 of each kind and then only counted "
+                "(run.json logs); xrun lines, errors, warnings, configuration, jackd's start-up "
+                "and the clients' own lines are always kept.");
   run->add_option("--explain", o.explain,
-                "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
-                "(1..100), explained from a private kernel trace "
-                "(tracefs, mounted if needed, restored at the end): for each late hop, which "
-                "tasks (pid, policy, priority), interrupts and softirqs ran on that thread's CPU "
-                "between its wake-up and its callback, or that nothing competed (steal). In "
-                "run.json (explain) and one line per cycle in the summary. Needs root.")
+                  "Off unless given; --explain alone: the 5 worst cycles, --explain=N: the N worst "
+                  "(1..100), explained from a private kernel trace "
+                  "(tracefs, mounted if needed, restored at the end): for each late hop, which "
+                  "tasks (pid, policy, priority), interrupts and softirqs ran on that thread's CPU "
+                  "between its wake-up and its callback, or that nothing competed (steal). In "
+                  "run.json (explain) and one line per cycle in the summary. Needs root.")
       ->expected(0, 1)
       ->default_str("5")
       ->type_name("[=N]");
@@ -269,10 +269,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->check(CLI::IsMember({"wav", "flac"}))
       ->capture_default_str()
       ->type_name("FORMAT");
-  run->add_option("--source", o.source,
-                  "Play your own audio FILE through the chain instead of the test signal (WAV, "
-                  "FLAC, Ogg: channel 1, at the run's --rate, looped, at most 300 s) and check "
-                  "the tail's audio against it where the file allows (docs/measurement.md: Your own audio).")
+  run->add_option(
+         "--source", o.source,
+         "Play your own audio FILE through the chain instead of the test signal (WAV, "
+         "FLAC, Ogg: channel 1, at the run's --rate, looped, at most 300 s) and check "
+         "the tail's audio against it where the file allows (docs/measurement.md: Your own audio).")
       ->type_name("FILE");
   run->add_flag_callback(
       "--no-plots", [&o] { o.plots = false; }, "Do not draw the PNG plots.");
@@ -435,17 +436,19 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                    "(every cell).")
       ->capture_default_str()
       ->check(CLI::IsMember({"bisect", "descending", "all"}));
-  sweep->add_option("--name", so.spec.name,
-                    "The sweep's name (default: sweep-<a hash of its settings>, so the same "
-                    "command finds its folder again).")
+  sweep
+      ->add_option("--name", so.spec.name,
+                   "The sweep's name (default: sweep-<a hash of its settings>, so the same "
+                   "command finds its folder again).")
       ->type_name("NAME");
   sweep->add_option("--dir", so.dir, "The sweep's folder (default results/sweeps/NAME).")
       ->type_name("DIR");
   sweep->add_flag("--dry-run", so.dry_run, "Print the steps it may run and the longest time.");
   sweep->add_flag("--quiet,-q", so.quiet, "Print only the table and the recommendation.");
-  sweep->add_option("RUN_OPTIONS", so.spec.run_args,
-                    "After --: `xrunlab run` options for every run (e.g. -- --policy fifo "
-                    "--dsp-load 30 --load compile); not --clients, --period or --duration.")
+  sweep
+      ->add_option("RUN_OPTIONS", so.spec.run_args,
+                   "After --: `xrunlab run` options for every run (e.g. -- --policy fifo "
+                   "--dsp-load 30 --load compile); not --clients, --period or --duration.")
       ->type_name("-- RUN_OPTIONS");
   DoctorOptions& dop = cmd.doctor;
   dop.priority = RunOptions{}.server_priority();
@@ -472,11 +475,14 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
                    "DIR/boot) instead of the real one, e.g. a test's fixture tree; facts that "
                    "have no file (alsa-lib, a SCHED_FIFO trial) are then not read.")
       ->type_name("DIR");
-  for (auto [flag, where, what] :
-       {std::tuple{"--root-proc", &dop.roots.proc, "/proc"}, {"--root-sys", &dop.roots.sys, "/sys"},
-        {"--root-etc", &dop.roots.etc, "/etc"}, {"--root-dev", &dop.roots.dev, "/dev"},
-        {"--root-boot", &dop.roots.boot, "/boot"}}) {
-    doctor->add_option(flag, *where, std::string("Read DIR instead of ") + what + "; wins over --root.")
+  for (auto [flag, where, what] : {std::tuple{"--root-proc", &dop.roots.proc, "/proc"},
+                                   {"--root-sys", &dop.roots.sys, "/sys"},
+                                   {"--root-etc", &dop.roots.etc, "/etc"},
+                                   {"--root-dev", &dop.roots.dev, "/dev"},
+                                   {"--root-boot", &dop.roots.boot, "/boot"}}) {
+    doctor
+        ->add_option(flag, *where,
+                     std::string("Read DIR instead of ") + what + "; wins over --root.")
         ->type_name("DIR");
   }
   CheckOptions& ko = cmd.check;
@@ -506,14 +512,16 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100))
       ->type_name("N");
-  checkc->add_option("--dir", ko.dir,
-                     "The check's folder (default results/checks/check-<hash of the settings>).")
+  checkc
+      ->add_option("--dir", ko.dir,
+                   "The check's folder (default results/checks/check-<hash of the settings>).")
       ->type_name("DIR");
   checkc->add_flag("--quiet,-q", ko.quiet, "No live line and no step lines.");
-  checkc->add_option("RUN_OPTIONS", ko.run_args,
-                     "After --: `xrunlab run` options for every run, e.g. -- --rate 44100 "
-                     "--load compile --backend alsa:hw:1 (not --clients, --period, --duration, "
-                     "--dsp-load).")
+  checkc
+      ->add_option("RUN_OPTIONS", ko.run_args,
+                   "After --: `xrunlab run` options for every run, e.g. -- --rate 44100 "
+                   "--load compile --backend alsa:hw:1 (not --clients, --period, --duration, "
+                   "--dsp-load).")
       ->type_name("-- RUN_OPTIONS");
   // --plot-format on every command that draws plots: text here, a PlotFormat once parsed.
   std::string plot_format_text = "png";
@@ -567,10 +575,11 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   if (doctor->parsed()) {
     cmd.kind = Command::Kind::kDoctor;
     if (!doctor_root.empty()) {
-      for (auto [flag, where, what] :
-           {std::tuple{"--root-proc", &dop.roots.proc, "/proc"},
-            {"--root-sys", &dop.roots.sys, "/sys"}, {"--root-etc", &dop.roots.etc, "/etc"},
-            {"--root-dev", &dop.roots.dev, "/dev"}, {"--root-boot", &dop.roots.boot, "/boot"}}) {
+      for (auto [flag, where, what] : {std::tuple{"--root-proc", &dop.roots.proc, "/proc"},
+                                       {"--root-sys", &dop.roots.sys, "/sys"},
+                                       {"--root-etc", &dop.roots.etc, "/etc"},
+                                       {"--root-dev", &dop.roots.dev, "/dev"},
+                                       {"--root-boot", &dop.roots.boot, "/boot"}}) {
         if (doctor->count(flag) == 0) *where = doctor_root + what;
       }
     }

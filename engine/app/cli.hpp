@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/app/check_command.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
-#include "engine/app/check_command.hpp"
 #include "engine/doctor/snapshot.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
@@ -33,7 +33,16 @@ struct DoctorOptions {
 
 struct Command {
   enum class Kind {
-    kRun, kPlot, kSummary, kCompare, kImport, kCampaign, kSweep, kDoctor, kCheck, kNone
+    kRun,
+    kPlot,
+    kSummary,
+    kCompare,
+    kImport,
+    kCampaign,
+    kSweep,
+    kDoctor,
+    kCheck,
+    kNone
   };
   Kind kind = Kind::kNone;
   RunOptions run;
@@ -41,7 +50,7 @@ struct Command {
   CampaignOptions campaign;  // self_exe is filled in by main()
   SweepOptions sweep;        // self_exe is filled in by main()
   DoctorOptions doctor;
-  CheckOptions check;        // self_exe is filled in by main()
+  CheckOptions check;  // self_exe is filled in by main()
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;

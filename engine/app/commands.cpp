@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/app/commands.hpp"
 
-#include <algorithm>
-
 #include <dirent.h>
-
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -164,9 +162,9 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
     rc = static_cast<int>(ExitCode::kMissingProgram);
   } else {
     SpawnSpec s;
-    s.argv = gnuplot_argv("gnuplot", script, ro.plot_format,
-                          {data, (tmp / drawn).string(),
-                           group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)});
+    s.argv = gnuplot_argv(
+        "gnuplot", script, ro.plot_format,
+        {data, (tmp / drawn).string(), group_by_name(by == GroupBy::kRun ? GroupBy::kLabel : by)});
     s.output_path = (tmp / "gnuplot.log").string();
     Child g = Child::spawn(s);
     g.wait_for(std::chrono::seconds(60));
@@ -228,7 +226,8 @@ int run_report_command(const Command& cmd, const std::string& self_exe) {
 
 std::string preset_file(const std::string& name, const std::string& self_exe) {
   const std::string scripts = find_script_dir(self_exe);
-  const std::string dir = scripts.empty() ? std::string("scripts/campaigns") : scripts + "/campaigns";
+  const std::string dir =
+      scripts.empty() ? std::string("scripts/campaigns") : scripts + "/campaigns";
   std::vector<std::string> names;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
@@ -243,7 +242,8 @@ std::string preset_file(const std::string& name, const std::string& self_exe) {
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     throw Error(ExitCode::kUsage,
                 fmt::format("--preset '{}': no such preset in {} (presets: {})", name, dir,
-                            names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+                            names.empty() ? std::string("none found")
+                                          : fmt::format("{}", fmt::join(names, ", "))));
   }
   return dir + "/" + name + ".toml";
 }

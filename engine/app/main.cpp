@@ -16,11 +16,11 @@
 #include "engine/backend/pipewire.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
-#include "engine/run/run.hpp"
 #include "engine/report/run_metrics.hpp"
+#include "engine/result/run_json.hpp"
+#include "engine/run/run.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/file_owner.hpp"
-#include "engine/result/run_json.hpp"
 
 namespace {
 

@@ -33,7 +33,6 @@ struct VcardSpec {
 // The complete private ALSA configuration: the plugin type and the card's PCM. Pure.
 std::string alsa_config_text(const VcardSpec& spec);
 
-
 // The card's shm object for a server: "/xrunlab-vcard-" + server_name.
 std::string vcard_shm_name(const std::string& server_name);
 

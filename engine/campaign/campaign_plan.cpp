@@ -31,8 +31,7 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     }
     return;
   }
-  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun" ||
-      key == "full-log") {
+  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun" || key == "full-log") {
     if (values.front() == "true") args.emplace_back("--" + key);
     return;
   }
@@ -120,8 +119,8 @@ CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
   size_t total = 1;
   for (const CampaignAxis& a : spec.axes) total *= a.values.size();
   if (total > 1000) {
-    throw Error(ExitCode::kUsage, fmt::format("{}: the axes make {} cases; at most 1000",
-                                              spec.path, total));
+    throw Error(ExitCode::kUsage,
+                fmt::format("{}: the axes make {} cases; at most 1000", spec.path, total));
   }
   for (size_t c = 0; c < total; ++c) {
     CampaignCase k;
@@ -141,8 +140,8 @@ CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
     }
     k.axes = picked;
     k.name = names.empty() ? std::string("default") : fmt::format("{}", fmt::join(names, ", "));
-    const std::string s = slug(names.empty() ? std::string("default")
-                                             : fmt::format("{}", fmt::join(names, "-")));
+    const std::string s =
+        slug(names.empty() ? std::string("default") : fmt::format("{}", fmt::join(names, "-")));
     k.label = fmt::format("{:02d}-{}", k.index, s.empty() ? std::string("case") : s);
     checked(spec.path, 1, "case " + k.name, [&] { check(k.run_args); });
     plan.cases.push_back(std::move(k));
@@ -212,8 +211,8 @@ nlohmann::json plan_json(const CampaignPlan& plan) {
   }
   nlohmann::json runs = nlohmann::json::array();
   for (const PlannedRun& r : plan.runs) {
-    runs.push_back({{"index", r.index}, {"case", r.case_index}, {"rep", r.rep},
-                    {"warmup", r.warmup}});
+    runs.push_back(
+        {{"index", r.index}, {"case", r.case_index}, {"rep", r.rep}, {"warmup", r.warmup}});
   }
   return {{"name", plan.name},
           {"repetitions", plan.repetitions},

@@ -24,9 +24,9 @@
 namespace xrunlab {
 
 struct CampaignCase {
-  int index = 0;       // 1-based, in product order
-  std::string name;    // for people: the axis values, "fifo, compile" ("default" without axes)
-  std::string label;   // the runs' --label, folder-safe: "01-fifo-compile"
+  int index = 0;      // 1-based, in product order
+  std::string name;   // for people: the axis values, "fifo, compile" ("default" without axes)
+  std::string label;  // the runs' --label, folder-safe: "01-fifo-compile"
   std::vector<std::pair<std::string, std::string>> axes;  // axis key -> value
   std::vector<std::string> run_args;  // `xrunlab run` arguments, without --label/--output/-q
 };
@@ -46,7 +46,7 @@ struct CampaignPlan {
   std::string order;  // shuffled | sequential
   uint64_t seed = 0;
   double warmup_s = 0;
-  double duration_s = 0;  // each counted run's measured time
+  double duration_s = 0;                 // each counted run's measured time
   std::vector<std::string> warmup_args;  // the warm-up's arguments (case 1, warmup_s long)
 };
 

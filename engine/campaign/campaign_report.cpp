@@ -115,9 +115,9 @@ const std::vector<std::string>& campaign_compared_metrics() {
   // The xrun events, jack_test's XRUN Count and the audible glitches side by side: they can
   // rank two cases in opposite orders (consecutive missed cycles are one event, so a policy
   // whose misses come in long stalls has fewer events and more driver xruns and glitches).
-  static const std::vector<std::string> m = {"xrun_rate",  "xrun_count", "glitches",
-                                              "delay_max",  "slack_p1",   "wakeup_p99",
-                                              "client_wakeup_p99"};
+  static const std::vector<std::string> m = {"xrun_rate",        "xrun_count", "glitches",
+                                             "delay_max",        "slack_p1",   "wakeup_p99",
+                                             "client_wakeup_p99"};
   return m;
 }
 

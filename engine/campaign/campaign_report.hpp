@@ -27,7 +27,7 @@ const std::vector<std::string>& campaign_compared_metrics();
 
 struct CaseFigures {
   const CampaignCase* c = nullptr;
-  size_t runs = 0;  // finished counted runs
+  size_t runs = 0;    // finished counted runs
   double wall_s = 0;  // their `xrunlab run` processes' wall time, summed (JUnit's time)
   // Per figure of run_metrics(): the runs' values (a run without the figure adds none).
   std::vector<std::pair<std::string, std::vector<double>>> values;
@@ -59,11 +59,11 @@ std::string format_verdict_table(const CampaignReport& r);
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
 
-// campaign.png (campaign.svg for `format` svg) in `dir`: one panel per figure (xrun rate, Delay Maximum, slack p1; those some
-// case has), every finished run a point, per case a box plot (median, IQR, min..max;
-// scripts/campaign.gp), from
-// campaign-plot.csv and campaign-medians.csv, which stay beside it. Returns "" or what went
-// wrong (a warning: the text report is complete without the picture). Never throws.
+// campaign.png (campaign.svg for `format` svg) in `dir`: one panel per figure (xrun rate, Delay
+// Maximum, slack p1; those some case has), every finished run a point, per case a box plot (median,
+// IQR, min..max; scripts/campaign.gp), from campaign-plot.csv and campaign-medians.csv, which stay
+// beside it. Returns "" or what went wrong (a warning: the text report is complete without the
+// picture). Never throws.
 std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
                                const std::string& dir, PlotFormat format = PlotFormat::kPng);
 

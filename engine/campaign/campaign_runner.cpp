@@ -242,7 +242,8 @@ class Runner {
                                  ? fmt::format("warm-up ({} s of case {})", plan_.warmup_s, c.name)
                                  : fmt::format("case {} ({}), repetition {} of {}", c.index, c.name,
                                                r.rep, plan_.repetitions);
-    if (!o_.as_step) say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
+    if (!o_.as_step)
+      say(fmt::format("run {} of {}: {}", counted_position(r), s_.runs.size(), what));
     r.status = "running";
     r.started_utc = utc_now_iso();
     r.ended_utc.clear();
@@ -347,8 +348,8 @@ class Runner {
     const std::string plot_error =
         draw_campaign_plot(rep, find_script_dir(o_.self_exe), dir_, format);
     if (!plot_error.empty()) {
-      std::fprintf(stderr, "xrunlab: warning: no %s: %s\n",
-                   plot_file("campaign", format).c_str(), plot_error.c_str());
+      std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", plot_file("campaign", format).c_str(),
+                   plot_error.c_str());
     }
     std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,

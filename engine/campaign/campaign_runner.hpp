@@ -22,11 +22,11 @@
 namespace xrunlab {
 
 struct CampaignOptions {
-  std::string file;                  // the campaign file ("" with a preset, until main finds it)
-  std::string preset;                // a campaign of scripts/campaigns/ (main turns it into file)
-  std::string dir;                   // "" = results/campaigns/<name>
-  bool dry_run = false;              // print the plan and its estimated time, run nothing
-  bool replan = false;               // resume a folder that holds another plan
+  std::string file;      // the campaign file ("" with a preset, until main finds it)
+  std::string preset;    // a campaign of scripts/campaigns/ (main turns it into file)
+  std::string dir;       // "" = results/campaigns/<name>
+  bool dry_run = false;  // print the plan and its estimated time, run nothing
+  bool replan = false;   // resume a folder that holds another plan
   bool quiet = false;
   std::optional<std::string> order;  // overrides the file's
   std::optional<uint64_t> seed;      // used when the file gives none

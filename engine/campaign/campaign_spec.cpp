@@ -2,6 +2,7 @@
 #include "engine/campaign/campaign_spec.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
@@ -23,17 +23,17 @@ namespace {
 // --label, --output and --quiet itself.
 const std::set<std::string>& run_keys() {
   static const std::set<std::string> keys = {
-      "clients", "ports",   "period",         "rate",         "duration", "dsp-load",
-      "priority", "policy", "load",           "inject",       "inject-client",
-      "jackd",   "client-binary", "server-timeout", "backend", "nperiods", "audio-check",
-      "record",  "plots",  "baseline", "record-format", "source", "dma-latency",
-      "cpus",    "load-cpus", "explain", "trace-on-xrun", "full-log", "plot-format"};
+      "clients",       "ports",          "period",        "rate",     "duration",      "dsp-load",
+      "priority",      "policy",         "load",          "inject",   "inject-client", "jackd",
+      "client-binary", "server-timeout", "backend",       "nperiods", "audio-check",   "record",
+      "plots",         "baseline",       "record-format", "source",   "dma-latency",   "cpus",
+      "load-cpus",     "explain",        "trace-on-xrun", "full-log", "plot-format"};
   return keys;
 }
 
 const std::set<std::string>& bool_keys() {
-  static const std::set<std::string> keys = {"audio-check", "record", "plots", "dma-latency",
-                                              "trace-on-xrun", "full-log"};
+  static const std::set<std::string> keys = {"audio-check", "record",        "plots",
+                                             "dma-latency", "trace-on-xrun", "full-log"};
   return keys;
 }
 
@@ -81,8 +81,8 @@ class Reader {
 }  // namespace
 
 const std::vector<std::string>& campaign_axis_keys() {
-  static const std::vector<std::string> keys = {"policy",   "load",     "backend", "period",
-                                                "clients",  "dsp-load", "ports",   "nperiods"};
+  static const std::vector<std::string> keys = {"policy",  "load",     "backend", "period",
+                                                "clients", "dsp-load", "ports",   "nperiods"};
   return keys;
 }
 
@@ -106,11 +106,11 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
       if (s == nullptr || s->get().empty()) r.fail(line, key, "expected a non-empty string");
       const std::string& name = s->get();
       const bool safe = std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' ||
-               c == '.';
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
       });
       if (!safe || name.front() == '.') {
-        r.fail(line, key, "'" + name + "': use letters, digits, '-', '_' and '.' (it names a folder)");
+        r.fail(line, key,
+               "'" + name + "': use letters, digits, '-', '_' and '.' (it names a folder)");
       }
       spec.name = name;
     } else if (key == "repetitions") {
@@ -161,8 +161,9 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
         } else {
           const auto& axes = campaign_axis_keys();
           if (std::find(axes.begin(), axes.end(), flag) == axes.end()) {
-            r.fail(sline, where,
-                   fmt::format("not an axis a campaign can vary (axes: {})", fmt::join(axes, ", ")));
+            r.fail(
+                sline, where,
+                fmt::format("not an axis a campaign can vary (axes: {})", fmt::join(axes, ", ")));
           }
           std::vector<std::string> vals = r.values(sn, where);
           std::set<std::string> seen;
@@ -197,10 +198,12 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
 void adjust_campaign(CampaignSpec& spec, std::optional<double> scale,
                      std::optional<double> duration, std::optional<int> repetitions) {
   if (scale && !(*scale > 0 && *scale <= 100)) {
-    throw Error(ExitCode::kUsage, fmt::format("--scale {}: must be above 0 and at most 100", *scale));
+    throw Error(ExitCode::kUsage,
+                fmt::format("--scale {}: must be above 0 and at most 100", *scale));
   }
   if (duration && !(*duration >= 1 && *duration <= 86400)) {
-    throw Error(ExitCode::kUsage, fmt::format("--duration {}: must be 1..86400 seconds", *duration));
+    throw Error(ExitCode::kUsage,
+                fmt::format("--duration {}: must be 1..86400 seconds", *duration));
   }
   if (repetitions && (*repetitions < 1 || *repetitions > 1000)) {
     throw Error(ExitCode::kUsage, fmt::format("--repetitions {}: must be 1..1000", *repetitions));
@@ -257,8 +260,8 @@ CampaignSpec load_campaign(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     const int err = errno;
-    throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path + "': " +
-                                      errno_text(err) +
+    throw Error(ExitCode::kUsage, "cannot read the campaign file '" + path +
+                                      "': " + errno_text(err) +
                                       " (give a campaign TOML file, or --preset NAME)");
   }
   std::ostringstream text;

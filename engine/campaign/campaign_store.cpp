@@ -140,8 +140,7 @@ std::optional<CampaignState> load_campaign_state(const std::string& dir) {
   text << in.rdbuf();
   const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
   if (j.is_discarded()) {
-    throw Error(ExitCode::kUsage,
-                path + ": not JSON; move it aside to start the campaign anew");
+    throw Error(ExitCode::kUsage, path + ": not JSON; move it aside to start the campaign anew");
   }
   return campaign_state_from_json(j, path);
 }

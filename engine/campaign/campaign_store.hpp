@@ -19,7 +19,7 @@ struct CampaignRunRecord {
   int case_index = 0;
   int rep = 0;
   bool warmup = false;
-  std::string folder;  // under runs/: "<case label>-rNN" or "warmup"
+  std::string folder;              // under runs/: "<case label>-rNN" or "warmup"
   std::string status = "pending";  // pending | running | completed | failed | interrupted
   std::string run_dir;             // the run's folder, relative to the campaign folder
   std::optional<int> exit_code;

@@ -98,8 +98,8 @@ SweepAnswer sweep_answer(const SweepSpec& spec, const SweepGrid& grid, int clien
 
 std::string period_text(uint32_t frames, uint32_t rate) {
   const double ms = rate > 0 ? static_cast<double>(frames) * 1000.0 / rate : 0.0;
-  const std::string khz = rate % 1000 == 0 ? fmt::format("{}", rate / 1000)
-                                           : fmt::format("{:.1f}", rate / 1000.0);
+  const std::string khz =
+      rate % 1000 == 0 ? fmt::format("{}", rate / 1000) : fmt::format("{:.1f}", rate / 1000.0);
   return fmt::format("{} frames at {} kHz ({:.1f} ms)", frames, khz, ms);
 }
 
@@ -137,13 +137,13 @@ std::string sweep_recommendation(const SweepSpec& spec, const SweepGrid& grid) {
       }
       continue;
     }
-    std::string line = fmt::format("{}: ", plural(static_cast<uint64_t>(clients), "client",
-                                                  "clients"));
+    std::string line =
+        fmt::format("{}: ", plural(static_cast<uint64_t>(clients), "client", "clients"));
     if (a.clean) {
       const SweepStep& c = *a.clean;
-      line += fmt::format(
-          "{}: 0 dropouts in {}, fewer than {} at 95 % confidence", period_text(c.period, spec.rate),
-          runs_text(c, spec.duration_s), rate_text(c.bound_per_min()));
+      line += fmt::format("{}: 0 dropouts in {}, fewer than {} at 95 % confidence",
+                          period_text(c.period, spec.rate), runs_text(c, spec.duration_s),
+                          rate_text(c.bound_per_min()));
       if (c.bound_per_min() > 1.0 / 60.0) {
         line += " (for fewer than 1 per hour, run 3 h without one)";
       }
@@ -178,9 +178,8 @@ std::string check_verdict(const SweepSpec& spec, const SweepGrid& grid, double d
   const int clients = spec.clients.empty() ? 0 : spec.clients.front();
   const SweepAnswer a = sweep_answer(spec, grid, clients);
   const std::string who =
-      fmt::format("{} at {:g} % DSP load", plural(static_cast<uint64_t>(clients), "client",
-                                                  "clients"),
-                  dsp_load_pct);
+      fmt::format("{} at {:g} % DSP load",
+                  plural(static_cast<uint64_t>(clients), "client", "clients"), dsp_load_pct);
   const double khz = spec.rate / 1000.0;
   auto ms = [&](uint32_t p) { return spec.rate > 0 ? p * 1000.0 / spec.rate : 0.0; };
   std::string v;
@@ -207,9 +206,9 @@ std::string check_verdict(const SweepSpec& spec, const SweepGrid& grid, double d
         who, a.dirty->period, ms(a.dirty->period), a.dirty->rate_per_min());
   } else {
     v = fmt::format("No period was measured for {}{}.", who,
-                    grid.exit_code != 0 ? fmt::format(" (the check stopped, exit code {})",
-                                                      grid.exit_code)
-                                        : "");
+                    grid.exit_code != 0
+                        ? fmt::format(" (the check stopped, exit code {})", grid.exit_code)
+                        : "");
   }
   if (!fix_first.empty()) v += " Fix first: " + fix_first;
   return v;
@@ -225,14 +224,14 @@ std::string sweep_table(const SweepSpec& spec, const SweepGrid& grid) {
     return a->clients != b->clients ? a->clients < b->clients : a->period < b->period;
   });
   for (const SweepStep* s : sorted) {
-    rows.push_back(
-        {std::to_string(s->clients), std::to_string(s->period),
-         fmt::format("{:.1f}", spec.rate > 0 ? s->period * 1000.0 / spec.rate : 0.0),
-         std::to_string(s->runs), fmt::format("{:.0f}", s->seconds), std::to_string(s->xruns),
-         s->glitches ? std::to_string(*s->glitches) : std::string("-"),
-         s->clean() ? fmt::format("< {:.2f}", s->bound_per_min())
-                    : fmt::format("{:.2f}", s->rate_per_min()),
-         s->clean() ? "clean" : "drops out"});
+    rows.push_back({std::to_string(s->clients), std::to_string(s->period),
+                    fmt::format("{:.1f}", spec.rate > 0 ? s->period * 1000.0 / spec.rate : 0.0),
+                    std::to_string(s->runs), fmt::format("{:.0f}", s->seconds),
+                    std::to_string(s->xruns),
+                    s->glitches ? std::to_string(*s->glitches) : std::string("-"),
+                    s->clean() ? fmt::format("< {:.2f}", s->bound_per_min())
+                               : fmt::format("{:.2f}", s->rate_per_min()),
+                    s->clean() ? "clean" : "drops out"});
   }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& r : rows) {
@@ -270,11 +269,11 @@ nlohmann::json sweep_json(const SweepSpec& spec, const SweepGrid& grid) {
   nlohmann::json answers = nlohmann::json::array();
   for (int c : spec.clients) {
     const SweepAnswer a = sweep_answer(spec, grid, c);
-    answers.push_back({{"clients", c},
-                       {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period)
-                                                         : nlohmann::json()},
-                       {"largest_dirty_period_below",
-                        a.dirty ? nlohmann::json(a.dirty->period) : nlohmann::json()}});
+    answers.push_back(
+        {{"clients", c},
+         {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period) : nlohmann::json()},
+         {"largest_dirty_period_below",
+          a.dirty ? nlohmann::json(a.dirty->period) : nlohmann::json()}});
   }
   return {{"name", spec.name},
           {"periods", spec.periods},
@@ -293,10 +292,10 @@ nlohmann::json sweep_json(const SweepSpec& spec, const SweepGrid& grid) {
 std::string sweep_heatmap_data(const SweepSpec& spec, const SweepGrid& grid) {
   std::string out = "# clients_index period_index dropouts_per_min label\n";
   for (const SweepStep& s : grid.steps) {
-    const auto ci = std::find(spec.clients.begin(), spec.clients.end(), s.clients) -
-                    spec.clients.begin();
-    const auto pi = std::find(spec.periods.begin(), spec.periods.end(), s.period) -
-                    spec.periods.begin();
+    const auto ci =
+        std::find(spec.clients.begin(), spec.clients.end(), s.clients) - spec.clients.begin();
+    const auto pi =
+        std::find(spec.periods.begin(), spec.periods.end(), s.period) - spec.periods.begin();
     const std::string label = s.clean() ? fmt::format("0 in {}", runs_text(s, spec.duration_s))
                                         : fmt::format("{:.1f}/min", s.rate_per_min());
     out += fmt::format("{} {} {} \"{}\"\n", ci, pi, s.rate_per_min(), label);
@@ -305,9 +304,8 @@ std::string sweep_heatmap_data(const SweepSpec& spec, const SweepGrid& grid) {
 }
 
 nlohmann::json sweep_settings_json(const SweepSpec& s) {
-  return {{"periods", s.periods},       {"clients", s.clients},
-          {"duration_s", s.duration_s}, {"repetitions", s.repetitions},
-          {"search", s.search},         {"run_args", s.run_args}};
+  return {{"periods", s.periods},         {"clients", s.clients}, {"duration_s", s.duration_s},
+          {"repetitions", s.repetitions}, {"search", s.search},   {"run_args", s.run_args}};
 }
 
 std::string default_sweep_name(const SweepSpec& spec) {
@@ -328,10 +326,9 @@ std::vector<uint32_t> parse_positive_list(const std::string& flag, const std::st
     const size_t comma = text.find(',', start);
     const std::string item =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const bool digits = !item.empty() && item.size() <= 9 &&
-                        std::all_of(item.begin(), item.end(), [](char ch) {
-                          return ch >= '0' && ch <= '9';
-                        });
+    const bool digits =
+        !item.empty() && item.size() <= 9 &&
+        std::all_of(item.begin(), item.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
     if (!digits) {
       throw Error(ExitCode::kUsage,
                   fmt::format("{} '{}': '{}' is not a whole number (give e.g. {},{})", flag, text,

@@ -8,8 +8,8 @@
 //
 // A step is one cell (clients, period): up to `repetitions` runs of `duration_s` each. It is
 // clean when none of its runs had an xrun event (the cycle table's; docs/measurement.md, "Xrun
-// events by cycle") or an audible glitch; the first run with either ends the step (it cannot be clean any
-// more), so a dirty step costs one run, a clean one all of them.
+// events by cycle") or an audible glitch; the first run with either ends the step (it cannot be
+// clean any more), so a dirty step costs one run, a clean one all of them.
 //
 // Searches, per client count (ascending), over the periods (ascending):
 //   bisect      binary search for the smallest clean period, assuming a larger period is never
@@ -34,23 +34,23 @@
 namespace xrunlab {
 
 struct SweepSpec {
-  std::string name = "sweep";        // the folder's name under results/sweeps/
-  std::vector<uint32_t> periods;     // frames, ascending, distinct
-  std::vector<int> clients;          // ascending, distinct
-  uint32_t rate = 48000;             // the runs' sample rate (for the periods in ms)
-  double duration_s = 30;            // each run's measured seconds
-  int repetitions = 3;               // runs of a clean step
-  std::string search = "bisect";     // bisect | descending | all
-  std::vector<std::string> run_args; // given to every run (not --clients/--period/--duration)
+  std::string name = "sweep";         // the folder's name under results/sweeps/
+  std::vector<uint32_t> periods;      // frames, ascending, distinct
+  std::vector<int> clients;           // ascending, distinct
+  uint32_t rate = 48000;              // the runs' sample rate (for the periods in ms)
+  double duration_s = 30;             // each run's measured seconds
+  int repetitions = 3;                // runs of a clean step
+  std::string search = "bisect";      // bisect | descending | all
+  std::vector<std::string> run_args;  // given to every run (not --clients/--period/--duration)
 };
 
 // One measured step.
 struct SweepStep {
   int clients = 0;
   uint32_t period = 0;
-  int runs = 0;              // finished runs counted (1 for a dirty step stopped early)
-  double seconds = 0;        // their measured seconds, summed
-  uint64_t xruns = 0;        // xrun events, summed
+  int runs = 0;                      // finished runs counted (1 for a dirty step stopped early)
+  double seconds = 0;                // their measured seconds, summed
+  uint64_t xruns = 0;                // xrun events, summed
   std::optional<uint64_t> glitches;  // audible glitches, summed (absent: no audio check)
   // Dropouts: per run the larger of its xrun events and its glitches (one dropout is often
   // both, heard and reported), summed over the runs.
@@ -84,8 +84,8 @@ SweepGrid search_sweep(const SweepSpec& spec, const MeasureStep& measure);
 // The smallest clean period of `clients` (nullopt: none), and the largest dirty one below it.
 struct SweepAnswer {
   int clients = 0;
-  const SweepStep* clean = nullptr;  // the smallest clean period measured
-  const SweepStep* dirty = nullptr;  // the largest dirty period below it (or the largest dirty)
+  const SweepStep* clean = nullptr;    // the smallest clean period measured
+  const SweepStep* dirty = nullptr;    // the largest dirty period below it (or the largest dirty)
   bool smallest_listed_clean = false;  // the list has no smaller period to try
 };
 SweepAnswer sweep_answer(const SweepSpec& spec, const SweepGrid& grid, int clients);

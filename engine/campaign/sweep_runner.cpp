@@ -34,9 +34,9 @@ std::string step_label(int clients, uint32_t period) {
 
 std::vector<std::string> sweep_step_args(const SweepSpec& spec, int clients, uint32_t period) {
   std::vector<std::string> a = spec.run_args;
-  for (const std::string& w : {std::string("--clients"), std::to_string(clients),
-                               std::string("--period"), std::to_string(period),
-                               std::string("--duration"), fmt::format("{:g}", spec.duration_s)}) {
+  for (const std::string& w :
+       {std::string("--clients"), std::to_string(clients), std::string("--period"),
+        std::to_string(period), std::string("--duration"), fmt::format("{:g}", spec.duration_s)}) {
     a.push_back(w);
   }
   return a;
@@ -104,9 +104,9 @@ class SweepRunner {
     const std::vector<std::string> args = sweep_step_args(o_.spec, clients, period);
     ++step_no_;
     if (!o_.quiet) {
-      std::fprintf(stderr, "xrunlab: sweep step %d: %d client(s), %s, up to %d x %g s\n",
-                   step_no_, clients, period_text(period, o_.spec.rate).c_str(),
-                   o_.spec.repetitions, o_.spec.duration_s);
+      std::fprintf(stderr, "xrunlab: sweep step %d: %d client(s), %s, up to %d x %g s\n", step_no_,
+                   clients, period_text(period, o_.spec.rate).c_str(), o_.spec.repetitions,
+                   o_.spec.duration_s);
     }
     CampaignOptions co;
     co.dir = step_dir;
@@ -159,13 +159,13 @@ class SweepRunner {
 
   void note(const SweepStep& s) {
     if (o_.quiet) return;
-    std::fprintf(stderr, "xrunlab: sweep step %d: %s: %s%s\n", step_no_,
-                 step_label(s.clients, s.period).c_str(), kept_ ? "(measured before, kept) " : "",
-                 s.clean() ? fmt::format("clean, 0 dropouts in {}", runs_text(s, o_.spec.duration_s))
-                                 .c_str()
-                           : fmt::format("drops out, {} in {} ({:.1f} per minute)", s.dropouts,
-                                         runs_text(s, o_.spec.duration_s), s.rate_per_min())
-                                 .c_str());
+    std::fprintf(
+        stderr, "xrunlab: sweep step %d: %s: %s%s\n", step_no_,
+        step_label(s.clients, s.period).c_str(), kept_ ? "(measured before, kept) " : "",
+        s.clean() ? fmt::format("clean, 0 dropouts in {}", runs_text(s, o_.spec.duration_s)).c_str()
+                  : fmt::format("drops out, {} in {} ({:.1f} per minute)", s.dropouts,
+                                runs_text(s, o_.spec.duration_s), s.rate_per_min())
+                        .c_str());
   }
 
   void save(const SweepGrid& g) {
@@ -216,8 +216,7 @@ class SweepRunner {
     const std::string out = dir_ + "/" + heatmap_name();
     hand_over_file(out);  // gnuplot writes it (under sudo: as root)
     return run_gnuplot(
-        gnuplot_argv("gnuplot", script_dir + "/sweep.gp",
-                     o_.plot_format.value_or(PlotFormat::kPng),
+        gnuplot_argv("gnuplot", script_dir + "/sweep.gp", o_.plot_format.value_or(PlotFormat::kPng),
                      {dir_ + "/sweep-heatmap.dat", out,
                       fmt::format("xrunlab sweep {}: dropouts per minute; blank: not measured "
                                   "({} search)",

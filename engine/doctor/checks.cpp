@@ -28,8 +28,8 @@ using S = CheckStatus;
 
 CheckResult make(std::string id, std::string title, S status, std::string found, std::string why,
                  std::string fix = "") {
-  return {std::move(id), std::move(title), status, std::move(found), std::move(why),
-          std::move(fix)};
+  return {std::move(id),    std::move(title), status,
+          std::move(found), std::move(why),   std::move(fix)};
 }
 
 std::string limit_text(const std::optional<ResourceLimit>& l, const char* none = "unknown") {
@@ -85,8 +85,8 @@ CheckResult audio_group(const SystemSnapshot& s) {
     return make(id, title, S::kOk, fmt::format("{} is in audio (gid {})", s.user, *s.audio_gid),
                 why);
   }
-  const bool listed = std::find(s.audio_members.begin(), s.audio_members.end(), s.user) !=
-                      s.audio_members.end();
+  const bool listed =
+      std::find(s.audio_members.begin(), s.audio_members.end(), s.user) != s.audio_members.end();
   if (listed) {
     return make(id, title, S::kWarn,
                 s.user + " is listed in audio in /etc/group but this session is not in it", why,
@@ -190,9 +190,9 @@ CheckResult policies(const SystemSnapshot& s, const DoctorTargets& t) {
   std::string first_refusal;
   bool fifo_refused = false, rt_refused = false;
   const std::string fifo = fmt::format("fifo:{}", t.jackd_priority);
-  for (const std::string& text : {fifo, std::string("rr"), std::string("other:-20"),
-                                 std::string("deadline"), std::string("iso-emu"),
-                                 std::string("rt-throttle:50"), std::string("iso")}) {
+  for (const std::string& text :
+       {fifo, std::string("rr"), std::string("other:-20"), std::string("deadline"),
+        std::string("iso-emu"), std::string("rt-throttle:50"), std::string("iso")}) {
     std::string why_not;
     const auto p = parse_policy(text, &why_not);
     if (!p) continue;
@@ -343,8 +343,8 @@ CheckResult preempt(const SystemSnapshot& s) {
   if (s.version.empty()) {
     return make(id, title, S::kSkipped, "/proc/sys/kernel/version unreadable", why);
   }
-  return make(id, title, S::kWarn,
-              model == "none" ? "no preemption (server kernel)" : model, why, rt_fix);
+  return make(id, title, S::kWarn, model == "none" ? "no preemption (server kernel)" : model, why,
+              rt_fix);
 }
 
 CheckResult threadirqs(const SystemSnapshot& s) {
@@ -372,7 +372,8 @@ CheckResult high_res_timers(const SystemSnapshot& s) {
   const std::string id = "high-res-timers", title = "High-resolution timers";
   const std::string v = kconfig(s, "CONFIG_HIGH_RES_TIMERS");
   if (s.kconfig) {
-    if (v == "y") return make(id, title, S::kOk, "CONFIG_HIGH_RES_TIMERS=y (" + s.kconfig_source + ")", why);
+    if (v == "y")
+      return make(id, title, S::kOk, "CONFIG_HIGH_RES_TIMERS=y (" + s.kconfig_source + ")", why);
     return make(id, title, S::kFail, "CONFIG_HIGH_RES_TIMERS is not set (" + s.kconfig_source + ")",
                 why, "install a kernel built with CONFIG_HIGH_RES_TIMERS=y (Debian's are)");
   }
@@ -382,8 +383,8 @@ CheckResult high_res_timers(const SystemSnapshot& s) {
                 *s.hres_active ? "" : "remove highres=off from the kernel command line");
   }
   if (s.euid != 0) {
-    return make(id, title, S::kNeedsRoot,
-                "no readable kernel config; /proc/timer_list needs root", why);
+    return make(id, title, S::kNeedsRoot, "no readable kernel config; /proc/timer_list needs root",
+                why);
   }
   return make(id, title, S::kSkipped, "no kernel config in /boot or /proc/config.gz", why);
 }
@@ -441,14 +442,14 @@ CheckResult atime(const SystemSnapshot& s) {
   }
   if (block == 0) return make(id, title, S::kSkipped, "no disk filesystem in /proc/mounts", why);
   if (strict.empty()) {
-    return make(id, title, S::kOk,
-                fmt::format("{} disk filesystem{}, all noatime or relatime", block,
-                            block == 1 ? "" : "s"),
-                why);
+    return make(
+        id, title, S::kOk,
+        fmt::format("{} disk filesystem{}, all noatime or relatime", block, block == 1 ? "" : "s"),
+        why);
   }
-  return make(id, title, S::kWarn, fmt::format("strict atime on {}", fmt::join(strict, ", ")),
-              why, "add noatime (or relatime) to the options of those filesystems in /etc/fstab, "
-                   "then mount -o remount MOUNTPOINT");
+  return make(id, title, S::kWarn, fmt::format("strict atime on {}", fmt::join(strict, ", ")), why,
+              "add noatime (or relatime) to the options of those filesystems in /etc/fstab, "
+              "then mount -o remount MOUNTPOINT");
 }
 
 CheckResult cpu_dma_latency(const SystemSnapshot& s) {
@@ -482,10 +483,9 @@ CheckResult rt_throttling(const SystemSnapshot& s) {
     return make(id, title, S::kOk,
                 "sched_rt_runtime_us -1: no limit (a runaway RT task can hang the machine)", why);
   }
-  const std::string found = fmt::format("sched_rt_runtime_us {} of {} ({:.0f} %)", rt, period,
-                                        period > 0 ? 100.0 * static_cast<double>(rt) /
-                                                         static_cast<double>(period)
-                                                   : 0.0);
+  const std::string found =
+      fmt::format("sched_rt_runtime_us {} of {} ({:.0f} %)", rt, period,
+                  period > 0 ? 100.0 * static_cast<double>(rt) / static_cast<double>(period) : 0.0);
   const std::string fix = "sysctl -w kernel.sched_rt_runtime_us=950000";
   if (rt == 0) return make(id, title, S::kFail, found + ": RT tasks get no time", why, fix);
   if (period > 0 && rt * 2 < period) return make(id, title, S::kWarn, found, why, fix);
@@ -606,8 +606,8 @@ std::vector<std::string> other_handlers(const IrqLine& line) {
   for (size_t i = 0; i < all.size(); ++i) {
     const bool mine = line.card_actions.empty()
                           ? i == 0
-                          : std::find(line.card_actions.begin(), line.card_actions.end(),
-                                      all[i]) != line.card_actions.end();
+                          : std::find(line.card_actions.begin(), line.card_actions.end(), all[i]) !=
+                                line.card_actions.end();
     if (!mine) others.push_back(all[i]);
   }
   return others;
@@ -702,8 +702,8 @@ CheckResult irq_priorities(const SystemSnapshot& s, const DoctorTargets& t) {
 }
 
 bool is_server(const std::string& comm) {
-  return comm == "jackd" || comm == "jackdbus" || comm == "pipewire" ||
-         comm == "pipewire-pulse" || comm == "wireplumber" || comm == "pulseaudio";
+  return comm == "jackd" || comm == "jackdbus" || comm == "pipewire" || comm == "pipewire-pulse" ||
+         comm == "wireplumber" || comm == "pulseaudio";
 }
 
 CheckResult audio_servers(const SystemSnapshot& s) {
@@ -781,12 +781,29 @@ const char* status_label(CheckStatus s) {
 }
 
 std::vector<CheckResult> run_checks(const SystemSnapshot& s, const DoctorTargets& t) {
-  return {audio_group(s),     audio_limits(s),     rtprio(s),          memlock(s),
-          policies(s, t),     cpu_governor(s),     smt(s),             preempt(s),
-          threadirqs(s),      high_res_timers(s),  no_hz(s),           mitigations(s),
-          swappiness(s),      atime(s),            cpu_dma_latency(s), rt_throttling(s),
-          cgroup_rt(s),       rtkit(s),            sound_cards(s),     card_irq_check(s),
-          irq_priorities(s, t), audio_servers(s),  card_holders(s)};
+  return {audio_group(s),
+          audio_limits(s),
+          rtprio(s),
+          memlock(s),
+          policies(s, t),
+          cpu_governor(s),
+          smt(s),
+          preempt(s),
+          threadirqs(s),
+          high_res_timers(s),
+          no_hz(s),
+          mitigations(s),
+          swappiness(s),
+          atime(s),
+          cpu_dma_latency(s),
+          rt_throttling(s),
+          cgroup_rt(s),
+          rtkit(s),
+          sound_cards(s),
+          card_irq_check(s),
+          irq_priorities(s, t),
+          audio_servers(s),
+          card_holders(s)};
 }
 
 CheckStatus worst_status(const std::vector<CheckResult>& results) {

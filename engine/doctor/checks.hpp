@@ -21,7 +21,8 @@ const char* status_key(CheckStatus s);
 const char* status_label(CheckStatus s);
 
 struct CheckResult {
-  std::string id;     // stable: "rtprio", "cpu-governor", ... (docs/commands.md, `xrunlab doctor`, lists them)
+  std::string
+      id;  // stable: "rtprio", "cpu-governor", ... (docs/commands.md, `xrunlab doctor`, lists them)
   std::string title;  // "Realtime priority limit"
   CheckStatus status = CheckStatus::kOk;
   std::string found;  // what the system has, in one line

@@ -9,7 +9,7 @@
 namespace xrunlab {
 namespace {
 
-constexpr int kStatusWidth = 6;  // "STATUS"
+constexpr int kStatusWidth = 6;     // "STATUS"
 constexpr int kMinFoundWidth = 30;  // narrower: FOUND goes under the title
 constexpr int kMinRoom = 10;        // what a wrapped text keeps however narrow the terminal
 
@@ -91,13 +91,13 @@ std::string format_doctor_table(const std::vector<CheckResult>& results, int wid
   }
   const int code = static_cast<int>(doctor_exit_code(results));
   out += "\n";
-  append_wrapped(out, "", 0,
-                 fmt::format("{} checks: {} OK, {} WARN, {} FAIL, {} need root, {} skipped (not "
-                             "applicable); exit code {}",
-                             results.size(), n[CheckStatus::kOk], n[CheckStatus::kWarn],
-                             n[CheckStatus::kFail], n[CheckStatus::kNeedsRoot],
-                             n[CheckStatus::kSkipped], code),
-                 width);
+  append_wrapped(
+      out, "", 0,
+      fmt::format("{} checks: {} OK, {} WARN, {} FAIL, {} need root, {} skipped (not "
+                  "applicable); exit code {}",
+                  results.size(), n[CheckStatus::kOk], n[CheckStatus::kWarn], n[CheckStatus::kFail],
+                  n[CheckStatus::kNeedsRoot], n[CheckStatus::kSkipped], code),
+      width);
   return out;
 }
 

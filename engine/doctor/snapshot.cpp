@@ -262,7 +262,8 @@ void read_cpus(const DoctorRoots& roots, SystemSnapshot& s) {
       s.governors.emplace(static_cast<int>(*n), std::string(trim(*gov)));
     }
   }
-  if (const auto smt = read_first_line(cpu + "/smt/control")) s.smt_control = std::string(trim(*smt));
+  if (const auto smt = read_first_line(cpu + "/smt/control"))
+    s.smt_control = std::string(trim(*smt));
   for (const std::string& name : dir_names(cpu + "/vulnerabilities")) {
     if (const auto line = read_first_line(cpu + "/vulnerabilities/" + name)) {
       s.vulnerabilities.emplace(name, std::string(trim(*line)));

@@ -41,7 +41,7 @@ struct ResourceLimit {
 // What limits.conf and limits.d/*.conf give the audio group ("@audio - rtprio 95").
 struct AudioGroupLimits {
   std::optional<ResourceLimit> rtprio, memlock;
-  std::string rtprio_file, memlock_file;  // where each was set (the last one wins, as in PAM)
+  std::string rtprio_file, memlock_file;    // where each was set (the last one wins, as in PAM)
   std::vector<std::string> disabled_files;  // limits.d files not read by PAM: *.disabled, ...
 };
 
@@ -76,7 +76,7 @@ struct SystemSnapshot {
   bool sys_kernel_realtime = false;
   std::optional<std::string> debugfs_preempt;
   std::optional<std::map<std::string, std::string>> kconfig;  // CONFIG_X -> "y", "m", "250"
-  std::string kconfig_source;    // the file it came from
+  std::string kconfig_source;                                 // the file it came from
   bool kconfig_unreadable = false;  // a config file exists but could not be read
   std::optional<bool> hres_active;  // PROC/timer_list "hres_active : 1" (root only)
   // CPUs: SYS/devices/system/cpu
@@ -100,8 +100,8 @@ struct SystemSnapshot {
   std::vector<ProcessEntry> processes;
   // Sound cards: alsa-lib (live) or PROC/asound/cards; their IRQ lines and threads; holders.
   std::optional<std::vector<AlsaCard>> cards;  // nullopt: no ALSA at all
-  std::string cards_source;                     // "alsa-lib" or "PROC/asound/cards"
-  std::string cards_note;                       // e.g. why alsa-lib saw fewer than /proc
+  std::string cards_source;                    // "alsa-lib" or "PROC/asound/cards"
+  std::string cards_note;                      // e.g. why alsa-lib saw fewer than /proc
   std::optional<std::vector<IrqLine>> interrupts;
   std::vector<IrqThread> irq_threads;  // every irq/N-name thread, with policy and priority
   std::vector<PcmHolder> pcm_holders;

@@ -14,10 +14,10 @@ double us(int64_t ns) {
 
 void add_row(const CycleRow& row, size_t index, std::string& out,
              const std::map<uint64_t, std::string>& notes) {
-  std::string label =
-      row.slack_ns ? fmt::format("{} @{:.3f}s slack {:.0f}{}", row.id, row.t_s, us(*row.slack_ns),
-                                 row.out_of_order ? " out of order" : "")
-                   : fmt::format("{} @{:.3f}s incomplete", row.id, row.t_s);
+  std::string label = row.slack_ns
+                          ? fmt::format("{} @{:.3f}s slack {:.0f}{}", row.id, row.t_s,
+                                        us(*row.slack_ns), row.out_of_order ? " out of order" : "")
+                          : fmt::format("{} @{:.3f}s incomplete", row.id, row.t_s);
   if (const auto n = notes.find(row.id); n != notes.end()) {
     std::string note = n->second;
     for (char& c : note) c = c == '"' ? '\'' : c;  // the label is a quoted gnuplot string

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/report/multirun.hpp"
 
-#include "engine/stats/describe.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 
 #include "engine/report/report_summary.hpp"
 #include "engine/report/report_text.hpp"
+#include "engine/stats/describe.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
@@ -752,11 +751,10 @@ std::string write_compare_data(const std::vector<RunRecord>& runs, const std::st
       const double x = static_cast<double>(group) +
                        (n > 1 ? -0.3 + 0.6 * static_cast<double>(index) / (n - 1) : 0.0);
       const std::string name = csv_field(one_line(g.name));
-      out += fmt::format("{},{},{},{},{},{},{:.3f},{},{},{},{}\n", name, index + 1,
-                         raw_number(r->delay_max_us), raw_number(r->delay_p99_us),
-                         raw_number(r->xrun_count), r->imported ? 1 : 0, x,
-                         index == 0 ? name : std::string(), group, raw_number(xruns),
-                         raw_number(delay));
+      out += fmt::format(
+          "{},{},{},{},{},{},{:.3f},{},{},{},{}\n", name, index + 1, raw_number(r->delay_max_us),
+          raw_number(r->delay_p99_us), raw_number(r->xrun_count), r->imported ? 1 : 0, x,
+          index == 0 ? name : std::string(), group, raw_number(xruns), raw_number(delay));
       ++index;
     }
     ++group;

@@ -500,14 +500,14 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir, PlotFormat fo
   };
   in.scripts = {"timeline", "latency", "cycles"};
   in.args = {
-      {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir(plot_file("timeline", format)),
-       title, period, join(picked),
+      {in_dir("timeseries.csv"), in_dir("xruns.dat"), in_dir(plot_file("timeline", format)), title,
+       period, join(picked),
        fmt::format("{} {} {} {} {} {}", series.clients.size(), series.delay_points,
                    series.system_points, draw(xruns), draw(glitches),
                    std::max(xruns.peak, glitches.peak)),
        in_dir("glitches.dat"), xruns.key + "\t" + glitches.key},
-      {in_dir("latency.dat"), in_dir(plot_file("latency", format)),
-       title + "\n" + latency.what, period,
+      {in_dir("latency.dat"), in_dir(plot_file("latency", format)), title + "\n" + latency.what,
+       period,
        fmt::format("{} {} {}", latency_points,
                    latency_axis_needs_log(latency, context.period_us) ? 1 : 0, usecs(resolution)),
        styles, keys, latency.xlabel},

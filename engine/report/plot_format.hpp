@@ -35,8 +35,7 @@ inline std::optional<PlotFormat> parse_plot_format(std::string_view text) {
 inline PlotFormat plot_format_flag(const std::string& text) {
   const std::optional<PlotFormat> f = parse_plot_format(text);
   if (!f) {
-    throw Error(ExitCode::kUsage,
-                "--plot-format '" + text + "': give " + kPlotFormatWords);
+    throw Error(ExitCode::kUsage, "--plot-format '" + text + "': give " + kPlotFormatWords);
   }
   return *f;
 }
@@ -52,7 +51,7 @@ inline std::string plot_file(std::string_view stem, PlotFormat f) {
 inline std::vector<std::string> gnuplot_argv(const std::string& gnuplot, const std::string& script,
                                              PlotFormat f, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {
-      gnuplot, "-d", "-e", std::string("xrunlab_terminal = \"") + plot_format_name(f) + "\"",
+      gnuplot, "-d",  "-e", std::string("xrunlab_terminal = \"") + plot_format_name(f) + "\"",
       "-c",    script};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;

@@ -52,8 +52,8 @@ struct CycleClient {
 // One whole cycle, kept for the worst ones (by slack) and for every cycle that missed its
 // deadline or in which a client did not run (bounded: see CycleTableResult).
 struct CycleRow {
-  uint64_t id = 0;     // boundary index (vcard) or jack_last_frame_time / period (others)
-  double t_s = 0;      // the interrupt, seconds since the window start
+  uint64_t id = 0;  // boundary index (vcard) or jack_last_frame_time / period (others)
+  double t_s = 0;   // the interrupt, seconds since the window start
   std::optional<int64_t> jackd_wake_ns;  // relative to the interrupt (vcard)
   std::vector<CycleClient> clients;      // chain order
   int64_t deadline_ns = 0;               // the next interrupt, relative to this one (the period)
@@ -64,39 +64,39 @@ struct CycleRow {
   // its upstream's late signal for the previous cycle, so it read that cycle's buffers, not
   // this one's. Its wake-up hop has no upstream exit to be measured from and is not counted.
   bool out_of_order = false;
-  bool missed = false;                   // slack < 0, out of chain order, or a client did not run
+  bool missed = false;  // slack < 0, out of chain order, or a client did not run
 };
 
 // What the engine joined from the cycle table over the measurement window.
 struct CycleTableResult {
-  bool present = false;      // false: no table (an older record, or the table failed)
-  std::string time_source;   // where the interrupt and jackd's wake-up come from, in words
-  double resolution_us = 0;  // of the interrupt and jackd wake-up times (0.001 = 1 ns)
-  uint64_t cycles = 0;       // rows in the window
-  uint64_t complete = 0;     // rows in which every client ran
-  uint64_t missed = 0;       // rows with slack < 0, out of chain order, or a client that did
-                             // not run: deadline_missed + out_of_order + rows with a client
-                             // that did not run
-  uint64_t deadline_missed = 0;  // complete rows with slack < 0
-  uint64_t out_of_order = 0;     // complete rows with slack >= 0 but out of chain order
-  uint64_t rows_lost = 0;        // rows overwritten before the engine read them (never expected)
-  uint64_t no_jackd_wake = 0;    // card rows without jackd's wake-up (it restarted the streams
-                                 // after an xrun instead of waking for those boundaries)
+  bool present = false;           // false: no table (an older record, or the table failed)
+  std::string time_source;        // where the interrupt and jackd's wake-up come from, in words
+  double resolution_us = 0;       // of the interrupt and jackd wake-up times (0.001 = 1 ns)
+  uint64_t cycles = 0;            // rows in the window
+  uint64_t complete = 0;          // rows in which every client ran
+  uint64_t missed = 0;            // rows with slack < 0, out of chain order, or a client that did
+                                  // not run: deadline_missed + out_of_order + rows with a client
+                                  // that did not run
+  uint64_t deadline_missed = 0;   // complete rows with slack < 0
+  uint64_t out_of_order = 0;      // complete rows with slack >= 0 but out of chain order
+  uint64_t rows_lost = 0;         // rows overwritten before the engine read them (never expected)
+  uint64_t no_jackd_wake = 0;     // card rows without jackd's wake-up (it restarted the streams
+                                  // after an xrun instead of waking for those boundaries)
   std::vector<uint64_t> not_run;  // per client (chain order): cycles in which it did not run
   std::vector<uint64_t> not_run_first;  // per client: cycles in which it was the first not to run
   std::vector<HopSeries> hops;          // in chain order: jackd, then per client, cycle, slack
   // Per client: DSP time against its calibrated nominal time (the 2004 RT-preempt figures).
   struct DspNominal {
     int client = 0;
-    double nominal_us = 0;           // the calibrated target
-    double overhead_p50_pct = 0;     // (p50 DSP - nominal) / nominal
-    double overhead_max_pct = 0;     // (max DSP - nominal) / nominal
-    double within_100us_pct = 0;     // share of cycles with |DSP - nominal| <= 100 usecs
+    double nominal_us = 0;        // the calibrated target
+    double overhead_p50_pct = 0;  // (p50 DSP - nominal) / nominal
+    double overhead_max_pct = 0;  // (max DSP - nominal) / nominal
+    double within_100us_pct = 0;  // share of cycles with |DSP - nominal| <= 100 usecs
   };
   std::vector<DspNominal> dsp_nominal;
-  std::vector<CycleRow> worst;          // the N worst by slack, worst first
-  std::vector<CycleRow> missed_rows;    // the first missed cycles, in time order (bounded)
-  uint64_t missed_rows_total = 0;       // all of them (missed_rows holds at most the bound)
+  std::vector<CycleRow> worst;        // the N worst by slack, worst first
+  std::vector<CycleRow> missed_rows;  // the first missed cycles, in time order (bounded)
+  uint64_t missed_rows_total = 0;     // all of them (missed_rows holds at most the bound)
 };
 
 }  // namespace xrunlab

@@ -45,7 +45,8 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
     const std::string& name = config_.client_names[k];
     const std::string from = k == 0 ? config_.server_wake : config_.client_names[k - 1] + " exit";
     const int client = static_cast<int>(k) + 1;
-    hops_.push_back(hop("wakeup." + name, "client_wakeup", from + " -> " + name + " entry", client));
+    hops_.push_back(
+        hop("wakeup." + name, "client_wakeup", from + " -> " + name + " entry", client));
     hops_.push_back(hop("dsp." + name, "dsp", name + " DSP (entry -> exit)", client));
   }
   cycle_hop_ = hops_.size();
@@ -100,8 +101,7 @@ void CycleJoiner::jack1_wake(int64_t wake_ns, std::optional<int64_t> end_ns) {
   // The cycle time JACK1 would have measured: wake-up to the end of the cycle (here: the last
   // client's exit). A cycle in which a client did not run has no end: it enters the rolling
   // window as a whole period (JACK1 would have waited for it at least that long).
-  const double cycle_us =
-      end_ns ? static_cast<double>(*end_ns - wake_ns) / 1000.0 : period_us_;
+  const double cycle_us = end_ns ? static_cast<double>(*end_ns - wake_ns) / 1000.0 : period_us_;
   j1_.prev_overran = !end_ns || *end_ns > wake_ns + period_ns_;
   if (end_ns && (!j1_.cycle_max_all_us || cycle_us > *j1_.cycle_max_all_us)) {
     j1_.cycle_max_all_us = cycle_us;
@@ -177,11 +177,11 @@ void CycleJoiner::add(const JoinRow& row) {
     return;
   }
   out.t_s = static_cast<double>(*ref - origin_ns_) / 1e9;
-  out.deadline_ns = config_.card
-                        ? static_cast<int64_t>(vcard::boundary_ns(row.id + 1, config_.rate,
-                                                                  config_.frames)) -
-                              *row.interrupt_ns
-                        : period_ns_;
+  out.deadline_ns =
+      config_.card
+          ? static_cast<int64_t>(vcard::boundary_ns(row.id + 1, config_.rate, config_.frames)) -
+                *row.interrupt_ns
+          : period_ns_;
   if (config_.card && wake) out.jackd_wake_ns = *wake - *ref;
   if (config_.card && !wake) ++no_wake_;
   // The hops of the clients that ran in an unbroken chain from the head; after the first one

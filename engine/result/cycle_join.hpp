@@ -99,8 +99,8 @@ class CycleJoiner {
  private:
   struct Jack1 {
     std::optional<int64_t> prev_wake;
-    bool prev_overran = false;   // the previous cycle ended past the next due interrupt
-    bool restart = false;        // a driver xrun since the previous wake-up
+    bool prev_overran = false;    // the previous cycle ended past the next due interrupt
+    bool restart = false;         // a driver xrun since the previous wake-up
     std::vector<double> rolling;  // JACK_ENGINE_ROLLING_COUNT cycle times (usecs)
     size_t rolling_index = 0;
     uint64_t rolling_count = 0;

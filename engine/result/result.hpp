@@ -126,9 +126,9 @@ struct XrunCounts {
   uint64_t log_driver_xruns = 0;       // "JackTimedDriver::Process XRun" / ALSA "xrun of at least"
   std::optional<uint64_t> card_xruns;  // vcard: the card's own record (both streams merged)
   double log_driver_max_delay_us = 0;
-  uint64_t log_timed_out_lines = 0;         // jackd's lines containing "timed out" (jack_test's rule)
-  std::vector<std::string> late_clients;    // unique clients jackd reported late
-  std::vector<XrunEvent> events;            // the first events, at most events_limit of them
+  uint64_t log_timed_out_lines = 0;       // jackd's lines containing "timed out" (jack_test's rule)
+  std::vector<std::string> late_clients;  // unique clients jackd reported late
+  std::vector<XrunEvent> events;          // the first events, at most events_limit of them
   uint64_t events_limit = kXrunEventsKept;  // the bound on events (run.json: events_kept_limit)
   std::vector<LogXrunEvent> log_events;     // bounded list of the log's events (who was late)
 
@@ -188,16 +188,16 @@ struct AudioThread {
 };
 
 // jack_test's summary fields with jack_test's definitions (docs/jack_test-fields.md,
-// docs/measurement.md "What each number means"), as the engine derived them for this run. Every RunRecord and
-// summary carries `definitions`, so figures with different definitions are never put in one
-// column unmarked.
+// docs/measurement.md "What each number means"), as the engine derived them for this run. Every
+// RunRecord and summary carries `definitions`, so figures with different definitions are never put
+// in one column unmarked.
 struct JackTestFields {
   // "jack1-rules": JACK1's rules applied by xrunlab to jackd's wake-ups (this version);
   // "callback-delay": xrunlab before issue 12, whose Delay fields were the clients' callback
   // delays against the interrupt (not comparable with jack_test); "jack_test": imported from
   // a 2004-2005 jack_test summary (JACK1's own messages, read by jack_test's awk script).
   std::string definitions;
-  std::string wake_source;       // where jackd's wake-ups (JACK1's poll_ret) come from, in words
+  std::string wake_source;        // where jackd's wake-ups (JACK1's poll_ret) come from, in words
   double wake_resolution_us = 0;  // their resolution
   uint64_t wakes = 0;             // wake-ups known in the window (the cycles the fields cover)
   // Delay Maximum: max over the window of JACK1's delayed_usecs (poll_ret - (previous
@@ -210,7 +210,7 @@ struct JackTestFields {
   // Delay Count (>spare time): wake-ups with delayed_usecs >= JACK1's spare estimate (period -
   // that 32-cycle maximum, once one exists and while positive): JACK1's "delay of ..." lines.
   uint64_t delay_over_spare = 0;
-  uint64_t delay_over_1000 = 0;  // ... of those, the ones over 1000 usecs
+  uint64_t delay_over_1000 = 0;                       // ... of those, the ones over 1000 usecs
   std::optional<double> spare_min_us, spare_last_us;  // JACK1's spare estimate over the run
   std::optional<double> dsp_load_pct;  // JACK1's cpu_load (EMA per checkpoint), mean of checkpoints
 };

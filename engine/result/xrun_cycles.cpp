@@ -102,8 +102,8 @@ void settle(SourceTally& t, const std::vector<XrunRun>& runs, const std::vector<
 }
 
 // A cut list judges the events up to the one its last report fell to.
-size_t judged_events(const std::vector<XrunRun>& runs, bool cut,
-                     std::optional<size_t> last_event, SourceTally& t) {
+size_t judged_events(const std::vector<XrunRun>& runs, bool cut, std::optional<size_t> last_event,
+                     SourceTally& t) {
   if (!cut) return runs.size();
   const size_t n = last_event ? *last_event + 1 : 0;
   t.until_s = n > 0 ? runs[n - 1].t_s : 0.0;
@@ -128,7 +128,8 @@ std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>&
 }
 
 std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s) {
-  return last_at_or_below(runs, [](const XrunRun& r) { return r.deadline_t_s; }, t_s);
+  return last_at_or_below(
+      runs, [](const XrunRun& r) { return r.deadline_t_s; }, t_s);
 }
 
 std::optional<size_t> event_of_heard_cycle(const std::vector<XrunRun>& runs, uint64_t cycle) {

@@ -66,7 +66,7 @@ class FrameCycleMap {
  private:
   struct Anchor {
     uint64_t id;
-    int64_t frame;    // unwrapped (JACK's counter wraps after 2^32 frames)
+    int64_t frame;     // unwrapped (JACK's counter wraps after 2^32 frames)
     uint64_t last_id;  // the stretch's last row with a frame time
   };
   int64_t unwrap(uint32_t frame, int64_t near) const {
@@ -89,7 +89,7 @@ class XrunRunBuilder {
   void drop_front(size_t n);
   uint64_t cycles() const { return cycles_; }
   std::optional<uint64_t> last_id() const { return last_id_; }  // the newest row added
-  std::optional<double> last_t_s() const {                       // the newest row with a time
+  std::optional<double> last_t_s() const {                      // the newest row with a time
     if (!last_time_) return std::nullopt;
     return last_time_->second;
   }
@@ -104,16 +104,16 @@ class XrunRunBuilder {
 // One source of xrun reports counted against the table's events.
 struct SourceTally {
   static constexpr size_t kMissedNamed = 1000;  // missed events named (the first ones)
-  std::string key;    // "monitor" | "jackd_log" | "audio"
-  std::string label;  // for people
-  std::string unit;   // what one report is: "callbacks", "lines", "glitches"
-  std::string rule;   // how a report is tied to an event, in words
-  uint64_t reports = 0;            // the reports considered
-  uint64_t reports_unmatched = 0;  // reports no xrun event explains
-  uint64_t events_judged = 0;      // events this source could report (see `until_s`)
-  uint64_t events_reported = 0;    // ... that at least one report fell to
-  uint64_t events_missed = 0;      // ... that none did
-  std::vector<XrunRun> missed;     // the first kMissedNamed of them, in time order
+  std::string key;                              // "monitor" | "jackd_log" | "audio"
+  std::string label;                            // for people
+  std::string unit;                        // what one report is: "callbacks", "lines", "glitches"
+  std::string rule;                        // how a report is tied to an event, in words
+  uint64_t reports = 0;                    // the reports considered
+  uint64_t reports_unmatched = 0;          // reports no xrun event explains
+  uint64_t events_judged = 0;              // events this source could report (see `until_s`)
+  uint64_t events_reported = 0;            // ... that at least one report fell to
+  uint64_t events_missed = 0;              // ... that none did
+  std::vector<XrunRun> missed;             // the first kMissedNamed of them, in time order
   std::optional<uint64_t> lag_max_cycles;  // monitor: arrival cycle - the first cycle's deadline
   std::optional<double> lag_max_ms;        // log: arrival - the first cycle's deadline
   // The source's list was cut (a bounded list): events after its last report are not judged.
@@ -122,9 +122,9 @@ struct SourceTally {
 
 struct XrunCycles {
   static constexpr int kHeardWithinCycles = 2;
-  bool present = false;   // false: no cycle table (older record, or it failed)
-  uint64_t cycles = 0;    // xrun cycles in the window (the table's missed rows)
-  uint64_t events = 0;    // runs of consecutive xrun cycles
+  bool present = false;  // false: no cycle table (older record, or it failed)
+  uint64_t cycles = 0;   // xrun cycles in the window (the table's missed rows)
+  uint64_t events = 0;   // runs of consecutive xrun cycles
   std::vector<SourceTally> sources;
 };
 
@@ -173,8 +173,8 @@ SourceTally tally_arrival_cycles(const std::vector<XrunRun>& runs,
 // jackd's log: each xrun line's arrival, seconds since the window start.
 SourceTally tally_arrival_times(const std::vector<XrunRun>& runs, const std::vector<double>& t_s,
                                 bool cut);
-// Glitches: each glitch's cycle (nullopt: not a cycle of the table, so unexplained); `events_of` receives, per glitch,
-// the index of the event that explains it.
+// Glitches: each glitch's cycle (nullopt: not a cycle of the table, so unexplained); `events_of`
+// receives, per glitch, the index of the event that explains it.
 SourceTally tally_heard_cycles(const std::vector<XrunRun>& runs,
                                const std::vector<std::optional<uint64_t>>& heard, bool cut,
                                std::vector<std::optional<size_t>>* events_of);

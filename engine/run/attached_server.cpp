@@ -41,10 +41,9 @@ AttachedServer read_attached_server(const std::string& name, const std::string& 
     const auto t = read_thread_sched(*s.pid, tid, nullptr);
     if (t && (t->policy == kSchedFifo || t->policy == kSchedRr)) s.rt_threads.push_back(*t);
   }
-  std::stable_sort(s.rt_threads.begin(), s.rt_threads.end(),
-                   [](const ThreadSched& a, const ThreadSched& b) {
-                     return a.rt_priority > b.rt_priority;
-                   });
+  std::stable_sort(
+      s.rt_threads.begin(), s.rt_threads.end(),
+      [](const ThreadSched& a, const ThreadSched& b) { return a.rt_priority > b.rt_priority; });
   return s;
 }
 

@@ -23,8 +23,8 @@ struct AttachedServer {
 };
 
 // Reads the server `name`'s registry entry from `registry_path` and its realtime threads.
-AttachedServer read_attached_server(const std::string& name,
-                                    const std::string& registry_path = "/dev/shm/jack-shm-registry");
+AttachedServer read_attached_server(
+    const std::string& name, const std::string& registry_path = "/dev/shm/jack-shm-registry");
 
 // What the label says of the server, e.g. "attached server 'x' (pid 42): SCHED_FIFO 70 (2
 // realtime threads, highest shown)", "attached server 'x' (pid 42): no realtime thread",

@@ -30,9 +30,9 @@ struct FleetSpec {
   std::string run_dir;      // logs go to RUN_DIR/clients/cNN.log
   bool full_log = false;    // --full-log: every line of them (else filtered: filtered_log.hpp)
   int clients = 0;
-  double dsp_load_pct = 0;   // all clients together; split evenly
-  bool audio_check = false;  // port 1 carries the test signal from client 1 to client N
-  std::string record_dir;    // the tail records what it received here ("" = no recording)
+  double dsp_load_pct = 0;            // all clients together; split evenly
+  bool audio_check = false;           // port 1 carries the test signal from client 1 to client N
+  std::string record_dir;             // the tail records what it received here ("" = no recording)
   std::string record_format = "wav";  // wav or flac
   std::string source_file;  // --source FILE: the head plays it, the tail checks against it
   // What every client shares: server, ports, scheduling, reference, the backend's arguments.

@@ -22,7 +22,8 @@ std::string cycle_table_shm_name(const std::string& server_name) {
 }
 
 uint32_t cycle_table_rows(uint32_t clients, uint32_t rate, uint32_t frames) {
-  const uint64_t per_10s = uint64_t{std::max<uint32_t>(rate, 1)} * 10 / std::max<uint32_t>(frames, 1);
+  const uint64_t per_10s =
+      uint64_t{std::max<uint32_t>(rate, 1)} * 10 / std::max<uint32_t>(frames, 1);
   uint32_t rows = 1024;
   while (rows < 65536 && rows < per_10s) rows *= 2;
   while (rows > 8192 && uint64_t{clients} * rows * sizeof(cycle_table::Cell) > (32u << 20)) {
@@ -37,8 +38,8 @@ CycleTableShm::~CycleTableShm() {
 }
 
 std::unique_ptr<CycleTableShm> CycleTableShm::create(const std::string& name, uint32_t clients,
-                                                     uint32_t rows, uint32_t rate,
-                                                     uint32_t frames, uint32_t keyed_by) {
+                                                     uint32_t rows, uint32_t rate, uint32_t frames,
+                                                     uint32_t keyed_by) {
   auto fail = [&](const char* what, int err) {
     return Error(ExitCode::kOutput, "cannot " + std::string(what) +
                                         " the cycle table's shared memory object " + name + ": " +
@@ -88,7 +89,8 @@ CycleTableReader::CycleTableReader(const CycleTableShm& table, const vcard::Shm*
       column_bytes_(table.header().column_bytes) {
   const int64_t period_ns = joiner_.period_ns();
   lag_ns_ = std::max<int64_t>(200000000, 4 * period_ns);
-  lag_rows_ = static_cast<uint64_t>(std::max<int64_t>(4, lag_ns_ / std::max<int64_t>(period_ns, 1)));
+  lag_rows_ =
+      static_cast<uint64_t>(std::max<int64_t>(4, lag_ns_ / std::max<int64_t>(period_ns, 1)));
   lag_rows_ = std::min<uint64_t>(lag_rows_, rows_ / 4);
 }
 

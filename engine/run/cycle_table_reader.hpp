@@ -90,9 +90,9 @@ class CycleTableReader {
   uint64_t lag_rows_;
   int64_t t0_ns_ = 0, end_ns_ = INT64_MAX;
   bool window_set_ = false;
-  std::optional<uint64_t> next_id_;   // the next row to read
-  std::optional<uint64_t> newest_;    // frame ids: the newest id seen
-  uint64_t pending_empty_ = 0;        // frame ids: rows nobody wrote, held until a later row
+  std::optional<uint64_t> next_id_;  // the next row to read
+  std::optional<uint64_t> newest_;   // frame ids: the newest id seen
+  uint64_t pending_empty_ = 0;       // frame ids: rows nobody wrote, held until a later row
   bool any_in_window_ = false;
   uint64_t xruns_seen_[2] = {0, 0};
   int64_t last_xrun_ns_ = INT64_MIN;

@@ -2,10 +2,10 @@
 #include "engine/run/jackd_log_tap.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <fmt/format.h>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/file.hpp"

@@ -265,9 +265,9 @@ void Runner::preflight() {
     }
     jackd_path_ = *jackd;
   }
-  client_binary_ =
-      o_.client_binary.empty() ? helper_program_path(dirname_of(self_exe_), "xrunlab-client")
-                               : o_.client_binary;
+  client_binary_ = o_.client_binary.empty()
+                       ? helper_program_path(dirname_of(self_exe_), "xrunlab-client")
+                       : o_.client_binary;
   if (!find_program(client_binary_)) {
     throw Error(ExitCode::kMissingProgram,
                 "xrunlab-client not found at '" + client_binary_ +

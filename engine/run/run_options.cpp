@@ -82,7 +82,8 @@ void validate(const RunOptions& o) {
   }
   if (o.ports < 1 || o.ports > 64) bad("--ports " + std::to_string(o.ports) + ": must be 1..64");
   if (port_max_for(o.clients, o.ports) > kJackPortMax) {
-    bad(fmt::format("--clients {} --ports {}: needs {} JACK ports, JACK2 has at most {}; use fewer "
+    bad(
+        fmt::format("--clients {} --ports {}: needs {} JACK ports, JACK2 has at most {}; use fewer "
                     "clients or ports",
                     o.clients, o.ports, port_max_for(o.clients, o.ports), kJackPortMax));
   }

@@ -49,7 +49,7 @@ struct RunOptions {
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   bool trace_on_xrun = false;  // --trace-on-xrun: a trace ring frozen at the first xrun, saved
   bool full_log = false;       // --full-log: jackd.log and clients/*.log keep every line
-  std::optional<InjectSpec> inject;      // --inject USEC:EVERY_N_CYCLES or spin:CYCLE
+  std::optional<InjectSpec> inject;  // --inject USEC:EVERY_N_CYCLES or spin:CYCLE
   int inject_client = 1;
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary

@@ -172,8 +172,7 @@ StaleJournal parse_journal(const std::string& text) {
     entry.old_value = e.value("old_value", "");
     entry.new_value = e.value("new_value", "");
     if ((entry.kind != "write" && entry.kind != "mkdir" && entry.kind != "mount") ||
-        entry.path.empty() ||
-        entry.path[0] != '/') {
+        entry.path.empty() || entry.path[0] != '/') {
       throw std::runtime_error("bad entry " + e.dump());
     }
     s.entries.push_back(std::move(entry));

@@ -56,8 +56,8 @@ std::optional<double> comparison_p(const std::vector<double>& a, const std::vect
 }
 
 Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
-                      const std::string& name_b, const std::vector<double>& b,
-                      const Metric& metric, std::optional<Adjusted> adjusted) {
+                      const std::string& name_b, const std::vector<double>& b, const Metric& metric,
+                      std::optional<Adjusted> adjusted) {
   Verdict v;
   v.name_a = name_a;
   v.name_b = name_b;

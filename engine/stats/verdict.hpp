@@ -71,8 +71,8 @@ struct Adjusted {
   size_t comparisons = 1;
 };
 Verdict compare_cases(const std::string& name_a, const std::vector<double>& a,
-                      const std::string& name_b, const std::vector<double>& b,
-                      const Metric& metric, std::optional<Adjusted> adjusted = std::nullopt);
+                      const std::string& name_b, const std::vector<double>& b, const Metric& metric,
+                      std::optional<Adjusted> adjusted = std::nullopt);
 
 // The p of the test compare_cases would run (nullopt when either sample is empty): what a
 // report adjusts before it asks for the verdicts.

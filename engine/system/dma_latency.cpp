@@ -27,9 +27,9 @@ DmaLatencyHold::DmaLatencyHold(const std::string& device, int32_t usecs)
   if (fd_ < 0) {
     const int e = errno;
     if (e == ENOENT) {
-      throw Error(ExitCode::kUnsupported,
-                  "--dma-latency: " + device + " does not exist on this system (a kernel "
-                  "without CPU latency QoS); leave --dma-latency out");
+      throw Error(ExitCode::kUnsupported, "--dma-latency: " + device +
+                                              " does not exist on this system (a kernel "
+                                              "without CPU latency QoS); leave --dma-latency out");
     }
     throw Error(ExitCode::kPermission,
                 "--dma-latency: cannot open " + device + " for writing (" + std::strerror(e) +
@@ -41,8 +41,8 @@ DmaLatencyHold::DmaLatencyHold(const std::string& device, int32_t usecs)
     const int e = errno;
     ::close(fd_);
     fd_ = -1;
-    throw Error(ExitCode::kUnsupported, "--dma-latency: writing " + std::to_string(usecs) +
-                                            " to " + device + " failed (" + std::strerror(e) +
+    throw Error(ExitCode::kUnsupported, "--dma-latency: writing " + std::to_string(usecs) + " to " +
+                                            device + " failed (" + std::strerror(e) +
                                             "); leave --dma-latency out");
   }
   int32_t v = 0;

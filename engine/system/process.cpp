@@ -22,8 +22,8 @@
 #include <thread>
 
 #include "engine/base/errno_text.hpp"
-#include "engine/base/output_error.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/base/text.hpp"
 
 namespace xrunlab {

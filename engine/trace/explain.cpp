@@ -38,8 +38,8 @@ std::vector<HopWindow> select_late_hops(const CycleTableResult& table, size_t n,
     const CycleRow& row = table.worst[r];
     const int64_t irq = origin_ns + static_cast<int64_t>(std::llround(row.t_s * 1e9));
     std::vector<HopWindow> hops;
-    auto add = [&](std::string key, std::string text, std::string thread, pid_t tid,
-                   int64_t rel_a, int64_t rel_b) {
+    auto add = [&](std::string key, std::string text, std::string thread, pid_t tid, int64_t rel_a,
+                   int64_t rel_b) {
       if (tid <= 0 || rel_b < rel_a) return;
       HopWindow h;
       h.cycle = row.id;
@@ -125,11 +125,15 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   // The thread's own timeline through the window: running (on a CPU) or waiting. Waiting
   // after a preemption is spent on the CPU it was preempted on (what ran there kept it off);
   // waiting after a wake-up on the CPU it next runs on.
-  auto is_in = [&](const TraceEvent& e) { return e.kind == TraceKind::kSwitch && e.next_pid == hop.tid; };
-  auto is_out = [&](const TraceEvent& e) { return e.kind == TraceKind::kSwitch && e.pid == hop.tid; };
-  int running_cpu = -1;  // where it runs now; -1: waiting (or unknown)
-  int queued_cpu = -1;   // where it was preempted and waits, -1: none known
-  int last_cpu = -1;     // where it ran last
+  auto is_in = [&](const TraceEvent& e) {
+    return e.kind == TraceKind::kSwitch && e.next_pid == hop.tid;
+  };
+  auto is_out = [&](const TraceEvent& e) {
+    return e.kind == TraceKind::kSwitch && e.pid == hop.tid;
+  };
+  int running_cpu = -1;     // where it runs now; -1: waiting (or unknown)
+  int queued_cpu = -1;      // where it was preempted and waits, -1: none known
+  int last_cpu = -1;        // where it ran last
   int target_prio = -1000;  // the thread's kernel prio, from its switches (-1000: unknown)
   auto switched = [&](const TraceEvent& e) {
     target_prio = is_in(e) ? e.next_prio : e.prio;
@@ -326,24 +330,26 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
     // Below the thread's priority: not a preemption; the CPU did not act on the wake-up
     // (interrupts off, or the host did not run this virtual CPU).
     part(fmt::format("{} pid {} {} ran {} us{}", t.comm, t.pid, t.policy, us(t.ns),
-                     t.lower_priority ? " [below " + hop.thread + ": the CPU did not act on the wake-up]"
-                                      : std::string()));
+                     t.lower_priority
+                         ? " [below " + hop.thread + ": the CPU did not act on the wake-up]"
+                         : std::string()));
   }
   for (size_t i = 0; i < x.irqs.size() && i < 2; ++i) {
     part(fmt::format("irq {} {} {} us", x.irqs[i].num, x.irqs[i].name, us(x.irqs[i].ns)));
   }
   for (size_t i = 0; i < x.softirqs.size() && i < 2; ++i) {
-    part(fmt::format("softirq {} {} us", x.softirqs[i].name.empty() ? std::to_string(x.softirqs[i].num)
-                                                                     : x.softirqs[i].name,
-                     us(x.softirqs[i].ns)));
+    part(fmt::format(
+        "softirq {} {} us",
+        x.softirqs[i].name.empty() ? std::to_string(x.softirqs[i].num) : x.softirqs[i].name,
+        us(x.softirqs[i].ns)));
   }
   int64_t others = 0;
   for (const TaskTime& t : x.blockers) others += t.ns;
   const int64_t window = b - std::max(a, woken_at);  // the part in which it was runnable
   std::string cpus;
   for (const int c : x.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
-  std::string line =
-      fmt::format("{} on CPU{} {}: ", head, x.cpus.size() > 1 ? "s" : "", cpus.empty() ? "?" : cpus);
+  std::string line = fmt::format("{} on CPU{} {}: ", head, x.cpus.size() > 1 ? "s" : "",
+                                 cpus.empty() ? "?" : cpus);
   if (x.asleep_ns > 0) {
     line += fmt::format("woken {} us into it, then ", us(x.asleep_ns));
   }
@@ -354,15 +360,17 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
                         us(x.idle_ns), hop.thread, us(x.self_ns));
     if (x.unknown_ns > 0) line += fmt::format(", unknown {} us", us(x.unknown_ns));
     line += ")";
-    if (x.cpu_steal_pct) line += fmt::format(", CPU {} steal {:.2f}% over the run", x.cpu, *x.cpu_steal_pct);
+    if (x.cpu_steal_pct)
+      line += fmt::format(", CPU {} steal {:.2f}% over the run", x.cpu, *x.cpu_steal_pct);
     if (!parts.empty()) line += "; also " + parts;
   } else {
     line += parts;
   }
   if (x.silent_ns >= kSilentNs) {
-    line += fmt::format("; CPU {} recorded no event for {} us of it (not even a timer tick: the "
-                        "host may not have run this virtual CPU)",
-                        x.silent_cpu, us(x.silent_ns));
+    line += fmt::format(
+        "; CPU {} recorded no event for {} us of it (not even a timer tick: the "
+        "host may not have run this virtual CPU)",
+        x.silent_cpu, us(x.silent_ns));
   }
   x.line = line;
   return x;
@@ -372,9 +380,12 @@ nlohmann::json to_json(const HopExplanation& e) {
   nlohmann::json blockers = nlohmann::json::array(), irqs = nlohmann::json::array(),
                  softirqs = nlohmann::json::array();
   for (const TaskTime& t : e.blockers) {
-    blockers.push_back(
-        {{"pid", t.pid}, {"comm", t.comm}, {"prio", t.prio}, {"policy", t.policy}, {"ns", t.ns},
-         {"lower_priority", t.lower_priority}});
+    blockers.push_back({{"pid", t.pid},
+                        {"comm", t.comm},
+                        {"prio", t.prio},
+                        {"policy", t.policy},
+                        {"ns", t.ns},
+                        {"lower_priority", t.lower_priority}});
   }
   for (const IrqTime& t : e.irqs) {
     irqs.push_back({{"irq", t.num}, {"name", t.name}, {"count", t.count}, {"ns", t.ns}});
@@ -382,28 +393,28 @@ nlohmann::json to_json(const HopExplanation& e) {
   for (const IrqTime& t : e.softirqs) {
     softirqs.push_back({{"vec", t.num}, {"name", t.name}, {"count", t.count}, {"ns", t.ns}});
   }
-  nlohmann::json j = {{"hop", e.hop.hop_key},
-                      {"thread", e.hop.thread},
-                      {"tid", e.hop.tid},
-                      {"window_ns", {e.hop.rel_start_ns, e.hop.rel_end_ns}},
-                      {"window_mono_ns", {e.hop.start_ns, e.hop.end_ns}},
-                      {"late_ns", e.hop.late_ns},
-                      {"traced", e.traced},
-                      {"cpu", e.cpu >= 0 ? nlohmann::json(e.cpu) : nlohmann::json()},
-                      {"cpus", e.cpus},
-                      {"woken_ns", e.woken_ns ? nlohmann::json(*e.woken_ns) : nlohmann::json()},
-                      {"blockers", blockers},
-                      {"irqs", irqs},
-                      {"softirqs", softirqs},
-                      {"asleep_ns", e.asleep_ns},
-                      {"self_ns", e.self_ns},
-                      {"idle_ns", e.idle_ns},
-                      {"unknown_ns", e.unknown_ns},
-                      {"silent_ns", e.silent_ns},
-                      {"silent_cpu", e.silent_cpu >= 0 ? nlohmann::json(e.silent_cpu) : nlohmann::json()},
-                      {"cpu_steal_pct",
-                       e.cpu_steal_pct ? nlohmann::json(*e.cpu_steal_pct) : nlohmann::json()},
-                      {"line", e.line}};
+  nlohmann::json j = {
+      {"hop", e.hop.hop_key},
+      {"thread", e.hop.thread},
+      {"tid", e.hop.tid},
+      {"window_ns", {e.hop.rel_start_ns, e.hop.rel_end_ns}},
+      {"window_mono_ns", {e.hop.start_ns, e.hop.end_ns}},
+      {"late_ns", e.hop.late_ns},
+      {"traced", e.traced},
+      {"cpu", e.cpu >= 0 ? nlohmann::json(e.cpu) : nlohmann::json()},
+      {"cpus", e.cpus},
+      {"woken_ns", e.woken_ns ? nlohmann::json(*e.woken_ns) : nlohmann::json()},
+      {"blockers", blockers},
+      {"irqs", irqs},
+      {"softirqs", softirqs},
+      {"asleep_ns", e.asleep_ns},
+      {"self_ns", e.self_ns},
+      {"idle_ns", e.idle_ns},
+      {"unknown_ns", e.unknown_ns},
+      {"silent_ns", e.silent_ns},
+      {"silent_cpu", e.silent_cpu >= 0 ? nlohmann::json(e.silent_cpu) : nlohmann::json()},
+      {"cpu_steal_pct", e.cpu_steal_pct ? nlohmann::json(*e.cpu_steal_pct) : nlohmann::json()},
+      {"line", e.line}};
   if (!e.traced) j["no_trace"] = e.no_trace;
   return j;
 }
@@ -416,10 +427,10 @@ nlohmann::json explain_cycles(const std::vector<TraceEvent>& events, const Cycle
   const std::vector<HopWindow> hops = select_late_hops(table, n, threads, origin_ns);
   for (size_t i = 0; i < hops.size();) {
     const uint64_t id = hops[i].cycle;
-    nlohmann::json c = {{"cycle", id},
-                        {"t_s", hops[i].t_s},
-                        {"slack_ns", hops[i].slack_ns ? nlohmann::json(*hops[i].slack_ns)
-                                                      : nlohmann::json()}};
+    nlohmann::json c = {
+        {"cycle", id},
+        {"t_s", hops[i].t_s},
+        {"slack_ns", hops[i].slack_ns ? nlohmann::json(*hops[i].slack_ns) : nlohmann::json()}};
     std::string line = hops[i].slack_ns ? fmt::format("slack {} us: ", us(*hops[i].slack_ns))
                                         : std::string("a client did not run: ");
     nlohmann::json list = nlohmann::json::array();
@@ -464,7 +475,8 @@ std::vector<double> steal_pct_per_cpu(const std::string& before, const std::stri
       total += d;
       if (k == 7) steal = d;
     }
-    out.push_back(total > 0 ? 100.0 * static_cast<double>(steal) / static_cast<double>(total) : 0.0);
+    out.push_back(total > 0 ? 100.0 * static_cast<double>(steal) / static_cast<double>(total)
+                            : 0.0);
   }
   return out;
 }

@@ -11,15 +11,15 @@
 //   cNN entry -> cNN exit         cNN's process thread, preempted during its DSP
 // The thread's own timeline through the window [hop start, hop end] is followed from its
 // switches: while it runs, the time is spent on its CPU; while it waits after a preemption, on
-// the CPU it was preempted on; while it waits after a wake-up, on the CPU it next runs on. Every microsecond is given to what the trace shows on that CPU
-// then: the interrupt or softirq handler running (innermost), else the task switched in (the
-// thread itself, idle = pid 0, or another task: a blocker). Before the thread's last wake-up
-// in the window it was not runnable: that part is "asleep" (its waker was late), given to no one. A window with no trace (before the trace
-// started, after its store filled) says so. Time nobody competed for (idle, the thread itself)
-// on a VM may be steal: the CPU's steal share over the run (/proc/stat) is given beside it.
-// Limits: the trace prints whole microseconds; a thread that waited on one CPU's run queue and
-// then migrated is attributed to the CPU it was preempted on, or (after a wake-up) to the one
-// it ran on next.
+// the CPU it was preempted on; while it waits after a wake-up, on the CPU it next runs on. Every
+// microsecond is given to what the trace shows on that CPU then: the interrupt or softirq handler
+// running (innermost), else the task switched in (the thread itself, idle = pid 0, or another task:
+// a blocker). Before the thread's last wake-up in the window it was not runnable: that part is
+// "asleep" (its waker was late), given to no one. A window with no trace (before the trace started,
+// after its store filled) says so. Time nobody competed for (idle, the thread itself) on a VM may
+// be steal: the CPU's steal share over the run (/proc/stat) is given beside it. Limits: the trace
+// prints whole microseconds; a thread that waited on one CPU's run queue and then migrated is
+// attributed to the CPU it was preempted on, or (after a wake-up) to the one it ran on next.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -44,14 +44,14 @@ struct HopWindow {
   std::string hop_text;  // "jackd's wake-up", "c03's wake-up", "c03's DSP"
   std::string thread;    // "jackd", "c03"
   pid_t tid = 0;
-  int64_t start_ns = 0, end_ns = 0;  // absolute (the trace's clock)
+  int64_t start_ns = 0, end_ns = 0;          // absolute (the trace's clock)
   int64_t rel_start_ns = 0, rel_end_ns = 0;  // relative to the cycle's interrupt
-  int64_t late_ns = 0;                   // duration minus the hop's median over the run
+  int64_t late_ns = 0;                       // duration minus the hop's median over the run
 };
 
 struct ExplainThreads {
-  pid_t jackd_tid = 0;              // 0: unknown (its hop is not explained)
-  std::vector<pid_t> client_tids;   // chain order; 0: unknown
+  pid_t jackd_tid = 0;             // 0: unknown (its hop is not explained)
+  std::vector<pid_t> client_tids;  // chain order; 0: unknown
   std::vector<std::string> client_names;
 };
 
@@ -91,12 +91,13 @@ inline constexpr int64_t kSilentNs = 5000000;  // 5 ms: longer than a 250 Hz tic
 
 struct HopExplanation {
   HopWindow hop;
-  bool traced = false;      // the window lies inside the trace's coverage
-  std::string no_trace;     // why not, when !traced
-  int cpu = -1;             // where the thread ran last (-1: no switch of it in the trace)
-  std::set<int> cpus;       // the CPUs its window was spent on (it may have migrated)
-  std::optional<int64_t> woken_ns;  // its last sched_waking in the window, relative to the interrupt
-  std::vector<TaskTime> blockers;   // other tasks that ran there, most time first
+  bool traced = false;   // the window lies inside the trace's coverage
+  std::string no_trace;  // why not, when !traced
+  int cpu = -1;          // where the thread ran last (-1: no switch of it in the trace)
+  std::set<int> cpus;    // the CPUs its window was spent on (it may have migrated)
+  std::optional<int64_t>
+      woken_ns;                    // its last sched_waking in the window, relative to the interrupt
+  std::vector<TaskTime> blockers;  // other tasks that ran there, most time first
   std::vector<IrqTime> irqs, softirqs;  // most time first
   int64_t asleep_ns = 0;   // before its last wake-up in the window: not runnable, so not held
                            // by anyone (its waker came late); not given to what ran meanwhile
@@ -109,7 +110,7 @@ struct HopExplanation {
   int64_t silent_ns = 0;
   int silent_cpu = -1;
   std::optional<double> cpu_steal_pct;  // that CPU's steal over the run
-  std::string line;        // one line for people
+  std::string line;                     // one line for people
 };
 
 // The policy of a pid that is still alive (SCHED_* number), nullopt when it is gone: the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/trace/trace_event.hpp"
 
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <iterator>
 #include <utility>
@@ -145,7 +145,7 @@ uint64_t add_unseen_switches(std::vector<TraceEvent>& events) {
     int32_t pid = -1;  // running, as the switches say (-1: none seen yet)
     TraceComm comm{};
     int32_t prio = 120;
-    int64_t last_t = 0;  // the previous event there
+    int64_t last_t = 0;                 // the previous event there
     const TraceEvent* woken = nullptr;  // a sched_waking there since (the latest)
   };
   std::vector<Cpu> cpus;

@@ -34,8 +34,9 @@ struct TraceEvent {
   int32_t cpu = 0;
   int32_t current = -1;  // the task running on that CPU at the event (the line's "comm-pid")
   TraceKind kind = TraceKind::kSwitch;
-  int32_t pid = 0;   // sched_switch: prev_pid; sched_waking: pid
-  int32_t prio = 0;  // the kernel's prio: 0..99 realtime (rt priority 99 - prio), 100..139 nice + 120
+  int32_t pid = 0;  // sched_switch: prev_pid; sched_waking: pid
+  int32_t prio =
+      0;  // the kernel's prio: 0..99 realtime (rt priority 99 - prio), 100..139 nice + 120
   int32_t next_pid = 0, next_prio = 0;  // sched_switch only
   int32_t num = 0;                      // irq, softirq vec, or sched_waking's target cpu
   char prev_state = 0;                  // sched_switch: 'R' (preempted), 'S', 'D' ...

@@ -23,7 +23,7 @@ namespace {
 
 constexpr long kTracefsMagic = 0x74726163;  // TRACEFS_MAGIC ("trac")
 
-constexpr const char* kEvents[] = {"sched/sched_switch",   "sched/sched_waking",
+constexpr const char* kEvents[] = {"sched/sched_switch",    "sched/sched_waking",
                                    "irq/irq_handler_entry", "irq/irq_handler_exit",
                                    "irq/softirq_entry",     "irq/softirq_exit"};
 
@@ -39,7 +39,8 @@ uint64_t stats_lost(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) {
     for (const char* key : {"overrun: ", "dropped events: "}) {
-      if (line.rfind(key, 0) == 0) lost += std::strtoull(line.c_str() + std::strlen(key), nullptr, 10);
+      if (line.rfind(key, 0) == 0)
+        lost += std::strtoull(line.c_str() + std::strlen(key), nullptr, 10);
     }
   }
   return lost;
@@ -59,21 +60,24 @@ void check_events(const std::string& root, const std::string& flag) {
 
 void TraceSession::check_available(const std::string& root, const std::string& flag) {
   if (::geteuid() != 0) {
-    throw Error(ExitCode::kPermission, flag + " needs root: it mounts tracefs and makes a trace "
-                                              "instance under " + root + "; run as root or leave " +
-                                              flag + " out");
+    throw Error(ExitCode::kPermission, flag +
+                                           " needs root: it mounts tracefs and makes a trace "
+                                           "instance under " +
+                                           root + "; run as root or leave " + flag + " out");
   }
   struct stat st {};
   if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     throw Error(ExitCode::kUnsupported, flag + ": " + root +
                                             " does not exist: this kernel has no tracefs "
-                                            "(CONFIG_TRACING); leave " + flag + " out");
+                                            "(CONFIG_TRACING); leave " +
+                                            flag + " out");
   }
   if (!is_tracefs(root)) return;  // not mounted yet: start() mounts it; the events are checked then
   if (::access((root + "/instances").c_str(), W_OK) != 0) {
-    throw Error(ExitCode::kUnsupported,
-                flag + ": " + root + "/instances is missing or not writable: this kernel "
-                "cannot make private trace instances; leave " + flag + " out");
+    throw Error(ExitCode::kUnsupported, flag + ": " + root +
+                                            "/instances is missing or not writable: this kernel "
+                                            "cannot make private trace instances; leave " +
+                                            flag + " out");
   }
   check_events(root, flag);
 }
@@ -107,7 +111,9 @@ TraceSession::TraceSession(SysJournal& journal, std::string root, size_t max_eve
       max_events_(max_events),
       buffer_kb_(buffer_kb_per_cpu) {}
 
-TraceSession::~TraceSession() { stop(); }
+TraceSession::~TraceSession() {
+  stop();
+}
 
 void TraceSession::start() {
   if (started_) return;
@@ -198,6 +204,8 @@ void TraceSession::stop() noexcept {
   }
 }
 
-TraceStats TraceSession::stats() const { return stats_; }
+TraceStats TraceSession::stats() const {
+  return stats_;
+}
 
 }  // namespace xrunlab

@@ -36,10 +36,10 @@ namespace xrunlab {
 inline constexpr const char* kTracefsRoot = "/sys/kernel/tracing";
 
 struct TraceStats {
-  uint64_t events = 0;          // parsed and kept
-  uint64_t dropped_store = 0;   // parsed, not kept: the store was full
-  uint64_t lost_kernel = 0;     // the kernel overwrote or dropped them (LOST markers + stats)
-  uint64_t unparsed_lines = 0;  // lines the parser did not read
+  uint64_t events = 0;           // parsed and kept
+  uint64_t dropped_store = 0;    // parsed, not kept: the store was full
+  uint64_t lost_kernel = 0;      // the kernel overwrote or dropped them (LOST markers + stats)
+  uint64_t unparsed_lines = 0;   // lines the parser did not read
   uint64_t unseen_switches = 0;  // switches the trace did not record, inserted (trace_event.hpp)
   int64_t first_ns = 0, last_ns = 0;  // the kept events' span (0, 0 when none)
 };

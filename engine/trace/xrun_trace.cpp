@@ -31,9 +31,9 @@ XrunTrace::XrunTrace(SysJournal& journal, std::string root, int buffer_kb_per_cp
 void XrunTrace::start() {
   if (started_) return;
   started_ = true;
-  instance_ = make_trace_instance(journal_, root_,
-                                  "xrunlab-" + std::to_string(::getpid()) + "-xrun", buffer_kb_,
-                                  "--trace-on-xrun");
+  instance_ =
+      make_trace_instance(journal_, root_, "xrunlab-" + std::to_string(::getpid()) + "-xrun",
+                          buffer_kb_, "--trace-on-xrun");
   journal_.write_setting(instance_ + "/tracing_on", "1");
 }
 

@@ -61,7 +61,7 @@ struct ClientArgs {
   std::string name = "xrunlab-client";  // --name NAME: the JACK client name
   int index = 1;                        // --index N: position in the chain, 1-based
   int ports = 4;                        // --ports P: input and output ports each, 1..256
-  double dsp_load_pct = 0;           // --dsp-load PERCENT: DSP time per cycle, 0..100 % of a period
+  double dsp_load_pct = 0;  // --dsp-load PERCENT: DSP time per cycle, 0..100 % of a period
   // --dsp-ns-per-stage NS: one DSP stage's time as the engine calibrated it once for all clients
   // (0: this client calibrates itself at start).
   double dsp_ns_per_stage = 0;

@@ -39,14 +39,14 @@ constexpr uint32_t kKeyBoundary = 1;   // vcard boundary index
 constexpr uint32_t kKeyFrameTime = 2;  // jack_last_frame_time() / period
 
 struct Cell {
-  std::atomic<uint64_t> seq;       // id + 1 when valid, 0 while being written
-  std::atomic<int64_t> entry_ns;   // callback entry
-  std::atomic<int64_t> exit_ns;    // callback exit (after the DSP work)
-  std::atomic<int64_t> wake_ns;    // jackd's wake-up as this client saw it: entry minus
-                                   // jack_frames_since_cycle_start() (one frame of resolution)
-  std::atomic<uint32_t> frame;     // jack_last_frame_time() in this callback: what ties the
-                                   // monitor's xrun callbacks and the tail's glitches (which
-                                   // carry JACK frame times) to the table's cycles
+  std::atomic<uint64_t> seq;      // id + 1 when valid, 0 while being written
+  std::atomic<int64_t> entry_ns;  // callback entry
+  std::atomic<int64_t> exit_ns;   // callback exit (after the DSP work)
+  std::atomic<int64_t> wake_ns;   // jackd's wake-up as this client saw it: entry minus
+                                  // jack_frames_since_cycle_start() (one frame of resolution)
+  std::atomic<uint32_t> frame;    // jack_last_frame_time() in this callback: what ties the
+                                  // monitor's xrun callbacks and the tail's glitches (which
+                                  // carry JACK frame times) to the table's cycles
   uint32_t reserved;
 };
 
@@ -90,8 +90,8 @@ inline const Cell* column(const void* base, uint32_t k, size_t column_bytes) noe
 }
 
 // A client's side: its cell of cycle `id`. Realtime: wait-free.
-inline void write_cell(Cell& cell, uint64_t id, int64_t entry_ns, int64_t exit_ns,
-                       int64_t wake_ns, uint32_t frame) noexcept {
+inline void write_cell(Cell& cell, uint64_t id, int64_t entry_ns, int64_t exit_ns, int64_t wake_ns,
+                       uint32_t frame) noexcept {
   cell.seq.store(0, std::memory_order_relaxed);
   cell.entry_ns.store(entry_ns, std::memory_order_release);
   cell.exit_ns.store(exit_ns, std::memory_order_release);

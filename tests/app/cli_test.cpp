@@ -401,8 +401,8 @@ TEST(DoctorOptions, DefaultsAreTheRealRootsTheTableAndJackdsDefaultPriority) {
 }
 
 TEST(DoctorOptions, RootSetsEveryRootUnderItAndAGivenRootWins) {
-  const Command c = parse({"doctor", "--json", "--root", "/t", "--root-etc", "/e", "--priority",
-                           "80"});
+  const Command c =
+      parse({"doctor", "--json", "--root", "/t", "--root-etc", "/e", "--priority", "80"});
   EXPECT_TRUE(c.doctor.json);
   EXPECT_EQ(c.doctor.roots.proc, "/t/proc");
   EXPECT_EQ(c.doctor.roots.sys, "/t/sys");

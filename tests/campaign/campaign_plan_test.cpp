@@ -26,7 +26,9 @@ void check(const std::vector<std::string>& args) {
   }
 }
 
-CampaignSpec spec_of(const std::string& text) { return parse_campaign(text, "c.toml"); }
+CampaignSpec spec_of(const std::string& text) {
+  return parse_campaign(text, "c.toml");
+}
 
 const char* kTwoAxes = R"(name = "p"
 repetitions = 3
@@ -47,13 +49,12 @@ TEST(CampaignPlan, TheCasesAreTheProductWithTheLastAxisFastest) {
   EXPECT_EQ(p.cases[1].name, "fifo, compile");
   EXPECT_EQ(p.cases[2].name, "other:-5, none");
   EXPECT_EQ(p.cases[3].label, "04-other-5-compile");
-  EXPECT_EQ(p.cases[0].run_args,
-            (std::vector<std::string>{"--clients", "3", "--duration", "2", "--no-plots",
-                                      "--policy", "fifo"}))
+  EXPECT_EQ(p.cases[0].run_args, (std::vector<std::string>{"--clients", "3", "--duration", "2",
+                                                           "--no-plots", "--policy", "fifo"}))
       << "load 'none' is no --load";
   EXPECT_EQ(p.cases[1].run_args,
-            (std::vector<std::string>{"--clients", "3", "--duration", "2", "--no-plots",
-                                      "--policy", "fifo", "--load", "compile"}));
+            (std::vector<std::string>{"--clients", "3", "--duration", "2", "--no-plots", "--policy",
+                                      "fifo", "--load", "compile"}));
   EXPECT_DOUBLE_EQ(p.duration_s, 2.0);
   EXPECT_EQ(p.seed, 7u) << "the file's seed wins over the one drawn";
 }
@@ -74,9 +75,9 @@ load-cpus = 1
 
 TEST(CampaignPlan, ExplainTrueIsTheFlagAloneANumberItsValueAndFalseNothing) {
   const auto args_of = [](const std::string& value) {
-    const CampaignPlan p = plan_campaign(
-        spec_of("name = \"traced\"\n[run]\nduration = 2\nexplain = " + value + "\n"), 1,
-        std::nullopt, check);
+    const CampaignPlan p =
+        plan_campaign(spec_of("name = \"traced\"\n[run]\nduration = 2\nexplain = " + value + "\n"),
+                      1, std::nullopt, check);
     return p.cases.at(0).run_args;
   };
   EXPECT_EQ(args_of("true"), (std::vector<std::string>{"--duration", "2", "--explain"}));
@@ -119,14 +120,13 @@ TEST(CampaignPlan, SequentialRunsEveryRepetitionOfACaseThenTheNext) {
 }
 
 TEST(CampaignPlan, AWarmUpRunsFirstWithItsOwnDuration) {
-  const CampaignPlan p = plan_campaign(
-      spec_of("name = \"w\"\nwarmup_s = 3\n[run]\nduration = 10\nclients = 2\n"), 1,
-      std::nullopt, check);
+  const CampaignPlan p =
+      plan_campaign(spec_of("name = \"w\"\nwarmup_s = 3\n[run]\nduration = 10\nclients = 2\n"), 1,
+                    std::nullopt, check);
   ASSERT_EQ(p.runs.size(), 2u);
   EXPECT_TRUE(p.runs[0].warmup);
   EXPECT_EQ(p.runs[0].rep, 0);
-  EXPECT_EQ(p.warmup_args,
-            (std::vector<std::string>{"--clients", "2", "--duration", "3"}))
+  EXPECT_EQ(p.warmup_args, (std::vector<std::string>{"--clients", "2", "--duration", "3"}))
       << "the case's own --duration is replaced, not given twice";
   EXPECT_DOUBLE_EQ(measured_seconds(p, p.runs[0]), 3.0);
   EXPECT_DOUBLE_EQ(measured_seconds(p, p.runs[1]), 10.0);

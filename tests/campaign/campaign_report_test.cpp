@@ -130,7 +130,7 @@ TEST(CampaignReport, XrunEventsDriverXrunsAndGlitchesAreComparedApart) {
   int k = 0;
   for (CampaignRunRecord& run : state.runs) {
     const bool fifo = run.case_index == 1;
-    json j = run_json(fifo ? 200 + k : 100 + k, 500);  // other: fewer events
+    json j = run_json(fifo ? 200 + k : 100 + k, 500);     // other: fewer events
     j["totals"]["xrun_count"] = fifo ? 10 + k : 200 + k;  // ... but more driver xruns
     j["audio"]["glitches"] = fifo ? 5 + k : 500 + k;      // ... and more glitches
     ++k;
@@ -150,7 +150,8 @@ TEST(CampaignReport, XrunEventsDriverXrunsAndGlitchesAreComparedApart) {
   const size_t events = line.find("other:-20 (q"), driver = line.find("fifo (q");
   ASSERT_NE(events, std::string::npos) << line;
   ASSERT_NE(driver, std::string::npos) << line;
-  EXPECT_LT(events, driver) << "other:-20 wins on events, fifo on driver xruns and glitches: " << line;
+  EXPECT_LT(events, driver) << "other:-20 wins on events, fifo on driver xruns and glitches: "
+                            << line;
   EXPECT_NE(line.find("fifo (q", driver + 1), std::string::npos) << line;
 }
 

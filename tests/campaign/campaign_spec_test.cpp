@@ -85,7 +85,8 @@ TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
             "backend, period, clients, dsp-load, ports, nperiods)");
   EXPECT_EQ(error_of("name = \"x\"\n[axes]\npolicy = [\"fifo\", \"fifo\"]\n"),
             "c.toml:3: [axes] policy: 'fifo' is listed twice");
-  EXPECT_EQ(error_of("name = \"x\"\n[axes]\npolicy = []\n"), "c.toml:3: [axes] policy: an empty list");
+  EXPECT_EQ(error_of("name = \"x\"\n[axes]\npolicy = []\n"),
+            "c.toml:3: [axes] policy: an empty list");
   EXPECT_EQ(error_of("name = \"x\"\n[run]\npolicy = \"fifo\"\n[axes]\npolicy = [\"rr\"]\n"),
             "c.toml:5: [axes] policy: also fixed in [run] (line 3): give it in one place");
   EXPECT_EQ(error_of("repetitions = 2\n"),
@@ -125,8 +126,8 @@ TEST(CampaignSpec, ScaleDurationAndRepetitionsShortenACampaign) {
 // usage error naming the line; and warmup_s = nan passed the range check.
 TEST(CampaignSpec, ScaleRefusesADurationThatIsNotSecondsAndWarmupRefusesNan) {
   for (const char* bad : {"\"\"", "\"abc\"", "true", "\"15s\"", "\"inf\"", "\"1e999\"", "0"}) {
-    CampaignSpec s = parse_campaign(std::string("name = \"x\"\n[run]\nduration = ") + bad + "\n",
-                                    "c.toml");
+    CampaignSpec s =
+        parse_campaign(std::string("name = \"x\"\n[run]\nduration = ") + bad + "\n", "c.toml");
     try {
       adjust_campaign(s, 0.5, std::nullopt, std::nullopt);
       ADD_FAILURE() << bad;

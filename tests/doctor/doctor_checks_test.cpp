@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Every check's exact status on each fixture tree (tests/fixtures/doctor/*): a well-tuned RT
 // machine, this project's VM, a laptop on powersave with SMT on, an unprivileged container.
-#include "engine/doctor/checks.hpp"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
+#include "engine/doctor/checks.hpp"
 #include "tests/doctor/doctor_fixture.hpp"
 
 namespace xrunlab {
@@ -48,17 +47,28 @@ TEST(DoctorChecks, AWellTunedRtMachinePassesEveryCheckThatApplies) {
   DoctorFixture f("rt-tuned");
   f.chmod("dev/cpu_dma_latency", 0666);
   const auto r = checks_of(f);
-  expect_statuses(r, {{"audio-group", S::kOk},      {"audio-limits", S::kOk},
-                      {"rtprio", S::kOk},           {"memlock", S::kOk},
-                      {"policies", S::kOk},         {"cpu-governor", S::kOk},
-                      {"smt", S::kOk},              {"preempt", S::kOk},
-                      {"threadirqs", S::kOk},       {"high-res-timers", S::kOk},
-                      {"no-hz", S::kOk},            {"mitigations", S::kOk},
-                      {"swappiness", S::kOk},       {"atime", S::kOk},
-                      {"cpu-dma-latency", S::kOk},  {"rt-throttling", S::kOk},
-                      {"cgroup-rt", S::kSkipped},   {"rtkit", S::kSkipped},
-                      {"sound-cards", S::kOk},      {"card-irqs", S::kOk},
-                      {"irq-priorities", S::kOk},   {"audio-servers", S::kOk},
+  expect_statuses(r, {{"audio-group", S::kOk},
+                      {"audio-limits", S::kOk},
+                      {"rtprio", S::kOk},
+                      {"memlock", S::kOk},
+                      {"policies", S::kOk},
+                      {"cpu-governor", S::kOk},
+                      {"smt", S::kOk},
+                      {"preempt", S::kOk},
+                      {"threadirqs", S::kOk},
+                      {"high-res-timers", S::kOk},
+                      {"no-hz", S::kOk},
+                      {"mitigations", S::kOk},
+                      {"swappiness", S::kOk},
+                      {"atime", S::kOk},
+                      {"cpu-dma-latency", S::kOk},
+                      {"rt-throttling", S::kOk},
+                      {"cgroup-rt", S::kSkipped},
+                      {"rtkit", S::kSkipped},
+                      {"sound-cards", S::kOk},
+                      {"card-irqs", S::kOk},
+                      {"irq-priorities", S::kOk},
+                      {"audio-servers", S::kOk},
                       {"card-holders", S::kOk}});
   EXPECT_EQ(worst_status(r), S::kSkipped);  // not applicable is not a failure: exit code 0
   EXPECT_EQ(find(r, "preempt").found, "PREEMPT_RT");
@@ -72,17 +82,28 @@ TEST(DoctorChecks, AWellTunedRtMachinePassesEveryCheckThatApplies) {
 TEST(DoctorChecks, TheDevelopmentVmLacksTheAudioGroupLimitsAndFullPreemption) {
   DoctorFixture f("vm");
   const auto r = checks_of(f);
-  expect_statuses(r, {{"audio-group", S::kOk},       {"audio-limits", S::kFail},
-                      {"rtprio", S::kOk},            {"memlock", S::kOk},
-                      {"policies", S::kOk},          {"cpu-governor", S::kSkipped},
-                      {"smt", S::kSkipped},          {"preempt", S::kWarn},
-                      {"threadirqs", S::kWarn},      {"high-res-timers", S::kOk},
-                      {"no-hz", S::kOk},             {"mitigations", S::kWarn},
-                      {"swappiness", S::kWarn},      {"atime", S::kOk},
-                      {"cpu-dma-latency", S::kOk},   {"rt-throttling", S::kOk},
-                      {"cgroup-rt", S::kOk},         {"rtkit", S::kSkipped},
-                      {"sound-cards", S::kWarn},     {"card-irqs", S::kSkipped},
-                      {"irq-priorities", S::kSkipped}, {"audio-servers", S::kOk},
+  expect_statuses(r, {{"audio-group", S::kOk},
+                      {"audio-limits", S::kFail},
+                      {"rtprio", S::kOk},
+                      {"memlock", S::kOk},
+                      {"policies", S::kOk},
+                      {"cpu-governor", S::kSkipped},
+                      {"smt", S::kSkipped},
+                      {"preempt", S::kWarn},
+                      {"threadirqs", S::kWarn},
+                      {"high-res-timers", S::kOk},
+                      {"no-hz", S::kOk},
+                      {"mitigations", S::kWarn},
+                      {"swappiness", S::kWarn},
+                      {"atime", S::kOk},
+                      {"cpu-dma-latency", S::kOk},
+                      {"rt-throttling", S::kOk},
+                      {"cgroup-rt", S::kOk},
+                      {"rtkit", S::kSkipped},
+                      {"sound-cards", S::kWarn},
+                      {"card-irqs", S::kSkipped},
+                      {"irq-priorities", S::kSkipped},
+                      {"audio-servers", S::kOk},
                       {"card-holders", S::kSkipped}});
   EXPECT_EQ(worst_status(r), S::kFail);
   // Debian's jackd2 ships audio.conf disabled: the fix is to enable it.
@@ -102,18 +123,15 @@ TEST(DoctorChecks, ALaptopOnPowersaveWithSmtOnAndASessionOutsideTheAudioGroup) {
   DoctorFixture f("laptop-powersave");
   f.chmod("dev/cpu_dma_latency", 0600);
   const auto r = checks_of(f);
-  expect_statuses(r, {{"audio-group", S::kWarn},     {"audio-limits", S::kOk},
-                      {"rtprio", S::kFail},          {"memlock", S::kWarn},
-                      {"policies", S::kFail},        {"cpu-governor", S::kWarn},
-                      {"smt", S::kWarn},             {"preempt", S::kOk},
-                      {"threadirqs", S::kOk},        {"high-res-timers", S::kOk},
-                      {"no-hz", S::kOk},             {"mitigations", S::kOk},
-                      {"swappiness", S::kWarn},      {"atime", S::kWarn},
-                      {"cpu-dma-latency", S::kWarn}, {"rt-throttling", S::kOk},
-                      {"cgroup-rt", S::kSkipped},    {"rtkit", S::kWarn},
-                      {"sound-cards", S::kOk},       {"card-irqs", S::kWarn},
-                      {"irq-priorities", S::kWarn},  {"audio-servers", S::kOk},
-                      {"card-holders", S::kOk}});
+  expect_statuses(
+      r, {{"audio-group", S::kWarn},   {"audio-limits", S::kOk},   {"rtprio", S::kFail},
+          {"memlock", S::kWarn},       {"policies", S::kFail},     {"cpu-governor", S::kWarn},
+          {"smt", S::kWarn},           {"preempt", S::kOk},        {"threadirqs", S::kOk},
+          {"high-res-timers", S::kOk}, {"no-hz", S::kOk},          {"mitigations", S::kOk},
+          {"swappiness", S::kWarn},    {"atime", S::kWarn},        {"cpu-dma-latency", S::kWarn},
+          {"rt-throttling", S::kOk},   {"cgroup-rt", S::kSkipped}, {"rtkit", S::kWarn},
+          {"sound-cards", S::kOk},     {"card-irqs", S::kWarn},    {"irq-priorities", S::kWarn},
+          {"audio-servers", S::kOk},   {"card-holders", S::kOk}});
   EXPECT_EQ(worst_status(r), S::kFail);
   EXPECT_EQ(find(r, "cpu-governor").found, "powersave on 8 CPUs");
   EXPECT_EQ(find(r, "preempt").found,
@@ -138,17 +156,28 @@ TEST(DoctorChecks, ALaptopOnPowersaveWithSmtOnAndASessionOutsideTheAudioGroup) {
 TEST(DoctorChecks, AnUnprivilegedContainerSaysWhatNeedsRootAndWhatIsRefused) {
   DoctorFixture f("container-unprivileged");
   const auto r = checks_of(f);
-  expect_statuses(r, {{"audio-group", S::kFail},        {"audio-limits", S::kFail},
-                      {"rtprio", S::kFail},             {"memlock", S::kWarn},
-                      {"policies", S::kFail},           {"cpu-governor", S::kSkipped},
-                      {"smt", S::kSkipped},             {"preempt", S::kNeedsRoot},
-                      {"threadirqs", S::kWarn},         {"high-res-timers", S::kNeedsRoot},
-                      {"no-hz", S::kSkipped},           {"mitigations", S::kSkipped},
-                      {"swappiness", S::kOk},           {"atime", S::kSkipped},
-                      {"cpu-dma-latency", S::kSkipped}, {"rt-throttling", S::kFail},
-                      {"cgroup-rt", S::kSkipped},       {"rtkit", S::kSkipped},
-                      {"sound-cards", S::kWarn},        {"card-irqs", S::kSkipped},
-                      {"irq-priorities", S::kSkipped},  {"audio-servers", S::kOk},
+  expect_statuses(r, {{"audio-group", S::kFail},
+                      {"audio-limits", S::kFail},
+                      {"rtprio", S::kFail},
+                      {"memlock", S::kWarn},
+                      {"policies", S::kFail},
+                      {"cpu-governor", S::kSkipped},
+                      {"smt", S::kSkipped},
+                      {"preempt", S::kNeedsRoot},
+                      {"threadirqs", S::kWarn},
+                      {"high-res-timers", S::kNeedsRoot},
+                      {"no-hz", S::kSkipped},
+                      {"mitigations", S::kSkipped},
+                      {"swappiness", S::kOk},
+                      {"atime", S::kSkipped},
+                      {"cpu-dma-latency", S::kSkipped},
+                      {"rt-throttling", S::kFail},
+                      {"cgroup-rt", S::kSkipped},
+                      {"rtkit", S::kSkipped},
+                      {"sound-cards", S::kWarn},
+                      {"card-irqs", S::kSkipped},
+                      {"irq-priorities", S::kSkipped},
+                      {"audio-servers", S::kOk},
                       {"card-holders", S::kSkipped}});
   // sched_rt_runtime_us 0: the preflight's own line is the fix.
   EXPECT_NE(find(r, "policies").fix.find("sched_rt_runtime_us is 0"), std::string::npos)
@@ -181,8 +210,9 @@ TEST(DoctorChecks, TheIrqThreadCheckMeasuresAgainstTheGivenJackdPriority) {
 }
 
 TEST(DoctorChecks, TheWorstStatusRanksFailOverWarnOverNeedsRootOverSkipped) {
-  auto one = [](S s) { return std::vector<CheckResult>{{"a", "A", S::kOk, "", "", ""},
-                                                       {"b", "B", s, "", "", ""}}; };
+  auto one = [](S s) {
+    return std::vector<CheckResult>{{"a", "A", S::kOk, "", "", ""}, {"b", "B", s, "", "", ""}};
+  };
   EXPECT_EQ(worst_status({}), S::kOk);
   EXPECT_EQ(worst_status(one(S::kSkipped)), S::kSkipped);
   EXPECT_EQ(worst_status(one(S::kNeedsRoot)), S::kNeedsRoot);
@@ -269,9 +299,11 @@ TEST(DoctorChecksOnSnapshots, ThreadirqsIsImpossibleWithoutForcedIrqThreading) {
 
 TEST(DoctorChecksOnSnapshots, RtkitsLimitsComeFromItsCommandLine) {
   SystemSnapshot s = base_snapshot();
-  s.processes = {{900, "rtkit-daemon", 0u,
-                  {"/usr/libexec/rtkit-daemon", "--max-realtime-priority=89",
-                   "--rttime-usec-max=2000000"}}};
+  s.processes = {
+      {900,
+       "rtkit-daemon",
+       0u,
+       {"/usr/libexec/rtkit-daemon", "--max-realtime-priority=89", "--rttime-usec-max=2000000"}}};
   const CheckResult r = find(run_checks(s, DoctorTargets{}), "rtkit");
   EXPECT_EQ(r.status, S::kOk);
   EXPECT_EQ(r.found, "pid 900: max realtime priority 89, RLIMIT_RTTIME 2000 ms");

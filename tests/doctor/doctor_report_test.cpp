@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab doctor`'s table (fitted to a width, or plain), its JSON and its exit code.
-#include "engine/doctor/report.hpp"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
+
+#include "engine/doctor/report.hpp"
 
 namespace xrunlab {
 namespace {
@@ -12,16 +12,16 @@ namespace {
 using S = CheckStatus;
 
 std::vector<CheckResult> sample() {
-  return {{"rtprio", "Realtime priority limit", S::kOk, "RLIMIT_RTPRIO 95", "Why rtprio.", ""},
-          {"swappiness", "Swappiness", S::kWarn, "vm.swappiness = 60 (more than 10)",
-           "A high swappiness lets the kernel swap out memory early; a process that touches a "
-           "swapped page waits for the disk.",
-           "sysctl -w vm.swappiness=10, and put 'vm.swappiness = 10' in "
-           "/etc/sysctl.d/99-audio.conf to keep it"},
-          {"smt", "Simultaneous multithreading (SMT)", S::kSkipped, "SMT notsupported", "Why smt.",
-           ""},
-          {"preempt", "Kernel preemption model", S::kNeedsRoot, "mode not known", "Why preempt.",
-           "add preempt=full"}};
+  return {
+      {"rtprio", "Realtime priority limit", S::kOk, "RLIMIT_RTPRIO 95", "Why rtprio.", ""},
+      {"swappiness", "Swappiness", S::kWarn, "vm.swappiness = 60 (more than 10)",
+       "A high swappiness lets the kernel swap out memory early; a process that touches a "
+       "swapped page waits for the disk.",
+       "sysctl -w vm.swappiness=10, and put 'vm.swappiness = 10' in "
+       "/etc/sysctl.d/99-audio.conf to keep it"},
+      {"smt", "Simultaneous multithreading (SMT)", S::kSkipped, "SMT notsupported", "Why smt.", ""},
+      {"preempt", "Kernel preemption model", S::kNeedsRoot, "mode not known", "Why preempt.",
+       "add preempt=full"}};
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The readers behind `xrunlab doctor`: the small parsers, and collect_snapshot() over fixture
 // trees (tests/fixtures/doctor/*), where every root is a parameter.
-#include "engine/doctor/snapshot.hpp"
-
 #include <gtest/gtest.h>
 
+#include "engine/doctor/snapshot.hpp"
 #include "tests/doctor/doctor_fixture.hpp"
 
 namespace xrunlab {
@@ -32,8 +31,8 @@ TEST(DoctorLimitsConf, TheAudioGroupsSoftLinesCountTheLastOneWins) {
   apply_limits_conf(
       "# comment @audio - rtprio 99\n"
       "@audio   -  rtprio     70\n"
-      "@audio   hard  memlock  1024\n"      // a hard limit alone does not raise the soft one
-      "@users   -  rtprio     99\n"         // another group
+      "@audio   hard  memlock  1024\n"  // a hard limit alone does not raise the soft one
+      "@users   -  rtprio     99\n"     // another group
       "@audio   -  nice       -19  # trailing comment\n",
       "/etc/security/limits.conf", a);
   apply_limits_conf("@audio soft rtprio 95\n@audio - memlock unlimited\n",

@@ -96,8 +96,8 @@ std::optional<int32_t> dma_target() {
 TEST(Conditions, DmaLatencyIsHeldAtZeroDuringTheRunAndReleasedAfter) {
   const std::optional<int32_t> before = dma_target();
   if (!before) GTEST_SKIP() << "/dev/cpu_dma_latency cannot be read here";
-  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256",
-                        "--duration", "3", "--dma-latency", "--no-plots"});
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "3", "--dma-latency", "--no-plots"});
   wait_until_measuring(r);
   const std::optional<int32_t> during = dma_target();
   finish(r);

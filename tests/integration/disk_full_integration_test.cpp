@@ -16,9 +16,9 @@
 #include <set>
 
 #include "engine/base/errno_text.hpp"
+#include "engine/base/errors.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
-#include "engine/base/errors.hpp"
 #include "tests/support/run_harness.hpp"
 #include "tests/support/sample_result.hpp"
 
@@ -77,8 +77,8 @@ class SmallDisk {
   std::string why_;
 };
 
-#define NEED_SMALL_DISK(disk)                                                   \
-  if (::geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";          \
+#define NEED_SMALL_DISK(disk)                                          \
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root"; \
   if (!(disk).why_not().empty()) GTEST_SKIP() << (disk).why_not()
 
 std::vector<std::string> files_under(const std::string& dir) {
@@ -120,9 +120,9 @@ std::string last_line(const std::string& text) {
 
 std::vector<std::string> vcard_run(const SmallDisk& disk, const std::string& label,
                                    const std::string& duration) {
-  return {"run",     "--backend", "vcard", "--clients",  "2",        "--ports",
-          "1",       "--period",  "1024",  "--duration", duration,   "--label",
-          label,     "--no-plots", "--output", disk.file("out")};
+  return {"run", "--backend",  "vcard",    "--clients",     "2",      "--ports",
+          "1",   "--period",   "1024",     "--duration",    duration, "--label",
+          label, "--no-plots", "--output", disk.file("out")};
 }
 
 void expect_disk_full_exit(const XrunlabRun& r, const std::string& out) {

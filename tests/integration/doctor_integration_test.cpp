@@ -18,10 +18,10 @@ namespace {
 using namespace testing_support;
 
 const std::vector<std::string> kIds = {
-    "audio-group",   "audio-limits",   "rtprio",        "memlock",      "policies",
-    "cpu-governor",  "smt",            "preempt",       "threadirqs",   "high-res-timers",
-    "no-hz",         "mitigations",    "swappiness",    "atime",        "cpu-dma-latency",
-    "rt-throttling", "cgroup-rt",      "rtkit",         "sound-cards",  "card-irqs",
+    "audio-group",    "audio-limits",  "rtprio",      "memlock",     "policies",
+    "cpu-governor",   "smt",           "preempt",     "threadirqs",  "high-res-timers",
+    "no-hz",          "mitigations",   "swappiness",  "atime",       "cpu-dma-latency",
+    "rt-throttling",  "cgroup-rt",     "rtkit",       "sound-cards", "card-irqs",
     "irq-priorities", "audio-servers", "card-holders"};
 
 int expected_code(const std::string& worst) {
@@ -82,8 +82,10 @@ TEST(DoctorCommand, TheTableOnThisMachineShowsEveryCheckOnceAndTheSameStatusesAs
   const int code = doctor({}, &table);
   const json j = json::parse(json_out);
   EXPECT_EQ(code, j["summary"]["exit_code"].get<int>()) << table;
-  const std::map<std::string, std::string> label = {{"ok", "OK"},     {"warn", "WARN"},
-                                                    {"fail", "FAIL"}, {"needs-root", "ROOT"},
+  const std::map<std::string, std::string> label = {{"ok", "OK"},
+                                                    {"warn", "WARN"},
+                                                    {"fail", "FAIL"},
+                                                    {"needs-root", "ROOT"},
                                                     {"skipped", "SKIP"}};
   for (const json& c : j["checks"]) {
     // Piped: no wrapping, so each check is one line STATUS + title.
@@ -101,7 +103,7 @@ TEST(DoctorCommand, AnUnprivilegedUserGetsEveryCheckToo) {
   if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv (util-linux)";
   SpawnSpec spec;
   spec.argv = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-               XRUNLAB_BIN,        "doctor",          "--json"};
+               XRUNLAB_BIN,        "doctor",         "--json"};
   TempDir dir("doctor");
   spec.output_path = dir.file("out.json");
   Child c = Child::spawn(spec);
@@ -120,9 +122,9 @@ TEST(DoctorCommand, OnAFixtureTreeTheRealBinaryGivesItsKnownStatusesAndExitCode)
   // The well-tuned RT machine: nothing WARN or FAIL, so exit code 0 (its cpu_dma_latency made
   // writable in a copy: git keeps no modes).
   TempDir dir("doctor-root");
-  std::filesystem::copy(std::string(XRUNLAB_FIXTURES_DIR) + "/doctor/rt-tuned", dir.path(),
-                        std::filesystem::copy_options::recursive |
-                            std::filesystem::copy_options::copy_symlinks);
+  std::filesystem::copy(
+      std::string(XRUNLAB_FIXTURES_DIR) + "/doctor/rt-tuned", dir.path(),
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   ASSERT_EQ(::chmod(dir.file("dev/cpu_dma_latency").c_str(), 0666), 0);
   std::string out;
   EXPECT_EQ(doctor({"--json", "--root", dir.str()}, &out), 0) << out;
@@ -131,8 +133,7 @@ TEST(DoctorCommand, OnAFixtureTreeTheRealBinaryGivesItsKnownStatusesAndExitCode)
   EXPECT_EQ(j["summary"]["fail"], 0);
   EXPECT_EQ(j["summary"]["warn"], 0);
   // The VM tree: audio.conf disabled is a FAIL, so 21.
-  EXPECT_EQ(doctor({"--root", std::string(XRUNLAB_FIXTURES_DIR) + "/doctor/vm"}, &out), 21)
-      << out;
+  EXPECT_EQ(doctor({"--root", std::string(XRUNLAB_FIXTURES_DIR) + "/doctor/vm"}, &out), 21) << out;
   EXPECT_NE(out.find("dpkg-reconfigure -p high jackd2"), std::string::npos) << out;
 }
 

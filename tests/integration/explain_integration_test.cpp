@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <utility>
 #include <vector>
-#include <filesystem>
 
 #include "tests/support/run_harness.hpp"
 
@@ -98,7 +98,8 @@ TEST(Explain, AKnownRealtimeCompetitorIsNamedByPidForTheCyclesItDelayedAndNeverO
   ASSERT_NE(shared, MAP_FAILED);
   Bursts* bursts = static_cast<Bursts*>(shared);
   std::vector<pid_t> loops;
-  for (int cpu = 0; cpu < cpus; ++cpu) loops.push_back(start_busy_loop(cpu, start_ns, &bursts[cpu]));
+  for (int cpu = 0; cpu < cpus; ++cpu)
+    loops.push_back(start_busy_loop(cpu, start_ns, &bursts[cpu]));
   finish(r, 90s);
   for (const pid_t pid : loops) {
     ::kill(pid, SIGKILL);
@@ -150,15 +151,16 @@ TEST(Explain, AKnownRealtimeCompetitorIsNamedByPidForTheCyclesItDelayedAndNeverO
       for (long cpu = 0; cpu < cpus; ++cpu) {
         for (int k = 0; k < kBursts; ++k) {
           if (bursts[cpu].to[k] > a - 10 * kMs && bursts[cpu].from[k] < b + 10 * kMs) {
-            bursts_text += " cpu" + std::to_string(cpu) + ":[" + std::to_string(bursts[cpu].from[k] - a) +
-                           "," + std::to_string(bursts[cpu].to[k] - a) + "]";
+            bursts_text += " cpu" + std::to_string(cpu) + ":[" +
+                           std::to_string(bursts[cpu].from[k] - a) + "," +
+                           std::to_string(bursts[cpu].to[k] - a) + "]";
           }
         }
       }
       const std::string where = "cycle " + std::to_string(c["cycle"].get<uint64_t>()) + " " +
                                 h["hop"].get<std::string>() + ": " + h["line"].get<std::string>() +
-                                " (window " + std::to_string(b - a) + " ns; bursts from its start:" +
-                                bursts_text + ")";
+                                " (window " + std::to_string(b - a) +
+                                " ns; bursts from its start:" + bursts_text + ")";
       if (b > runnable_from && in_burst * 2 > b - runnable_from) {
         ++inside;
         ASSERT_FALSE(h["blockers"].empty()) << where;
@@ -166,8 +168,8 @@ TEST(Explain, AKnownRealtimeCompetitorIsNamedByPidForTheCyclesItDelayedAndNeverO
         EXPECT_TRUE(is_loop(top["pid"])) << where;
         EXPECT_EQ(top["comm"], "xrl-busyloop") << where;
         EXPECT_EQ(top["policy"], "SCHED_FIFO 90") << where;
-        EXPECT_NE(c["line"].get<std::string>().find(
-                      "xrl-busyloop pid " + std::to_string(top["pid"].get<int64_t>())),
+        EXPECT_NE(c["line"].get<std::string>().find("xrl-busyloop pid " +
+                                                    std::to_string(top["pid"].get<int64_t>())),
                   std::string::npos)
             << c["line"];
       } else if (!near_burst) {
@@ -188,8 +190,8 @@ TEST(Explain, AKnownRealtimeCompetitorIsNamedByPidForTheCyclesItDelayedAndNeverO
   EXPECT_FALSE(std::filesystem::exists("/sys/kernel/tracing/instances/xrunlab-" +
                                        std::to_string(r.child.pid())));
   EXPECT_EQ(tracefs_mounted(), mounted_before);
-  EXPECT_FALSE(std::filesystem::exists("/run/xrunlab/journal-0-" + std::to_string(r.child.pid()) +
-                                       ".json"));
+  EXPECT_FALSE(
+      std::filesystem::exists("/run/xrunlab/journal-0-" + std::to_string(r.child.pid()) + ".json"));
   expect_nothing_left(r);
 }
 
@@ -211,8 +213,9 @@ TEST(Explain, AKilledRunsTraceInstanceAndMountAreRemovedByTheNextRun) {
                        &next),
             0)
       << next.log();
-  EXPECT_NE(next.log().find("restored " + instance + ": removed the directory left by a crashed run"),
-            std::string::npos)
+  EXPECT_NE(
+      next.log().find("restored " + instance + ": removed the directory left by a crashed run"),
+      std::string::npos)
       << next.log();
   EXPECT_FALSE(std::filesystem::exists(instance));
   EXPECT_EQ(tracefs_mounted(), mounted_before);

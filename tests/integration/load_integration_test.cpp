@@ -112,8 +112,7 @@ TEST_P(LoadRun, RunsThroughTheWholeMeasurementAndLeavesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loads, LoadRun,
-                         ::testing::Values(LoadCase{"compile:2", ""},
-                                           LoadCase{"hackbench:1", ""},
+                         ::testing::Values(LoadCase{"compile:2", ""}, LoadCase{"hackbench:1", ""},
                                            LoadCase{"cpu:2", ""}, LoadCase{"io-write:8", "bytes"},
                                            LoadCase{"io-read:8", "bytes"},
                                            LoadCase{"io-copy:8", "bytes"}, LoadCase{"net", "bytes"},

@@ -37,9 +37,9 @@ struct Ran {
 
 // One run; its files are read before the harness removes its folder.
 Ran run_with(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run",     "--backend",  "vcard", "--clients", "4",
-                                   "--period", "256",       "--duration", "3",  "--inject",
-                                   "8000:50",  "--inject-client", "2"};
+  std::vector<std::string> args = {
+      "run", "--backend", "vcard",   "--clients",       "4", "--period", "256", "--duration",
+      "3",   "--inject",  "8000:50", "--inject-client", "2"};
   for (const std::string& a : extra) args.push_back(a);
   XrunlabRun r = start(args);
   finish(r);

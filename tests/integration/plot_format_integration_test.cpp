@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 // element closed, of a plot's size.
 void expect_svg(const std::string& path) {
   const std::string b = read_text_or_empty(path);
-  EXPECT_TRUE(b.rfind("<?xml", 0) == 0 || b.rfind("<svg", 0) == 0) << path << ": "
-                                                                   << b.substr(0, 80);
+  EXPECT_TRUE(b.rfind("<?xml", 0) == 0 || b.rfind("<svg", 0) == 0)
+      << path << ": " << b.substr(0, 80);
   EXPECT_NE(b.find("<svg"), std::string::npos) << path;
   EXPECT_NE(b.find("</svg>"), std::string::npos) << path;
   EXPECT_GT(b.size(), 2000u) << path;

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <filesystem>
 
 #include "tests/support/files.hpp"

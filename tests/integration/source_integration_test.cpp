@@ -121,9 +121,8 @@ TEST(AudioChainSourceFile, TheFileIsPlayedCheckedAndRecordedAsFlac) {
   EXPECT_EQ(rec.samples.size(), checked);
   // Up to the first glitch (all of it without one), what arrived is the file's channel 1 from
   // some frame on, looped, sample for sample.
-  const size_t until = a["glitch_list"].empty()
-                           ? rec.samples.size()
-                           : a["glitch_list"][0]["at_frame"].get<size_t>();
+  const size_t until =
+      a["glitch_list"].empty() ? rec.samples.size() : a["glitch_list"][0]["at_frame"].get<size_t>();
   if (until >= unlocked + 8) {
     size_t offset = file.size();
     for (size_t p = 0; p < file.size() && offset == file.size(); ++p) {
@@ -139,10 +138,11 @@ TEST(AudioChainSourceFile, TheFileIsPlayedCheckedAndRecordedAsFlac) {
       differ += rec.samples[i] != file[(offset + i - unlocked) % file.size()] ? 1 : 0;
     }
     EXPECT_EQ(differ, 0u);
-    std::printf("the recording is the file from frame %zu on: %zu of %zu frames compared (%llu "
-                "glitches)\n",
-                offset, until - unlocked, rec.samples.size(),
-                static_cast<unsigned long long>(a["glitches"].get<uint64_t>()));
+    std::printf(
+        "the recording is the file from frame %zu on: %zu of %zu frames compared (%llu "
+        "glitches)\n",
+        offset, until - unlocked, rec.samples.size(),
+        static_cast<unsigned long long>(a["glitches"].get<uint64_t>()));
   }
   const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
   EXPECT_NE(summary.find(" Audio check . . . . . . . . . : " + std::to_string(judged) +

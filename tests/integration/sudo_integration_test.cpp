@@ -19,7 +19,8 @@ using namespace testing_support;
 constexpr uid_t kUser = 65534;
 constexpr gid_t kGroup = 65534;
 const std::vector<std::pair<std::string, std::string>> kSudoEnv = {
-    {"SUDO_UID", std::to_string(kUser)}, {"SUDO_GID", std::to_string(kGroup)},
+    {"SUDO_UID", std::to_string(kUser)},
+    {"SUDO_GID", std::to_string(kGroup)},
     {"SUDO_USER", "nobody"}};
 
 struct Entry {
@@ -56,8 +57,8 @@ void expect_root_owned(const std::string& path) {
 }
 
 std::vector<std::string> vcard_run(const std::string& out, const std::string& label) {
-  return {"run",     "--backend", "vcard", "--clients",  "2",   "--ports",  "1",
-          "--period", "1024",     "--duration", "1",     "--label",   label, "--output", out};
+  return {"run",  "--backend",  "vcard", "--clients", "2",   "--ports",  "1", "--period",
+          "1024", "--duration", "1",     "--label",   label, "--output", out};
 }
 
 #define NEED_ROOT() \

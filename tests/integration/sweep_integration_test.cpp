@@ -14,10 +14,29 @@ namespace xrunlab::testing_support {
 namespace {
 
 std::vector<std::string> sweep_args(const std::string& dir, const std::string& search) {
-  return {"sweep",     "--periods", "128,256", "--clients",  "2",        "--duration",
-          "2",         "--repetitions", "2",   "--search",   search,     "--dir",
-          dir,         "--",        "--backend", "vcard",    "--ports",  "1",
-          "--inject",  "8000:20",   "--inject-client", "1",  "--no-plots"};
+  return {"sweep",
+          "--periods",
+          "128,256",
+          "--clients",
+          "2",
+          "--duration",
+          "2",
+          "--repetitions",
+          "2",
+          "--search",
+          search,
+          "--dir",
+          dir,
+          "--",
+          "--backend",
+          "vcard",
+          "--ports",
+          "1",
+          "--inject",
+          "8000:20",
+          "--inject-client",
+          "1",
+          "--no-plots"};
 }
 
 size_t runs_in(const json& step_state) {
@@ -42,10 +61,10 @@ TEST(Sweep, EveryPeriodDirtyByConstructionIsFoundSoAndTheSameCommandRunsNothingA
     EXPECT_EQ(s["runs"], 1) << "a dropout ends a step after its run: " << s.dump();
     EXPECT_GT(s["xrun_events"].get<uint64_t>(), 0u) << s.dump();
     EXPECT_GT(s["dropouts_per_min"].get<double>(), 0.0) << s.dump();
-    const json st = json::parse(
-        read_text_or_empty(sdir + "/steps/c02-p" + std::to_string(s["period"].get<int>()) +
-                           "/campaign.json"),
-        nullptr, false);
+    const json st =
+        json::parse(read_text_or_empty(sdir + "/steps/c02-p" +
+                                       std::to_string(s["period"].get<int>()) + "/campaign.json"),
+                    nullptr, false);
     EXPECT_EQ(runs_in(st), 1u) << st.dump(2);
   }
   EXPECT_TRUE(j["answers"][0]["smallest_clean_period"].is_null());
@@ -62,9 +81,9 @@ TEST(Sweep, EveryPeriodDirtyByConstructionIsFoundSoAndTheSameCommandRunsNothingA
   ASSERT_EQ(run_to_end(sweep_args(sdir, "bisect"), &again), 0) << again.log();
   EXPECT_NE(again.log().find("(measured before, kept)"), std::string::npos) << again.log();
   for (const char* p : {"128", "256"}) {
-    const json st = json::parse(
-        read_text_or_empty(sdir + "/steps/c02-p" + std::string(p) + "/campaign.json"), nullptr,
-        false);
+    const json st =
+        json::parse(read_text_or_empty(sdir + "/steps/c02-p" + std::string(p) + "/campaign.json"),
+                    nullptr, false);
     EXPECT_EQ(runs_in(st), 1u) << p;
     EXPECT_EQ(st["runs"].size(), 1u) << p;
   }
@@ -92,9 +111,26 @@ TEST(Check, DoctorThenSweepThenOneVerdictAndItsExitCode) {
   TempDir dir("check");
   const std::string cdir = dir.file("c");
   XrunlabRun r;
-  EXPECT_EQ(run_to_end({"check", "--clients", "2", "--periods", "128,256", "--duration", "2",
-                        "--repetitions", "2", "--dir", cdir, "--", "--backend", "vcard",
-                        "--ports", "1", "--inject", "8000:20", "--inject-client", "1",
+  EXPECT_EQ(run_to_end({"check",
+                        "--clients",
+                        "2",
+                        "--periods",
+                        "128,256",
+                        "--duration",
+                        "2",
+                        "--repetitions",
+                        "2",
+                        "--dir",
+                        cdir,
+                        "--",
+                        "--backend",
+                        "vcard",
+                        "--ports",
+                        "1",
+                        "--inject",
+                        "8000:20",
+                        "--inject-client",
+                        "1",
                         "--no-plots"},
                        &r),
             22)

@@ -65,9 +65,9 @@ uint64_t bins_total(const nlohmann::json& j) {
 TEST(TimerFloor, EveryBoundaryOfTheWindowIsAWakeUpOrCountedMissedAndNoneBeforeItsDeadline) {
   TempDir dir("timer-floor");
   const std::string out = (dir.path() / "floor.json").string();
-  const Ran r = run_floor({"--priority", "0", "--duration", "1", "--rate", "48000", "--period",
-                           "256", "--output", out},
-                          (dir.path() / "log").string());
+  const Ran r = run_floor(
+      {"--priority", "0", "--duration", "1", "--rate", "48000", "--period", "256", "--output", out},
+      (dir.path() / "log").string());
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(read_text_or_empty(out));
   EXPECT_EQ(j.at("tool"), "xrunlab-timer-floor");
@@ -94,9 +94,9 @@ TEST(TimerFloor, EveryBoundaryOfTheWindowIsAWakeUpOrCountedMissedAndNoneBeforeIt
 TEST(TimerFloor, WithAnOffsetEveryBoundaryIsStillCountedOnceAndNoneBeforeItsDeadline) {
   TempDir dir("timer-floor");
   const std::string out = (dir.path() / "floor.json").string();
-  const Ran r = run_floor({"--priority", "0", "--duration", "1", "--offset-us", "2667",
-                           "--output", out},
-                          (dir.path() / "log").string());
+  const Ran r =
+      run_floor({"--priority", "0", "--duration", "1", "--offset-us", "2667", "--output", out},
+                (dir.path() / "log").string());
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(read_text_or_empty(out));
   EXPECT_EQ(j.at("offset_us"), 2667);

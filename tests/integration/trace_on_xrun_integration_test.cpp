@@ -111,9 +111,9 @@ TEST(TraceOnXrun, AnInjectedOverrunFreezesTheRingAndSavesAFileTraceCmdReads) {
 
 TEST(TraceOnXrun, AFileIsSavedExactlyWhenTheMonitorSawAnXrun) {
   if (!can_trace()) GTEST_SKIP() << "--trace-on-xrun needs root";
-  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--period", "2048",
-                        "--duration", "2", "--dsp-load", "5", "--trace-on-xrun", "--no-plots",
-                        "--no-audio-check", "--label", "it-trace-on-xrun-quiet"});
+  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--period", "2048", "--duration",
+                        "2", "--dsp-load", "5", "--trace-on-xrun", "--no-plots", "--no-audio-check",
+                        "--label", "it-trace-on-xrun-quiet"});
   finish(r, 90s);
   ASSERT_EQ(r.exit_code, 0) << r.log();
   const json j = r.run_json();

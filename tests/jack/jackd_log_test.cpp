@@ -98,10 +98,8 @@ TEST(ParseJackdLine, GarbageAndMalformedLines) {
 // xrun of that delay (a negative one, or an infinite maximum that run.json cannot hold).
 TEST(ParseJackdLine, DriverDelayMustBeFiniteAndNotNegative) {
   for (const char* line : {
-           "JackTimedDriver::Process XRun = -234 usec",
-           "JackTimedDriver::Process XRun = inf usec",
-           "JackTimedDriver::Process XRun = nan usec",
-           "JackTimedDriver::Process XRun = 1e400 usec",
+           "JackTimedDriver::Process XRun = -234 usec", "JackTimedDriver::Process XRun = inf usec",
+           "JackTimedDriver::Process XRun = nan usec", "JackTimedDriver::Process XRun = 1e400 usec",
            "**** alsa_pcm: xrun of at least -1.5 msecs",
            "**** alsa_pcm: xrun of at least infinity msecs",
            "**** alsa_pcm: xrun of at least 1e306 msecs",  // finite, but not in microseconds
@@ -228,9 +226,10 @@ namespace {
 // else it says (JACK1's "subgraph starting at ... timed out", JACK2's semaphore time-outs).
 TEST(JackdXrunCounter, CountsEveryLineSayingTimedOut) {
   JackdXrunCounter c(1000);
-  c.add("subgraph starting at xrunlab-c03 timed out (subgraph_wait_fd=12, status = 0, state = "
-        "Triggered)",
-        0);
+  c.add(
+      "subgraph starting at xrunlab-c03 timed out (subgraph_wait_fd=12, status = 0, state = "
+      "Triggered)",
+      0);
   c.add("JackPosixSemaphore::TimedWait name = x err = Connection timed out", 10);
   c.add("JackEngine::XRun: client = xrunlab-c02 was not finished, state = Triggered", 20);
   c.add("nothing timed_out here", 30);

@@ -52,9 +52,9 @@ TEST(ClassifyJackLine, MessagesAreKeptDebugLinesGoByTheirFirstWord) {
     EXPECT_EQ(classify_jack_line(l).kind, "message") << l;
     EXPECT_TRUE(classify_jack_line(l).always_kept) << l;
   }
-  EXPECT_EQ(classify_jack_line("Jack: JackEngine::ClientNotify: no callback for notification = 9")
-                .kind,
-            "Jack: JackEngine::ClientNotify");
+  EXPECT_EQ(
+      classify_jack_line("Jack: JackEngine::ClientNotify: no callback for notification = 9").kind,
+      "Jack: JackEngine::ClientNotify");
   EXPECT_EQ(classify_jack_line("Jack: JackClientSocket::Close").kind,
             "Jack: JackClientSocket::Close");
 }

@@ -60,7 +60,8 @@ TEST(CyclePlotData, ExplainNotesAreAddedToTheirRowsLabelsWithoutQuotes) {
       cycle_plot_data(t, 12, 8, {{7, "jackd_wakeup: busy \"loop\" pid 42 350 us"}});
   const auto l = lines_of(d.text);
   ASSERT_FALSE(l.empty());
-  EXPECT_EQ(l[0], "0 0.000 50.000 1 \"7 @1.500s slack -100 | jackd_wakeup: busy 'loop' pid 42 350 us\"");
+  EXPECT_EQ(l[0],
+            "0 0.000 50.000 1 \"7 @1.500s slack -100 | jackd_wakeup: busy 'loop' pid 42 350 us\"");
   EXPECT_EQ(l.back().find("|"), std::string::npos) << l.back();  // row 8 has no note
 }
 

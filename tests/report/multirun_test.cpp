@@ -371,8 +371,7 @@ TEST(GroupBy, HostKernelBackendPolicy) {
   EXPECT_EQ(V(both.begin(), both.begin() + 3),
             (V{"fifo @ 6.1.0-rt7 [jack1-rules]", "fifo @ 6.6.0 [jack1-rules]",
                "iso-emu @ 6.1.0-rt7 [jack1-rules]"}));
-  EXPECT_NE(both[3].find(" @ (not recorded) (imported) [jack_test]"), std::string::npos)
-      << both[3];
+  EXPECT_NE(both[3].find(" @ (not recorded) (imported) [jack_test]"), std::string::npos) << both[3];
   const nlohmann::json kernel = compare_json(runs, GroupBy::kKernel);
   EXPECT_EQ(kernel["by"], "kernel");
   EXPECT_EQ(kernel["columns"][0]["fields"]["xrun_count"], 6.0);  // runs 0 and 2: 0 + 6

@@ -592,8 +592,7 @@ TEST(ExplainNote, NamesTheHopAsTheSummaryDoesAndWhatTookMostOfItsWindow) {
   EXPECT_EQ(explain_note(explained_hop("jackd_wakeup", 600000, 400000, loop)),
             "jackd's wake-up: woken late")
       << "asleep for most of the window: the timer was late, not a blocker";
-  EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop)),
-            "c01's DSP: nothing competed")
+  EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop)), "c01's DSP: nothing competed")
       << "a blocker holding less than half the window is not the cause";
   EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop, false)), "c01's DSP: no trace");
   nlohmann::json self = explained_hop("jackd_wakeup", 3000000, 70000, nlohmann::json::array());

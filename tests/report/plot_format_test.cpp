@@ -53,9 +53,9 @@ TEST(PlotFormat, FileNamesEndInTheFormat) {
   EXPECT_EQ(plot_file("/r/sweep", PlotFormat::kSvg), "/r/sweep.svg");
   EXPECT_EQ(plot_files(PlotFormat::kPng),
             (std::vector<std::string>{kPlotFiles[0], kPlotFiles[1], kPlotFiles[2]}));
-  EXPECT_EQ(plot_files(PlotFormat::kSvg),
-            (std::vector<std::string>{"plots/timeline.svg", "plots/latency.svg",
-                                      "plots/cycles.svg"}));
+  EXPECT_EQ(
+      plot_files(PlotFormat::kSvg),
+      (std::vector<std::string>{"plots/timeline.svg", "plots/latency.svg", "plots/cycles.svg"}));
 }
 
 // The terminal is chosen with -e before the script (a fixed word, never user text); every value
@@ -67,8 +67,8 @@ TEST(PlotFormat, GnuplotArgvSetsTheTerminalBeforeTheScript) {
                                       "/s/sweep.gp", "/d/data.csv", "/d/out.svg",
                                       "a \"title\"; ! rm -rf ~"}));
   EXPECT_EQ(gnuplot_argv("/usr/bin/gnuplot", "x.gp", PlotFormat::kPng, {}),
-            (std::vector<std::string>{"/usr/bin/gnuplot", "-d", "-e",
-                                      "xrunlab_terminal = \"png\"", "-c", "x.gp"}));
+            (std::vector<std::string>{"/usr/bin/gnuplot", "-d", "-e", "xrunlab_terminal = \"png\"",
+                                      "-c", "x.gp"}));
 }
 
 // Every script reads xrunlab_terminal and has both terminals; run by hand it draws PNG.

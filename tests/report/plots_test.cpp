@@ -26,9 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing_support::FolderWatch;
+using testing_support::read_text;
 using testing_support::ScopedEnv;
 using testing_support::TempDir;
-using testing_support::read_text;
 
 bool have_gnuplot() {
   return find_program("gnuplot").has_value();

@@ -32,9 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing_support::FolderWatch;
+using testing_support::read_text;
 using testing_support::ScopedEnv;
 using testing_support::TempDir;
-using testing_support::read_text;
 
 bool have_gnuplot() {
   return find_program("gnuplot").has_value();
@@ -171,8 +171,9 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
                                                           {"histogram.csv", 1},
                                                           {"summary.txt", 1},
                                                           {"seconds.jsonl", 1}}));
-  EXPECT_EQ(plot_renames.counts(),
-            (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}, {"cycles.png", 1}}));
+  EXPECT_EQ(
+      plot_renames.counts(),
+      (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}, {"cycles.png", 1}}));
   for (const char* png : {"/plots/timeline.png", "/plots/latency.png", "/plots/cycles.png"}) {
     EXPECT_EQ(read_text(dir + png).substr(1, 3), "PNG") << png;
   }

@@ -321,9 +321,9 @@ TEST(CycleJoinJack1, DelayIsTheWakeUpAgainstThePreviousOnePlusAPeriod) {
   EXPECT_EQ(f.wakes, 4u);
   ASSERT_TRUE(f.delay_max_us.has_value());
   // The grid's periods alternate 5333/5334 usecs in ns: the delay is exact to the grid.
-  const double expected = static_cast<double>((boundary(2) + 2600000) -
-                                              (boundary(1) + 100000 + j.period_ns())) /
-                          1000.0;
+  const double expected =
+      static_cast<double>((boundary(2) + 2600000) - (boundary(1) + 100000 + j.period_ns())) /
+      1000.0;
   EXPECT_DOUBLE_EQ(*f.delay_max_us, expected);
   EXPECT_NEAR(*f.delay_max_us, 2500.0, 1.0);
   EXPECT_EQ(f.delay_over_spare, 0u);  // no spare estimate before the first checkpoint
@@ -343,7 +343,7 @@ TEST(CycleJoinJack1, SpareTimeCheckpointsAndDelayCounts) {
   EXPECT_NEAR(*f.dsp_load_pct, (1.0 - 4333.333 / 5333.333) * 50.0, 0.01);
   // A wake-up 4400 usecs late: over the spare time of 4333, and over 1000.
   j.add(row(interval, 4400, 1, 0, 10));
-  j.add(row(interval + 1, 0, 1, 0, 10));  // not accounted: the previous cycle overran
+  j.add(row(interval + 1, 0, 1, 0, 10));     // not accounted: the previous cycle overran
   j.add(row(interval + 2, 2000, 1, 0, 10));  // late, but under the spare time
   f = j.jack_test();
   EXPECT_EQ(f.delay_over_spare, 1u);
@@ -354,10 +354,10 @@ TEST(CycleJoinJack1, SpareTimeCheckpointsAndDelayCounts) {
 TEST(CycleJoinJack1, CycleMaximumIsSampledAtCheckpointsOnly) {
   CycleJoiner j(card_config(1));
   const uint64_t interval = 1024000 / 5333;
-  on_time(j, 0, 10, 3000);               // early long cycles, out of the last 32 at checkpoint 1
+  on_time(j, 0, 10, 3000);  // early long cycles, out of the last 32 at checkpoint 1
   on_time(j, 10, interval - 10, 500);
   const JackTestFields f = j.jack_test();
-  EXPECT_NEAR(*f.cycle_max_us, 500.0, 0.01);      // jack_test's Cycle Maximum
+  EXPECT_NEAR(*f.cycle_max_us, 500.0, 0.01);       // jack_test's Cycle Maximum
   EXPECT_NEAR(*f.cycle_max_all_us, 3000.0, 0.02);  // every cycle's (+10 ns)
 }
 

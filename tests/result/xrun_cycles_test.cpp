@@ -17,7 +17,8 @@ constexpr uint32_t kPeriod = 256;
 TEST(FrameCycleMap, OneAnchorServesAStretchOfWholePeriods) {
   FrameCycleMap m(kPeriod);
   EXPECT_FALSE(m.cycle(0)) << "no rows yet";
-  for (uint64_t id = 100; id < 110; ++id) m.add(id, static_cast<uint32_t>(5 + (id - 100) * kPeriod));
+  for (uint64_t id = 100; id < 110; ++id)
+    m.add(id, static_cast<uint32_t>(5 + (id - 100) * kPeriod));
   EXPECT_EQ(m.cycle(5), 100u);
   EXPECT_EQ(m.cycle(5 + kPeriod - 1), 100u) << "every frame of a period is its cycle";
   EXPECT_EQ(m.cycle(5 + 3 * kPeriod), 103u);

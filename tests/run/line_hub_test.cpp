@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <memory>
-
 #include <mutex>
 #include <string>
 #include <vector>

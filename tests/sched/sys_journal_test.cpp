@@ -314,9 +314,10 @@ TEST_F(SysJournalTest, LiveRunsJournalWithAKindThisVersionDoesNotKnowIsLeftAlone
   if (other == 0) {
     for (;;) ::pause();
   }
-  const std::string text = journal_text(
-      other, {{{"kind", "kind-from-the-future"}, {"path", sys_ + "/x"}, {"old_value", ""},
-               {"new_value", ""}}});
+  const std::string text = journal_text(other, {{{"kind", "kind-from-the-future"},
+                                                 {"path", sys_ + "/x"},
+                                                 {"old_value", ""},
+                                                 {"new_value", ""}}});
   write_text(journal_of(other), text);
   SysJournal next(SysJournal::journal_path_in(run_));
   EXPECT_TRUE(next.recover_stale().empty());
@@ -374,7 +375,8 @@ TEST_F(SysJournalTest, UnrestorableCrashedJournalIsKeptAsFailed) {
 // "mount": a tmpfs stands in for tracefs (the same mount(2) without a device). Needs root, as
 // the tests here have; skipped otherwise.
 bool is_mount_point(const std::string& path) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::stat(path.c_str(), &a) != 0 || ::stat((path + "/..").c_str(), &b) != 0) return false;
   return a.st_dev != b.st_dev;
 }
@@ -402,11 +404,12 @@ TEST_F(SysJournalTest, MountOfACrashedRunIsUnmountedAtTheNextStart) {
   fs::create_directory(mnt);
   ASSERT_EQ(::mount("nodev", mnt.c_str(), "tmpfs", 0, nullptr), 0);
   ASSERT_TRUE(is_mount_point(mnt));
-  write_text(journal_of(kDeadPid),
-             journal_text(kDeadPid, nlohmann::json::array({{{"kind", "mount"},
-                                                             {"path", mnt},
-                                                             {"old_value", "tmpfs"},
-                                                             {"new_value", ""}}})));
+  write_text(
+      journal_of(kDeadPid),
+      journal_text(
+          kDeadPid,
+          nlohmann::json::array(
+              {{{"kind", "mount"}, {"path", mnt}, {"old_value", "tmpfs"}, {"new_value", ""}}})));
   SysJournal next(SysJournal::journal_path_in(run_));
   const auto lines = next.recover_stale();
   ASSERT_EQ(lines.size(), 1u);

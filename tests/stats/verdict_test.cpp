@@ -146,7 +146,8 @@ TEST(Verdict, ACaseWithoutRunsIsNamed) {
 TEST(Verdict, AmongManyComparisonsTheAdjustedPMustPassToo) {
   // The same separated 5 vs 5 (p = 0.0079) as one of 125 comparisons: with q = 0.031 the
   // difference is still claimed, and the sentence gives both.
-  const Verdict kept = compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns, Adjusted{0.031, 125});
+  const Verdict kept =
+      compare_cases("fifo", kFifo, "iso-emu:70", kIso, kXruns, Adjusted{0.031, 125});
   EXPECT_TRUE(kept.resolved);
   EXPECT_EQ(kept.q, 0.031);
   EXPECT_EQ(kept.comparisons, 125u);

@@ -178,8 +178,10 @@ TEST(Explain, ALowerPriorityTaskRunningWhileTheThreadWasRunnableIsMarkedNotAPree
   ASSERT_EQ(x.blockers.size(), 1u);
   EXPECT_TRUE(x.blockers[0].lower_priority);
   EXPECT_EQ(x.blockers[0].ns, 300 * kUs);
-  EXPECT_NE(x.line.find("cc1plus pid 300 nice 0 ran 300 us [below c02: the CPU did not act on the wake-up]"),
-            std::string::npos)
+  EXPECT_NE(
+      x.line.find(
+          "cc1plus pid 300 nice 0 ran 300 us [below c02: the CPU did not act on the wake-up]"),
+      std::string::npos)
       << x.line;
   // The busy loop of the first test is above c02: a real preemption.
   const std::vector<TraceEvent> fifo = {
@@ -200,8 +202,7 @@ TEST(Explain, ALongSilenceOfTheCpuIsSaid) {
   const HopExplanation x = explain_hop(events, hop(500, 1000, 21050), kAll, kFifo, {});
   EXPECT_EQ(x.silent_ns, 20000 * kUs);
   EXPECT_EQ(x.silent_cpu, 1);
-  EXPECT_NE(x.line.find("CPU 1 recorded no event for 20000 us of it"), std::string::npos)
-      << x.line;
+  EXPECT_NE(x.line.find("CPU 1 recorded no event for 20000 us of it"), std::string::npos) << x.line;
   const HopExplanation short_one = explain_hop(events, hop(500, 20000, 21050), kAll, kFifo, {});
   EXPECT_EQ(short_one.line.find("recorded no event"), std::string::npos) << short_one.line;
 }
@@ -277,8 +278,7 @@ TEST(Explain, AThreadWokenLateWasHeldByNoOneWhateverRanBeforeItsWakeUp) {
   ASSERT_EQ(x.blockers.size(), 1u);
   EXPECT_EQ(x.blockers[0].ns, 10 * kUs);
   EXPECT_TRUE(x.blockers[0].lower_priority);  // the 10 us from the wake-up to the switch
-  EXPECT_NE(x.line.find("woken 400 us into it, then nothing runnable competed"),
-            std::string::npos)
+  EXPECT_NE(x.line.find("woken 400 us into it, then nothing runnable competed"), std::string::npos)
       << x.line;
 }
 
@@ -325,7 +325,8 @@ TEST(Explain, SelectTakesTheNWorstRowsAndTheirLateHopsLatestFirstWithAbsoluteWin
 
 TEST(Explain, StealPerCpuIsItsShareOfThatCpusJiffiesBetweenTheTwoTexts) {
   const std::string a = "cpu  10 0 10 80 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0\ncpu1 5 0 5 40 0 0 0 0\n";
-  const std::string b = "cpu  30 0 30 120 0 0 0 20\ncpu0 10 0 10 80 0 0 0 0\ncpu1 20 0 20 40 0 0 0 20\n";
+  const std::string b =
+      "cpu  30 0 30 120 0 0 0 20\ncpu0 10 0 10 80 0 0 0 0\ncpu1 20 0 20 40 0 0 0 20\n";
   const std::vector<double> s = steal_pct_per_cpu(a, b);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_DOUBLE_EQ(s[0], 0.0);

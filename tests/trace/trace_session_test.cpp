@@ -94,7 +94,8 @@ TEST_F(TraceSessionTest, InstanceAndMountOfAKilledRunAreRemovedByTheNextStart) {
   const auto lines = next.recover_stale();
   bool removed = false;
   for (const auto& l : lines) {
-    if (l.find(instance) != std::string::npos && l.find("removed") != std::string::npos) removed = true;
+    if (l.find(instance) != std::string::npos && l.find("removed") != std::string::npos)
+      removed = true;
   }
   EXPECT_TRUE(removed) << (lines.empty() ? "no lines" : lines[0]);
   EXPECT_FALSE(fs::exists(instance));

@@ -9,8 +9,8 @@ namespace {
 
 // The layout of this kernel's per_cpu/cpuN/stats (6.18), values changed.
 std::string stats(const std::string& oldest) {
-  return "entries: 812\noverrun: 0\ncommit overrun: 0\nbytes: 45056\noldest event ts: " +
-         oldest + "\nnow ts: 24470.118265\ndropped events: 0\nread events: 0\n";
+  return "entries: 812\noverrun: 0\ncommit overrun: 0\nbytes: 45056\noldest event ts: " + oldest +
+         "\nnow ts: 24470.118265\ndropped events: 0\nread events: 0\n";
 }
 
 TEST(XrunTraceSpan, TheLatestOfTheCpusOldestEventsIsWhereEveryCpuIsCovered) {

@@ -94,8 +94,7 @@ struct Measured {
 // for a value above its 100 ms bound (the list of kept overflow values), i.e. only after the
 // machine already stalled the loop for 100 ms.
 std::string measure(const Options& o, int fd, xrunlab::Histogram* h, Measured* out) {
-  const int64_t end =
-      mono_ns() + static_cast<int64_t>(std::llround(o.duration_s * 1e9));
+  const int64_t end = mono_ns() + static_cast<int64_t>(std::llround(o.duration_s * 1e9));
   uint64_t m = vc::boundary_index(static_cast<uint64_t>(mono_ns()), o.rate, o.period) + 1;
   const uint64_t offset_ns = uint64_t{o.offset_us} * 1000u;
   const uint64_t last =
@@ -216,9 +215,8 @@ int main(int argc, char** argv) {
   if (o.output != "-") {
     file.open(o.output, std::ios::trunc);
     if (!file) {
-      return fail(ExitCode::kOutput, "cannot write --output " + o.output +
-                                         ": " + xrunlab::errno_text(errno) +
-                                         " (give a writable file)");
+      return fail(ExitCode::kOutput, "cannot write --output " + o.output + ": " +
+                                         xrunlab::errno_text(errno) + " (give a writable file)");
     }
   }
   if (o.priority > 0) {
