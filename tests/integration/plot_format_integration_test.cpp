@@ -27,21 +27,6 @@ void expect_svg(const std::string& path) {
   EXPECT_GT(b.size(), 2000u) << path;
 }
 
-// Runs `xrunlab ARGS` to the end; returns (exit code, output).
-std::pair<int, std::string> xrunlab(const std::vector<std::string>& args, const std::string& dir) {
-  XrunlabRun r;
-  r.out_dir = dir;
-  r.log_path = dir + "/cmd.out";
-  fs::remove(r.log_path);
-  SpawnSpec spec;
-  spec.argv = {XRUNLAB_BIN};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.output_path = r.log_path;
-  r.child = Child::spawn(spec);
-  finish(r);
-  return {r.exit_code, r.log()};
-}
-
 const char* const kPlots[] = {"plots/timeline", "plots/latency", "plots/cycles"};
 
 TEST(PlotFormat, RunAndPlotWriteSvg) {
@@ -72,7 +57,7 @@ TEST(PlotFormat, RunAndPlotWriteSvg) {
       << png.log();
   EXPECT_EQ(png.run_json()["spec"]["plot_format"], "png");
   for (const char* p : kPlots) ASSERT_TRUE(fs::exists(png.run_dir() + "/" + p + ".png")) << p;
-  const auto [rc, out] = xrunlab({"plot", png.run_dir(), "--plot-format", "svg"}, root);
+  const auto [rc, out] = run_command({"plot", png.run_dir(), "--plot-format", "svg"}, root);
   EXPECT_EQ(rc, 0) << out;
   for (const char* p : kPlots) {
     const std::string file = png.run_dir() + "/" + p + ".svg";
@@ -82,13 +67,13 @@ TEST(PlotFormat, RunAndPlotWriteSvg) {
   }
 
   // compare: the plot as SVG.
-  const auto [crc, cout] =
-      xrunlab({"compare", root, "--plot-format", "svg", "--write", root + "/compare.svg"}, root);
+  const auto [crc, cout] = run_command(
+      {"compare", root, "--plot-format", "svg", "--write", root + "/compare.svg"}, root);
   EXPECT_EQ(crc, 0) << cout;
   expect_svg(root + "/compare.svg");
 
   // A wrong value: exit code 2, one line naming the flag and the accepted values.
-  const auto [brc, bout] = xrunlab({"plot", png.run_dir(), "--plot-format", "bmp"}, root);
+  const auto [brc, bout] = run_command({"plot", png.run_dir(), "--plot-format", "bmp"}, root);
   EXPECT_EQ(brc, 2) << bout;
   EXPECT_EQ(bout, "xrunlab: error: --plot-format 'bmp': give png or svg\n");
 }
@@ -109,7 +94,7 @@ plot-format = "png"
 )");
   const std::string cdir = dir.file("c");
   const auto [rc, out] =
-      xrunlab({"campaign", file, "--dir", cdir, "--plot-format", "svg", "-q"}, dir.str());
+      run_command({"campaign", file, "--dir", cdir, "--plot-format", "svg", "-q"}, dir.str());
   ASSERT_EQ(rc, 0) << out;
   expect_svg(cdir + "/campaign.svg");
   EXPECT_FALSE(fs::exists(cdir + "/campaign.png"));

@@ -36,21 +36,6 @@ void expect_sensible_png(const std::string& path) {
   EXPECT_LE(w, 4000u) << path;
 }
 
-// Runs `xrunlab ARGS` to the end; returns (exit code, output).
-std::pair<int, std::string> xrunlab(const std::vector<std::string>& args, const std::string& cwd) {
-  XrunlabRun r;
-  r.out_dir = cwd;
-  r.log_path = cwd + "/cmd.out";
-  std::filesystem::remove(r.log_path);
-  SpawnSpec spec;
-  spec.argv = {XRUNLAB_BIN};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.output_path = r.log_path;
-  r.child = Child::spawn(spec);
-  finish(r);
-  return {r.exit_code, r.log()};
-}
-
 TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
   const TempDir root_dir("report");
   const std::string root = root_dir.str();
@@ -67,13 +52,13 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
     expect_sensible_png(r.run_dir() + "/plots/latency.png");
     // `xrunlab plot` draws them again.
     std::filesystem::remove(r.run_dir() + "/plots/timeline.png");
-    const auto [rc, out] = xrunlab({"plot", r.run_dir()}, root);
+    const auto [rc, out] = run_command({"plot", r.run_dir()}, root);
     EXPECT_EQ(rc, 0) << out;
     expect_sensible_png(r.run_dir() + "/plots/timeline.png");
   }
 
   // summary: SUMMARY in jack_test's .SUMMARY layout with run.json's numbers.
-  const auto [src, sout] = xrunlab({"summary", root}, root);
+  const auto [src, sout] = run_command({"summary", root}, root);
   ASSERT_EQ(src, 0) << sout;
   const std::string summary = read_text_or_empty(root + "/SUMMARY");
   for (const json& j : runs) {
@@ -92,7 +77,7 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
               std::string::npos);
   }
   // --format json carries the same numbers.
-  const auto [jrc, jout] = xrunlab({"summary", root, "--format", "json"}, root);
+  const auto [jrc, jout] = run_command({"summary", root, "--format", "json"}, root);
   ASSERT_EQ(jrc, 0);
   const json sj = json::parse(jout.substr(0, jout.rfind('}') + 1));
   EXPECT_NE(sj.dump().find("jack1-rules"), std::string::npos) << "each run's definitions";
@@ -100,21 +85,21 @@ TEST(ReportCommands, SummaryCompareImportAndPlotOverRealRuns) {
   // import: the fixtures become records that summary and compare show, marked as imported.
   const std::string fixture =
       testing_support::fixture_path("jack_test/sched-fifo-2.6.11-rc1-mm2-jack_test4.1.txt");
-  const auto [irc, iout] = xrunlab({"import", fixture, "--write", root + "/imported"}, root);
+  const auto [irc, iout] = run_command({"import", fixture, "--write", root + "/imported"}, root);
   ASSERT_EQ(irc, 0) << iout;
-  const auto [bad_rc, bad_out] = xrunlab({"import", root + "/cmd.out"}, root);
+  const auto [bad_rc, bad_out] = run_command({"import", root + "/cmd.out"}, root);
   EXPECT_EQ(bad_rc, 2) << bad_out;
   EXPECT_NE(bad_out.find("not a jack_test summary"), std::string::npos) << bad_out;
   // A field that is not a number is bad input too, naming the file, line and field.
   testing_support::write_text(root + "/abc.txt", "Old mail\nXRUN Count . . . . . . . . . : abc\n");
-  const auto [abc_rc, abc_out] = xrunlab({"import", root + "/abc.txt"}, root);
+  const auto [abc_rc, abc_out] = run_command({"import", root + "/abc.txt"}, root);
   EXPECT_EQ(abc_rc, 2) << abc_out;
   EXPECT_NE(abc_out.find("import: " + root + "/abc.txt:2: \"XRUN Count\" is \"abc\", not a number"),
             std::string::npos)
       << abc_out;
 
   // compare: jack_test's side-by-side columns and compare.png.
-  const auto [crc, cout] = xrunlab({"compare", root, "--write", root + "/compare.png"}, root);
+  const auto [crc, cout] = run_command({"compare", root, "--write", root + "/compare.png"}, root);
   ASSERT_EQ(crc, 0) << cout;
   EXPECT_NE(cout.find("alpha"), std::string::npos);
   EXPECT_NE(cout.find("beta"), std::string::npos);

@@ -13,30 +13,17 @@
 namespace xrunlab::testing_support {
 namespace {
 
+// `args`, then the runs' own arguments after "--": every period dirty by construction (client 1
+// overruns on purpose, 8 ms of extra busy time every 20 cycles: --inject 8000:20).
+std::vector<std::string> with_dirty_runs(std::vector<std::string> args) {
+  args.insert(args.end(), {"--", "--backend", "vcard", "--ports", "1", "--inject", "8000:20",
+                           "--inject-client", "1", "--no-plots"});
+  return args;
+}
+
 std::vector<std::string> sweep_args(const std::string& dir, const std::string& search) {
-  return {"sweep",
-          "--periods",
-          "128,256",
-          "--clients",
-          "2",
-          "--duration",
-          "2",
-          "--repetitions",
-          "2",
-          "--search",
-          search,
-          "--dir",
-          dir,
-          "--",
-          "--backend",
-          "vcard",
-          "--ports",
-          "1",
-          "--inject",
-          "8000:20",
-          "--inject-client",
-          "1",
-          "--no-plots"};
+  return with_dirty_runs({"sweep", "--periods", "128,256", "--clients", "2", "--duration", "2",
+                          "--repetitions", "2", "--search", search, "--dir", dir});
 }
 
 size_t runs_in(const json& step_state) {
@@ -111,27 +98,8 @@ TEST(Check, DoctorThenSweepThenOneVerdictAndItsExitCode) {
   TempDir dir("check");
   const std::string cdir = dir.file("c");
   XrunlabRun r;
-  EXPECT_EQ(run_to_end({"check",
-                        "--clients",
-                        "2",
-                        "--periods",
-                        "128,256",
-                        "--duration",
-                        "2",
-                        "--repetitions",
-                        "2",
-                        "--dir",
-                        cdir,
-                        "--",
-                        "--backend",
-                        "vcard",
-                        "--ports",
-                        "1",
-                        "--inject",
-                        "8000:20",
-                        "--inject-client",
-                        "1",
-                        "--no-plots"},
+  EXPECT_EQ(run_to_end(with_dirty_runs({"check", "--clients", "2", "--periods", "128,256",
+                                        "--duration", "2", "--repetitions", "2", "--dir", cdir}),
                        &r),
             22)
       << r.log();

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "engine/jack/jack_registry.hpp"
 #include "engine/report/report_summary.hpp"
@@ -136,6 +139,23 @@ inline void finish(XrunlabRun& r, std::chrono::seconds timeout = 60s) {
   ASSERT_TRUE(r.child.wait_for(timeout)) << "xrunlab did not exit; output:\n" << r.log();
   const int status = *r.child.wait_status();
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs `xrunlab ARGS` (a report command, usually) to the end, its output in DIR/cmd.out;
+// returns (exit code, output).
+inline std::pair<int, std::string> run_command(const std::vector<std::string>& args,
+                                               const std::string& dir) {
+  XrunlabRun r;
+  r.out_dir = dir;
+  r.log_path = dir + "/cmd.out";
+  std::filesystem::remove(r.log_path);
+  SpawnSpec spec;
+  spec.argv = {XRUNLAB_BIN};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.output_path = r.log_path;
+  r.child = Child::spawn(spec);
+  finish(r);
+  return {r.exit_code, r.log()};
 }
 
 // /dev/shm files and JACK registry slots that still name the run's server.
