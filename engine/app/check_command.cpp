@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 
+#include "engine/app/cli.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/campaign/sweep.hpp"
 #include "engine/campaign/sweep_runner.hpp"
@@ -55,25 +57,11 @@ std::string doctor_lines(const std::vector<CheckResult>& results) {
   return out;
 }
 
-int priority_of(const std::vector<std::string>& args) {
-  int p = RunOptions{}.priority;
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--priority") {
-      try {
-        p = std::stoi(args[i + 1]);
-      } catch (const std::exception&) {
-        // refused when the runs are checked
-      }
-    }
-  }
-  return p;
-}
-
 }  // namespace
 
-int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
-                      const std::atomic<bool>& stop) {
-  SweepOptions so;
+CheckSweep check_sweep_options(const CheckOptions& o) {
+  CheckSweep plan;
+  SweepOptions& so = plan.sweep;
   so.spec.clients = {o.clients};
   so.spec.periods = parse_positive_list("--periods", o.periods, 16, 8192);
   so.spec.duration_s = o.duration_s;
@@ -88,27 +76,28 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
   }
   so.spec.run_args.push_back("--dsp-load");
   so.spec.run_args.push_back(fmt::format("{:g}", o.dsp_load_pct));
-  for (size_t i = 0; i + 1 < so.spec.run_args.size(); ++i) {
-    if (so.spec.run_args[i] == "--rate") {
-      try {
-        so.spec.rate = static_cast<uint32_t>(std::stoul(so.spec.run_args[i + 1]));
-      } catch (const std::exception&) {
-        // refused when the runs are checked
-      }
-    }
+  if (const std::optional<RunOptions> run = sweep_run_options(so.spec)) {
+    so.spec.rate = run->rate;
+    plan.jackd_priority = run->priority;
   }
   so.spec.name = "check-" + default_sweep_name(so.spec).substr(std::string("sweep-").size());
   so.dir = o.dir.empty() ? "results/checks/" + so.spec.name : o.dir;
   so.quiet = o.quiet;
   so.self_exe = o.self_exe;
+  return plan;
+}
 
+int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
+                      const std::atomic<bool>& stop) {
+  const CheckSweep plan = check_sweep_options(o);
+  const SweepOptions& so = plan.sweep;
   check_sweep_args(so.spec, check);  // bad input is refused before the doctor prints
 
   // 1. The doctor, by inspection.
   const std::vector<CheckResult> results =
-      run_checks(collect_snapshot(DoctorRoots{}, priority_of(o.run_args)), [&] {
+      run_checks(collect_snapshot(DoctorRoots{}, plan.jackd_priority), [&] {
         DoctorTargets t;
-        t.jackd_priority = priority_of(o.run_args);
+        t.jackd_priority = plan.jackd_priority;
         t.clients = o.clients;
         t.period = so.spec.periods.front();
         t.rate = so.spec.rate;

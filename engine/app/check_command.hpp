@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/campaign/campaign_plan.hpp"
+#include "engine/campaign/sweep_runner.hpp"
 
 namespace xrunlab {
 
@@ -26,6 +27,16 @@ struct CheckOptions {
   std::vector<std::string> run_args;  // after --: `xrunlab run` options for every run
   std::string self_exe;
 };
+
+// What the check sweeps: its settings as a sweep's (the periods parsed, --dsp-load added to the
+// runs' options, the name from their hash), and the runs' --rate and --priority as `xrunlab run`
+// types them (sweep_run_options; run's defaults when it refuses the options, which the sweep
+// then reports). Throws Error(kUsage) for a bad --periods or --dsp-load after --.
+struct CheckSweep {
+  SweepOptions sweep;
+  int jackd_priority = 70;  // the runs' --priority: what the doctor's checks measure against
+};
+CheckSweep check_sweep_options(const CheckOptions& o);
 
 int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
                       const std::atomic<bool>& stop);

@@ -1,26 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The command line: which command, with its typed options (parsed once, here).
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/app/check_command.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
 #include "engine/doctor/snapshot.hpp"
+#include "engine/report/multirun.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run_options.hpp"
 
 namespace xrunlab {
 
+// summary's and compare's --format: what they print.
+enum class ReportFormat { kText, kJson, kCsv };
+
+// "text" | "json" | "csv", the words --format takes.
+const char* report_format_name(ReportFormat f);
+std::optional<ReportFormat> parse_report_format(std::string_view word);
+
 // What the command line asked for.
 // Options of the commands that read finished runs: plot, summary, compare, import.
 struct ReportOptions {
-  std::vector<std::string> paths;  // run folders, label folders, result roots or files
-  std::string format = "text";     // text | json | csv
-  std::string by = "label";        // summary, compare: group by (parse_group_by's words)
-  std::string write;               // where to write SUMMARY / compare.png / imported records
+  std::vector<std::string> paths;             // run folders, label folders, result roots or files
+  ReportFormat format = ReportFormat::kText;  // summary, compare: --format
+  GroupBy by = GroupBy::kLabel;               // summary, compare: --by
+  std::string write;  // where to write SUMMARY / compare.png / imported records
   PlotFormat plot_format = PlotFormat::kPng;  // plot, compare: --plot-format
 };
 
@@ -54,10 +64,24 @@ struct Command {
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;
+  // run --repeat N: the arguments each of the N runs gets, as they were written, less those the
+  // campaign sets per run (--label, --output), checks itself at the end (--fail-if, --junit),
+  // --repeat and --quiet.
+  std::vector<std::string> repeat_run_args;
 };
 
-// Checks `xrunlab run` arguments (without "xrunlab run") as the command line would parse them;
-// throws Error(kUsage) with the reason. What a campaign checks every case with before it runs.
+// Parses `xrunlab run` arguments (without "xrunlab run") as the command line does, into the
+// typed options; throws Error(kUsage) with the reason (--help and --version, which would print,
+// are refused too). What the sweep and the check read their runs' --rate and --priority from.
+RunOptions parse_run_args(const std::vector<std::string>& run_args);
+
+// The typed options of a sweep's first step (sweep_step_args: its run_args with the first
+// client count, period and duration), where the sweep and the check read their runs' --rate and
+// --priority; nullopt when `run` refuses them, which check_sweep_args then reports with the
+// reason before anything runs.
+std::optional<RunOptions> sweep_run_options(const SweepSpec& spec);
+
+// parse_run_args, for a RunArgsCheck: what a campaign checks every case with before it runs.
 void check_run_args(const std::vector<std::string>& run_args);
 
 // Parses argv. Prints help/version itself (returns kNone with *exit_code 0); on bad usage throws

@@ -115,37 +115,40 @@ int cmd_plot(const ReportOptions& ro, const std::string& self_exe) {
   return rc;
 }
 
-// --by as parsed (CLI11 checked the word).
-GroupBy group_by(const ReportOptions& ro) {
-  const std::optional<GroupBy> by = parse_group_by(ro.by);
-  if (!by) throw Error(ExitCode::kUsage, "--by '" + ro.by + "': not a way to group runs");
-  return *by;
-}
-
 int cmd_summary(const ReportOptions& ro) {
   const std::vector<RunRecord> runs = collect(ro.paths);
-  const GroupBy by = group_by(ro);
-  if (ro.format == "json") {
-    emit(summary_json(runs, by).dump(2) + "\n", ro.write);
-  } else if (ro.format == "csv") {
-    emit(format_summary_csv(runs), ro.write);
-  } else {
-    std::string where = ro.write;
-    if (where.empty() && fs::is_directory(ro.paths.front())) where = ro.paths.front() + "/SUMMARY";
-    emit(format_summary_file(runs, by), where);
+  switch (ro.format) {
+    case ReportFormat::kJson:
+      emit(summary_json(runs, ro.by).dump(2) + "\n", ro.write);
+      break;
+    case ReportFormat::kCsv:
+      emit(format_summary_csv(runs), ro.write);
+      break;
+    case ReportFormat::kText: {
+      std::string where = ro.write;
+      if (where.empty() && fs::is_directory(ro.paths.front())) {
+        where = ro.paths.front() + "/SUMMARY";
+      }
+      emit(format_summary_file(runs, ro.by), where);
+      break;
+    }
   }
   return 0;
 }
 
 int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   const std::vector<RunRecord> runs = collect(ro.paths);
-  const GroupBy by = group_by(ro);
-  if (ro.format == "json") {
-    std::cout << compare_json(runs, by).dump(2) << "\n";
-  } else if (ro.format == "csv") {
-    std::cout << format_compare_csv(runs, by);
-  } else {
-    std::cout << format_compare(runs, by);
+  const GroupBy by = ro.by;
+  switch (ro.format) {
+    case ReportFormat::kJson:
+      std::cout << compare_json(runs, by).dump(2) << "\n";
+      break;
+    case ReportFormat::kCsv:
+      std::cout << format_compare_csv(runs, by);
+      break;
+    case ReportFormat::kText:
+      std::cout << format_compare(runs, by);
+      break;
   }
   // compare.png (compare.svg with --plot-format svg), drawn by gnuplot from a data file
   // (scripts/compare.gp).
@@ -222,6 +225,19 @@ int run_report_command(const Command& cmd, const std::string& self_exe) {
     default:
       return static_cast<int>(ExitCode::kUsage);
   }
+}
+
+RepeatCampaign repeat_campaign(const Command& cmd, const std::string& self_exe) {
+  RepeatCampaign r;
+  CampaignOptions& co = r.options;
+  co.dir = cmd.run.output + "/campaigns/" + cmd.run.label;
+  co.quiet = cmd.run.quiet;
+  co.self_exe = self_exe;
+  co.file = "(xrunlab run --repeat)";
+  co.fail_if = cmd.fail_if;
+  co.junit = cmd.junit;
+  r.plan = plan_single_case(cmd.run.label, cmd.repeat_run_args, cmd.run.repeat, check_run_args);
+  return r;
 }
 
 std::string preset_file(const std::string& name, const std::string& self_exe) {

@@ -5,11 +5,23 @@
 #include <string>
 
 #include "engine/app/cli.hpp"
+#include "engine/campaign/campaign_plan.hpp"
+#include "engine/campaign/campaign_runner.hpp"
 
 namespace xrunlab {
 
 // Returns the exit code; throws xrunlab::Error for bad input (one line, documented code).
 int run_report_command(const Command& cmd, const std::string& self_exe);
+
+// `xrunlab run --repeat N`: a one-case campaign of N runs into OUTPUT/campaigns/LABEL, each run
+// given the run's own arguments less those the campaign sets per run (cmd.repeat_run_args), the
+// --fail-if thresholds and --junit checked on the case's median. Throws Error(kUsage) for
+// arguments `run` refuses.
+struct RepeatCampaign {
+  CampaignOptions options;
+  CampaignPlan plan;
+};
+RepeatCampaign repeat_campaign(const Command& cmd, const std::string& self_exe);
 
 // The file of a shipped campaign preset: <scripts>/campaigns/NAME.toml, beside the plots'
 // scripts (find_script_dir). Throws Error(kUsage) naming the presets there when NAME is none.

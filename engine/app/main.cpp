@@ -100,35 +100,10 @@ int main(int argc, char** argv) {
     }
     if (cmd.kind != Command::Kind::kRun) return run_report_command(cmd, self_exe(argv[0]));
     if (cmd.run.repeat > 1) {
-      // A one-case campaign: the run's own arguments, less those the campaign sets per run.
-      std::vector<std::string> run_args;
-      for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        // The campaign sets these per run, or checks them itself at the end.
-        const bool takes_value = a == "--repeat" || a == "--label" || a == "--output" ||
-                                 a == "--fail-if" || a == "--junit";
-        if (takes_value) {
-          ++i;
-          continue;
-        }
-        bool with_value = a == "-q" || a == "--quiet";
-        for (const char* f : {"--repeat=", "--label=", "--output=", "--fail-if=", "--junit="}) {
-          with_value = with_value || a.rfind(f, 0) == 0;
-        }
-        if (with_value) continue;
-        run_args.push_back(a);
-      }
-      CampaignOptions co;
-      co.dir = cmd.run.output + "/campaigns/" + cmd.run.label;
-      co.quiet = cmd.run.quiet;
-      co.self_exe = self_exe(argv[0]);
-      co.file = "(xrunlab run --repeat)";
-      co.fail_if = cmd.fail_if;
-      co.junit = cmd.junit;
-      CampaignPlan plan = plan_single_case(cmd.run.label, run_args, cmd.run.repeat, check_run_args);
+      RepeatCampaign repeat = repeat_campaign(cmd, self_exe(argv[0]));
       std::string text = "xrunlab run";
       for (int i = 2; i < argc; ++i) text += std::string(" ") + argv[i];
-      return run_campaign_plan(co, std::move(plan), text, g_stop);
+      return run_campaign_plan(repeat.options, std::move(repeat.plan), text, g_stop);
     }
     // PipeWire's libjack for the engine's own monitor and (inherited) for the clients: a
     // re-execution of this same process, as pw-jack would start it (engine/backend/pipewire).

@@ -29,6 +29,17 @@ std::vector<int> allowed_online(const CpuFacts& f) {
 
 }  // namespace
 
+const char* baseline_tool_name(BaselineTool tool) {
+  return tool == BaselineTool::kCyclictest ? "cyclictest" : "none";
+}
+
+std::optional<BaselineTool> parse_baseline_tool(std::string_view word) {
+  for (const BaselineTool tool : {BaselineTool::kNone, BaselineTool::kCyclictest}) {
+    if (word == baseline_tool_name(tool)) return tool;
+  }
+  return std::nullopt;
+}
+
 int RunOptions::server_priority() const {
   const bool carries_priority =
       (policy.kind == PolicyKind::kFifo || policy.kind == PolicyKind::kRr) &&
@@ -50,7 +61,7 @@ nlohmann::json to_json(const RunOptions& o) {
           {"priority", o.priority},
           {"policy", o.policy.text},
           {"loads", load_texts},
-          {"baseline", o.baseline},
+          {"baseline", baseline_tool_name(o.baseline)},
           {"dma_latency", o.dma_latency},
           {"cpus", format_cpu_list(o.cpus)},
           {"load_cpus", format_cpu_list(o.load_cpus)},

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// The options of `xrunlab run`, typed: the command line (engine/app/cli.cpp) turns every flag
-// into these types once, and everything after takes the types, so nothing is parsed twice.
+// The options of `xrunlab run`, typed: the command line (engine/app/cli/run_cli.cpp) turns
+// every flag into these types once, and everything after takes the types, so nothing is parsed
+// twice.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/backend/backend.hpp"
@@ -29,6 +31,13 @@ inline PolicySpec default_policy() {
 // one more (a 254th client is refused: "No more refnum available").
 inline constexpr int kMaxClients = 253;
 
+// --baseline: the timer baseline run beside the measurement (engine/result/baseline.hpp).
+enum class BaselineTool { kNone, kCyclictest };
+
+// "none" | "cyclictest": the words --baseline takes and run.json's spec.baseline.
+const char* baseline_tool_name(BaselineTool tool);
+std::optional<BaselineTool> parse_baseline_tool(std::string_view word);
+
 struct RunOptions {
   int clients = 14;
   int ports = 4;
@@ -38,12 +47,12 @@ struct RunOptions {
   double dsp_load_pct = 30;  // total over all clients, percent of the period
   std::string label = "default";
   std::string output = "results";
-  int priority = 70;                     // jackd -P; clients run 5 below (JACK2)
-  bool priority_given = false;           // --priority was on the command line
-  PolicySpec policy = default_policy();  // --policy SPEC
-  std::vector<LoadSpec> loads;           // --load SPEC, repeatable
-  std::string baseline = "none";         // --baseline: none | cyclictest (baseline.hpp)
-  bool dma_latency = false;              // --dma-latency: hold /dev/cpu_dma_latency at 0
+  int priority = 70;                            // jackd -P; clients run 5 below (JACK2)
+  bool priority_given = false;                  // --priority was on the command line
+  PolicySpec policy = default_policy();         // --policy SPEC
+  std::vector<LoadSpec> loads;                  // --load SPEC, repeatable
+  BaselineTool baseline = BaselineTool::kNone;  // --baseline
+  bool dma_latency = false;                     // --dma-latency: hold /dev/cpu_dma_latency at 0
   std::vector<int> cpus;       // --cpus LIST: jackd's and the clients' affinity (empty: none set)
   std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)

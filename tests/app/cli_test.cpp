@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/app/check_command.hpp"
+#include "engine/app/commands.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/campaign/sweep_runner.hpp"
 
 namespace xrunlab {
 namespace {
@@ -116,16 +119,139 @@ TEST(Options, SourceFileIsCheckedBeforeTheRun) {
 // summary and compare group by label, or by host, kernel, backend or policy (compare also by
 // run); another word is a usage error naming --by.
 TEST(Options, ReportCommandsGroupBy) {
-  EXPECT_EQ(parse({"summary", "results"}).report.by, "label");
-  for (const char* by : {"label", "host", "kernel", "backend", "policy"}) {
-    const Command s = parse({"summary", "results", "--by", by});
+  EXPECT_EQ(parse({"summary", "results"}).report.by, GroupBy::kLabel);
+  for (const GroupBy by : {GroupBy::kLabel, GroupBy::kHost, GroupBy::kKernel, GroupBy::kBackend,
+                           GroupBy::kPolicy, GroupBy::kLabelKernel}) {
+    const Command s = parse({"summary", "results", "--by", group_by_name(by)});
     EXPECT_EQ(s.kind, Command::Kind::kSummary);
-    EXPECT_EQ(s.report.by, by);
-    EXPECT_EQ(parse({"compare", "results", "--by", by}).report.by, by);
+    EXPECT_EQ(s.report.by, by) << group_by_name(by);
+    EXPECT_EQ(parse({"compare", "results", "--by", group_by_name(by)}).report.by, by);
+    EXPECT_EQ(parse({"compare", "results", std::string("--by=") + group_by_name(by)}).report.by,
+              by);
   }
-  EXPECT_EQ(parse({"compare", "results", "--by", "run"}).report.by, "run");
-  EXPECT_NE(usage_error({"summary", "results", "--by", "run"}).find("--by"), std::string::npos);
-  EXPECT_NE(usage_error({"compare", "results", "--by", "colour"}).find("--by"), std::string::npos);
+  EXPECT_EQ(parse({"compare", "results"}).report.by, GroupBy::kLabel);
+  EXPECT_EQ(parse({"compare", "results", "--by", "run"}).report.by, GroupBy::kRun);
+  EXPECT_EQ(usage_error({"summary", "results", "--by", "run"}),
+            "--by: run not in {label,host,kernel,backend,policy,label-kernel} (see xrunlab "
+            "--help)");
+  EXPECT_EQ(usage_error({"compare", "results", "--by", "colour"}),
+            "--by: colour not in {label,run,host,kernel,backend,policy,label-kernel} (see xrunlab "
+            "--help)");
+}
+
+// --format: text by default, each word its value; the words are exact (no other case, and not
+// the enum's numbers, which CLI11 would assign to an enum option unchecked).
+TEST(EnumOptions, FormatTakesTextJsonOrCsv) {
+  EXPECT_EQ(parse({"summary", "r"}).report.format, ReportFormat::kText);
+  EXPECT_EQ(parse({"compare", "r"}).report.format, ReportFormat::kText);
+  for (const ReportFormat f : {ReportFormat::kText, ReportFormat::kJson, ReportFormat::kCsv}) {
+    EXPECT_EQ(parse({"summary", "r", "--format", report_format_name(f)}).report.format, f);
+    EXPECT_EQ(parse({"compare", "r", "--format", report_format_name(f)}).report.format, f);
+    EXPECT_EQ(parse_report_format(report_format_name(f)).value(), f);
+  }
+  for (const char* sub : {"summary", "compare"}) {
+    for (const char* bad : {"xml", "JSON", "1", ""}) {
+      EXPECT_EQ(usage_error({sub, "r", "--format", bad}),
+                std::string("--format: ") + bad + " not in {text,json,csv} (see xrunlab --help)")
+          << sub << " " << bad;
+    }
+  }
+  EXPECT_FALSE(parse_report_format("1"));
+}
+
+TEST(EnumOptions, BaselineTakesNoneOrCyclictestAndRunJsonSaysItsWord) {
+  const RunOptions none = parse({"run"}).run;
+  EXPECT_EQ(none.baseline, BaselineTool::kNone);
+  EXPECT_EQ(to_json(none).at("baseline"), "none");
+  const RunOptions cyc = parse({"run", "--baseline", "cyclictest"}).run;
+  EXPECT_EQ(cyc.baseline, BaselineTool::kCyclictest);
+  EXPECT_EQ(to_json(cyc).at("baseline"), "cyclictest");
+  EXPECT_EQ(parse({"run", "--baseline=none"}).run.baseline, BaselineTool::kNone);
+  for (const BaselineTool t : {BaselineTool::kNone, BaselineTool::kCyclictest}) {
+    EXPECT_EQ(parse_baseline_tool(baseline_tool_name(t)).value(), t);
+  }
+  EXPECT_EQ(usage_error({"run", "--baseline", "foo"}),
+            "--baseline: foo not in {none,cyclictest} (see xrunlab --help)");
+  EXPECT_EQ(usage_error({"run", "--baseline", "1"}),
+            "--baseline: 1 not in {none,cyclictest} (see xrunlab --help)");
+  EXPECT_FALSE(parse_baseline_tool("Cyclictest"));
+}
+
+// The enum options' help lines: the type, the accepted words and the default.
+TEST(EnumOptions, HelpListsTheWordsAndTheDefault) {
+  auto help = [](const std::vector<std::string>& args) {
+    int code = -1;
+    testing::internal::CaptureStdout();
+    parse(args, &code);
+    return testing::internal::GetCapturedStdout();
+  };
+  const std::string summary = help({"summary", "--help"});
+  EXPECT_NE(summary.find("--by TEXT:{label,host,kernel,backend,policy,label-kernel}=label\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("--format TEXT:{text,json,csv}=text\n"), std::string::npos) << summary;
+  const std::string compare = help({"compare", "--help"});
+  EXPECT_NE(compare.find("--by TEXT:{label,run,host,kernel,backend,policy,label-kernel}=label\n"),
+            std::string::npos)
+      << compare;
+  EXPECT_NE(help({"run", "--help"}).find("--baseline TOOL:{none,cyclictest}=none\n"),
+            std::string::npos);
+}
+
+// run --repeat N: the runs get the run's arguments as written, less those the campaign sets per
+// run, in every form the parser takes them; the one-case campaign is made from them.
+TEST(RepeatOption, TheRunsGetTheArgumentsLessThoseTheCampaignSets) {
+  const Command c = parse({"run", "--repeat", "3", "--clients", "2", "--label", "my.run",
+                           "--output=/tmp/o", "-q", "--load", "cpu:1", "--fail-if", "xruns>0",
+                           "--junit=ci.xml", "--duration", "4", "--quiet", "--plot-format=svg"});
+  EXPECT_EQ(c.run.repeat, 3);
+  EXPECT_EQ(c.repeat_run_args, (std::vector<std::string>{"--clients", "2", "--load", "cpu:1",
+                                                         "--duration", "4", "--plot-format=svg"}));
+  const RepeatCampaign r = repeat_campaign(c, "/bin/xrunlab");
+  EXPECT_EQ(r.options.dir, "/tmp/o/campaigns/my.run");
+  EXPECT_TRUE(r.options.quiet);
+  EXPECT_EQ(r.options.junit, "ci.xml");
+  ASSERT_EQ(r.options.fail_if.size(), 1u);
+  ASSERT_EQ(r.plan.cases.size(), 1u);
+  EXPECT_EQ(r.plan.cases[0].run_args, c.repeat_run_args);
+  EXPECT_EQ(r.plan.cases[0].name, "my.run");
+  EXPECT_EQ(r.plan.runs.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.plan.duration_s, 4.0);
+  // --repeat=N written with '=' goes too, and without --repeat the list is the arguments.
+  EXPECT_EQ(parse({"run", "--repeat=2", "--period", "128"}).repeat_run_args,
+            (std::vector<std::string>{"--period", "128"}));
+  EXPECT_EQ(parse({"run", "--period", "128"}).repeat_run_args,
+            (std::vector<std::string>{"--period", "128"}));
+}
+
+// The sweep's runs' --rate, typed by the run parser: the periods in ms and the sweep's name.
+TEST(RateOfTheRuns, ReachesTheSweepFromItsRunOptions) {
+  EXPECT_EQ(parse({"sweep"}).sweep.spec.rate, 48000u);
+  EXPECT_EQ(parse({"sweep", "--", "--rate", "44100"}).sweep.spec.rate, 44100u);
+  EXPECT_EQ(parse({"sweep", "--", "--policy", "fifo", "--rate=96000"}).sweep.spec.rate, 96000u);
+  EXPECT_NE(parse({"sweep", "--", "--rate", "44100"}).sweep.spec.name,
+            parse({"sweep"}).sweep.spec.name);
+  // Options `run` refuses leave run's default; the sweep refuses them before anything runs.
+  const Command bad = parse({"sweep", "--", "--rate", "100"});
+  EXPECT_EQ(bad.sweep.spec.rate, 48000u);
+  EXPECT_THROW(check_sweep_args(bad.sweep.spec, check_run_args), Error);
+}
+
+// The check's runs' --rate and --priority: its sweep's rate and the doctor's targets.
+TEST(RateOfTheRuns, ReachesTheCheckFromItsRunOptions) {
+  const Command c = parse({"check", "--", "--rate", "44100", "--priority", "80"});
+  ASSERT_EQ(c.kind, Command::Kind::kCheck);
+  const CheckSweep k = check_sweep_options(c.check);
+  EXPECT_EQ(k.sweep.spec.rate, 44100u);
+  EXPECT_EQ(k.jackd_priority, 80);
+  EXPECT_EQ(check_sweep_options(parse({"check", "--", "--rate=22050"}).check).sweep.spec.rate,
+            22050u);
+  const CheckSweep d = check_sweep_options(parse({"check"}).check);
+  EXPECT_EQ(d.sweep.spec.rate, 48000u);
+  EXPECT_EQ(d.jackd_priority, 70);
+  EXPECT_NE(k.sweep.spec.name, d.sweep.spec.name);
+  EXPECT_EQ(usage_error({"check", "--", "--dsp-load", "5"}), "");  // refused when the check runs
+  EXPECT_THROW(check_sweep_options(parse({"check", "--", "--dsp-load", "5"}).check), Error);
 }
 
 TEST(Options, MessagesAreOneLine) {
