@@ -105,7 +105,7 @@ for page in "$@"; do
   fi
   text=$(MANWIDTH=80 man -l "$page" 2>&1) || fail "man -l $page failed"
   grep -q "^NAME" <<<"$text" || fail "man -l $page: no NAME section"
-  # The examples come from the --help footers (engine/app/cli.cpp), not xrunlab-client's.
+  # The examples come from the --help footers (engine/app/cli/*_cli.cpp), not xrunlab-client's.
   [[ $name == xrunlab-client ]] || grep -q "^EXAMPLES" <<<"$text" ||
     fail "man -l $page: no EXAMPLES section"
   grep -q "^SEE ALSO" <<<"$text" || fail "man -l $page: no SEE ALSO section"
