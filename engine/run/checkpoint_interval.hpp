@@ -5,11 +5,11 @@
 // but appends to seconds.jsonl only the per-second rows since the last checkpoint, and drops
 // them from memory (engine/report/seconds_file.hpp): its cost does not grow with the run's
 // length but with what the run's bounded lists hold (once the first 10000 xrun events and
-// glitches are listed, run.json is megabytes: about 20 MB of JSON nodes, engine/run/run.cpp).
+// glitches are listed, run.json is megabytes: about 20 MB of JSON nodes).
 // The interval is a sixtieth of the time measured so far, at least 5 s and at most 60 s: a
 // kill -9 loses at most 60 s or 1/60 of the run, and a long run whose lists are full formats
 // that run.json at most once a minute. The first checkpoint comes 1.5 s into the window, once
-// the clients have sent their first second (engine/run/run.cpp). Non-realtime.
+// the clients have sent their first second (engine/run/measurement_loop.hpp). Non-realtime.
 #include <algorithm>
 #include <cstdint>
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "engine/base/errors.hpp"
@@ -204,6 +205,32 @@ void ClientFleet::stop(milliseconds clean) noexcept {
 
 void ClientFleet::kill_all() noexcept {
   for (Child& c : children_) c.signal(SIGKILL);
+}
+
+double calibrate_dsp(const FleetSpec& f, uint32_t rate, uint32_t frames, std::string* problem) {
+  if (f.dsp_load_pct <= 0) return 0;
+  ClientArgs a;
+  a.ports = f.common.ports;
+  a.calibrate_rate = rate;
+  a.calibrate_frames = frames;
+  SpawnSpec spec;
+  spec.argv = {f.binary};
+  for (std::string& arg : to_argv(a)) spec.argv.push_back(std::move(arg));
+  spec.cgroup_procs = f.cgroup_procs;
+  spec.cpus = f.cpus;
+  const std::string line = first_stdout_line(spec, std::chrono::milliseconds(10000));
+  double ns = 0;
+  try {
+    ns = nlohmann::json::parse(line).at("ns_per_stage").get<double>();
+  } catch (const std::exception&) {
+    ns = 0;
+  }
+  if (!(ns > 0)) {
+    *problem = "the DSP calibration (" + f.binary + " --calibrate) printed '" + line +
+               "': every client calibrates itself instead";
+    return 0;
+  }
+  return ns;
 }
 
 }  // namespace xrunlab

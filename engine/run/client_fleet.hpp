@@ -53,6 +53,13 @@ ClientArgs client_args(const FleetSpec& f, int index);
 // Its full argv: the binary, then to_argv(client_args(f, index)).
 std::vector<std::string> client_argv(const FleetSpec& f, int index);
 
+// The DSP stage's cost in ns, measured once before the clients start by `f.binary --calibrate`
+// in their cgroup and on their CPUs (at `rate` and `frames`): every client then does the same
+// work, and N clients do not calibrate at once on a few CPUs (each slowed by the others: 2x
+// apart on 64 clients, and 3 s of CPU). 0 when there is no DSP work; 0 and `problem` set when
+// the calibration failed (each client then calibrates itself).
+double calibrate_dsp(const FleetSpec& f, uint32_t rate, uint32_t frames, std::string* problem);
+
 class ClientFleet {
  public:
   // Spawns every client (its output through the hub and the log filter into

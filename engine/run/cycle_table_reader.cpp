@@ -2,6 +2,7 @@
 #include "engine/run/cycle_table_reader.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,6 +259,28 @@ void CycleTableReader::poll_frames(bool final) {
     any_in_window_ = true;
   }
   next_id_ = last + 1;
+}
+
+JoinConfig cycle_join_config(bool card, const std::string& server, uint32_t rate, uint32_t frames,
+                             size_t explain, const std::vector<ClientResult>& clients) {
+  JoinConfig jc;
+  jc.rate = rate;
+  jc.frames = frames;
+  jc.card = card;
+  jc.server_wake = server + " wake-up";
+  jc.time_source =
+      card ? "the vcard's record: the interrupt is the period grid's exact boundary, jackd's "
+             "wake-up its first poll at or after it (CLOCK_MONOTONIC, 1 ns)"
+           : "no interrupt time on this backend; " + server +
+                 "'s wake-up as each cycle's first client saw it (jack_frames_since_cycle_start, "
+                 "one frame)";
+  jc.resolution_us = card ? 0.001 : 1e6 / std::max<uint32_t>(rate, 1);
+  jc.worst_keep = std::max(jc.worst_keep, explain);
+  for (const ClientResult& c : clients) {
+    jc.client_names.push_back(fmt::format("c{:02d}", c.index));
+    jc.dsp_nominal_us.push_back(c.dsp_target_us);
+  }
+  return jc;
 }
 
 }  // namespace xrunlab

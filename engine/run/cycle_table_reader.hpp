@@ -9,8 +9,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/result/cycle_join.hpp"
+#include "engine/result/result.hpp"
 #include "engine/wire/cycle_table.hpp"
 #include "engine/wire/vcard_shared.hpp"
 
@@ -56,6 +58,12 @@ class CycleTableShm {
 //     it; rows are read once a newer cycle 200 ms later has been written. A row nobody wrote
 //     between two rows of the window is a cycle in which no client ran.
 // A row overwritten by a newer lap before it was read is counted as lost, never guessed.
+// The joiner's settings for a run: `card` (the vcard's record gives each interrupt), the server
+// program that starts each cycle (jackd, pipewire), the server's rate and period, the clients in
+// chain order with their DSP targets, and at least `explain` worst cycles kept whole.
+JoinConfig cycle_join_config(bool card, const std::string& server, uint32_t rate, uint32_t frames,
+                             size_t explain, const std::vector<ClientResult>& clients);
+
 class CycleTableReader {
  public:
   CycleTableReader(const CycleTableShm& table, const vcard::Shm* card, JoinConfig config);

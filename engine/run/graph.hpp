@@ -2,8 +2,8 @@
 #pragma once
 // The run's graph: system:capture -> c1 -> c2 -> ... -> cN -> system:playback on every port, and
 // the card's period marker to each client's clock input. What to connect is a pure function
-// (tested without JACK); the clients make the connections into their own ports (engine/run/run.cpp
-// hands them out) and read the connections of their ports back.
+// (tested without JACK); the clients make the connections into their own ports
+// (engine/run/wiring.cpp hands them out) and read the connections of their ports back.
 // Non-realtime.
 #include <cstddef>
 #include <functional>

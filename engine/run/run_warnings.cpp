@@ -2,6 +2,9 @@
 #include "engine/run/run_warnings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace xrunlab {
 
@@ -143,6 +146,27 @@ std::vector<std::string> audio_match_warnings(const RunResult& r) {
   if (!r.audio) return {};
   std::vector<std::string> out = match_lines(r);
   if (std::string note = pipewire_glitch_note(r); !note.empty()) out.push_back(std::move(note));
+  return out;
+}
+
+std::vector<std::string> reclaim_warnings(const ReclaimResult& rr) {
+  std::vector<std::string> out;
+  if (!rr.reclaimed.empty()) {
+    out.push_back(fmt::format("freed {} JACK registry slot(s) held by dead xrunlab servers: {}",
+                              rr.reclaimed.size(), fmt::join(rr.reclaimed, ", ")));
+  }
+  if (!rr.removed_files.empty()) {
+    constexpr size_t kNamed = 4;
+    const std::vector<std::string> named(
+        rr.removed_files.begin(), rr.removed_files.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                 kNamed, rr.removed_files.size())));
+    out.push_back(fmt::format(
+        "removed {} /dev/shm file(s) (semaphores, sockets, card records, cycle tables) of dead "
+        "xrunlab servers: {}{}",
+        rr.removed_files.size(), fmt::join(named, ", "),
+        rr.removed_files.size() > kNamed ? ", ..." : ""));
+  }
+  if (!rr.warning.empty()) out.push_back(rr.warning);
   return out;
 }
 

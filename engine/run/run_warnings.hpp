@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/jack/jack_registry.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -19,5 +20,10 @@ std::vector<std::string> count_warnings(const RunResult& r);
 // After finalize() matched glitches with xruns: audible glitches no xrun explains, and xruns
 // nobody heard on the checked port.
 std::vector<std::string> audio_match_warnings(const RunResult& r);
+
+// What freeing dead xrunlab servers' leftovers did (JACK registry slots, /dev/shm files), as
+// warnings: a run that had to clean up after an earlier one says so. The first 4 files are
+// named.
+std::vector<std::string> reclaim_warnings(const ReclaimResult& rr);
 
 }  // namespace xrunlab

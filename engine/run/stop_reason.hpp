@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Why a run's measurement window ended before its planned end, and the exit code that follows.
-// engine/run/run.cpp asks each part in turn (Runner::stop_reason) and ends the window at the
-// first that answers. Pure; non-realtime.
+// engine/run/runner_window.cpp asks each part in turn (Runner::stop_reason) and ends the window at
+// the first that answers. Pure; non-realtime.
+#include <fmt/format.h>
+
 #include <string>
 
 #include "engine/base/errors.hpp"
@@ -45,6 +47,28 @@ inline ExitCode exit_code_for(StopKind kind, bool runaway_tripped) {
       break;
   }
   return runaway_tripped ? ExitCode::kClientsFailed : ExitCode::kRunFailed;
+}
+
+// How a window that has ended went: run.json's status and status_detail, and the exit code.
+// `bad_end`: an audio thread found out of its class at the window's end ("" none);
+// `seconds_ran`: the window's length.
+struct WindowVerdict {
+  std::string status;  // "completed", "interrupted" or "failed"
+  std::string detail;
+  ExitCode code = ExitCode::kOk;
+};
+
+inline WindowVerdict window_verdict(const StopReason& reason, const std::string& bad_end,
+                                    bool runaway_tripped, double seconds_ran) {
+  if (reason.kind == StopKind::kInterrupted) {
+    return {"interrupted", fmt::format("stopped by a signal after {:.1f} s", seconds_ran),
+            exit_code_for(reason.kind, runaway_tripped)};
+  }
+  if (reason.stopped()) {
+    return {"failed", reason.detail, exit_code_for(reason.kind, runaway_tripped)};
+  }
+  if (!bad_end.empty()) return {"failed", "at the end: " + bad_end, ExitCode::kRunFailed};
+  return {"completed", "", ExitCode::kOk};
 }
 
 }  // namespace xrunlab

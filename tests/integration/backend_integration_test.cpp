@@ -198,8 +198,8 @@ class AttachTest : public ::testing::Test {
 // A client keeps its JACK client open after its server has gone, until the engine closes its
 // stdin. jackd's own close still writes to every client's socket after its shutdown notice,
 // with its signals unblocked: a client that exits at the notice lets jackd die of SIGPIPE in
-// its close, leaving its shared memory and JACK's metadata database (engine/run/run.cpp
-// stop_all; kill9-trials found it after 7 of 34 runs that ended by themselves).
+// its close, leaving its shared memory and JACK's metadata database (engine/run/runner_stop.cpp
+// Runner::stop_all; kill9-trials found it after 7 of 34 runs that ended by themselves).
 TEST_F(AttachTest, AClientOutlivesItsServerUntilItsStdinCloses) {
   const std::string name = name_ + "-c01";
   SpawnSpec s;

@@ -132,4 +132,24 @@ TEST(AudioMatchWarnings, UnderPipewireGlitchesWithoutXrunCallbacksAreExplainedBy
   EXPECT_TRUE(audio_match_warnings(r).empty());
 }
 
+TEST(RunWarnings, WhatWasFreedAfterDeadServersIsSaidWithTheFirstFourFilesNamed) {
+  EXPECT_TRUE(reclaim_warnings({}).empty());
+  ReclaimResult rr;
+  rr.reclaimed = {"xrunlab-1-0", "xrunlab-2-0"};
+  rr.removed_files = {"a", "b", "c", "d", "e"};
+  rr.warning = "cannot read /dev/shm";
+  const std::vector<std::string> w = reclaim_warnings(rr);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0],
+            "freed 2 JACK registry slot(s) held by dead xrunlab servers: xrunlab-1-0, "
+            "xrunlab-2-0");
+  EXPECT_EQ(w[1],
+            "removed 5 /dev/shm file(s) (semaphores, sockets, card records, cycle tables) "
+            "of dead xrunlab servers: a, b, c, d, ...");
+  EXPECT_EQ(w[2], "cannot read /dev/shm");
+  rr.removed_files.resize(4);
+  const std::string four = reclaim_warnings(rr)[1];
+  EXPECT_EQ(four.substr(four.size() - 19), "servers: a, b, c, d") << "no ... after all four";
+}
+
 }  // namespace xrunlab

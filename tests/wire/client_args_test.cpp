@@ -190,7 +190,7 @@ TEST(ClientArgs, WritesTheEnginesSpellings) {
                                                   "FIFO:70", "--reference", "dll"}));
 }
 
-// The command line the engine builds by hand today (engine/run/run.cpp) is accepted as it is,
+// The command line the engine builds (engine/run/client_fleet.cpp) is accepted as it is,
 // including options given at their default value.
 TEST(ClientArgs, AcceptsTheEnginesHandBuiltArgv) {
   const Parsed p = parse({"--server",         "xrunlab-99-1",
