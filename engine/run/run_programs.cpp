@@ -40,7 +40,7 @@ RunPrograms find_run_programs(const RunOptions& o, bool starts_jackd, const std:
                     "': build it (cmake --build build), reinstall xrunlab or pass "
                     "--client-binary PATH");
   }
-  if (o.baseline == "cyclictest") {
+  if (o.baseline == BaselineTool::kCyclictest) {
     const auto cyclictest = find_program("cyclictest");
     if (!cyclictest) {
       throw Error(ExitCode::kMissingProgram,
