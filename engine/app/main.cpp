@@ -47,7 +47,9 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
   c.name = r.spec.value("label", std::string("run"));
   c.classname = "xrunlab.run";
   c.seconds = r.seconds_ran;
-  if (r.status != "completed") c.error = r.status + ": " + r.status_detail;
+  if (r.status != RunStatus::kCompleted) {
+    c.error = std::string(run_status_name(r.status)) + ": " + r.status_detail;
+  }
   bool failed = false;
   for (const Threshold& t : cmd.fail_if) {
     c.checks.push_back(check_threshold(t, run_metric(run, t.metric)));
@@ -116,7 +118,7 @@ int main(int argc, char** argv) {
     std::printf("\nResults: %s\n", out.run_dir.c_str());
     std::fflush(stdout);
     if (out.code != ExitCode::kOk) {
-      std::fprintf(stderr, "xrunlab: %s: %s\n", out.result.status.c_str(),
+      std::fprintf(stderr, "xrunlab: %s: %s\n", run_status_name(out.result.status),
                    out.result.status_detail.c_str());
     }
     const int code = check_run_thresholds(cmd, out.result, out.run_dir);

@@ -15,7 +15,7 @@
 namespace xrunlab {
 namespace {
 
-constexpr const char* kKilled = "killed";
+constexpr const char* kKilled = run_status_name(RunStatus::kKilled);
 
 // The checkpoint's files, as the model, or nothing when they are not all there and readable.
 std::optional<RunResult> load_checkpoint(const std::string& dir) {
@@ -44,10 +44,7 @@ bool set_summary_status(const std::string& run_dir, const std::string& status,
   }
   size_t end = text->find('\n', begin);
   end = end == std::string::npos ? text->size() : end + 1;
-  RunResult only_status;
-  only_status.status = status;
-  only_status.status_detail = detail;
-  const std::string line = summary_field_line("Status", summary_status_text(only_status));
+  const std::string line = summary_field_line("Status", summary_status_text(status, detail));
   if (text->compare(begin, end - begin, line) == 0) return false;
   write_run_files(run_dir, {{"summary.txt", text->substr(0, begin) + line + text->substr(end)}});
   return true;
@@ -60,8 +57,8 @@ std::string string_member(const nlohmann::json& j, const char* name) {
 }  // namespace
 
 bool is_final_status(const std::string& status) {
-  return status == "completed" || status == "failed" || status == "interrupted" ||
-         status == kKilled;
+  const std::optional<RunStatus> s = parse_run_status(status);
+  return s && is_final(*s);
 }
 
 std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
@@ -108,7 +105,7 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
     r->started_utc = k.started_utc;
     finalize(*r);
   }
-  r->status = kKilled;
+  r->status = RunStatus::kKilled;
   r->status_detail = k.detail;
   r->ended_utc = utc_now_iso();
   write_run_files(run_dir, render_run_files(*r));

@@ -672,8 +672,12 @@ std::optional<SummaryLine> parse_line(std::string_view line) {
 }  // namespace
 
 std::string summary_status_text(const RunResult& r) {
-  std::string s = " " + one_line(r.status);
-  if (!r.status_detail.empty()) s += " (" + one_line(r.status_detail) + ")";
+  return summary_status_text(run_status_name(r.status), r.status_detail);
+}
+
+std::string summary_status_text(const std::string& status, const std::string& detail) {
+  std::string s = " " + one_line(status);
+  if (!detail.empty()) s += " (" + one_line(detail) + ")";
   return s;
 }
 

@@ -40,6 +40,8 @@ std::string format_summary(const RunResult& r);
 
 // The Status line's value: " status (detail)", each made one line.
 std::string summary_status_text(const RunResult& r);
+// The same for a status and detail given as text (a run.json read only in part).
+std::string summary_status_text(const std::string& status, const std::string& detail);
 
 // One "label . . . : value" line with a leading space and '\n': the label, one space, then
 // ". " leaders up to the colon column. A label too long for the column gets " :" right after

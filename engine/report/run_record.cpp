@@ -285,7 +285,7 @@ RunRecord record_of(const RunResult& r) {
   rec.definitions = r.jack_test.definitions.empty() ? "callback-delay" : r.jack_test.definitions;
   rec.label = json_text(r.spec, "label");
   rec.started_utc = r.started_utc;
-  rec.status = r.status;
+  rec.status = run_status_name(r.status);
   rec.policy = r.scheduling;
   rec.host = json_text(r.host, "hostname");
   if (r.host.is_object())

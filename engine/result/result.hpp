@@ -10,6 +10,7 @@
 
 #include "engine/result/cycle_hops.hpp"
 #include "engine/result/histogram.hpp"
+#include "engine/result/run_status.hpp"
 #include "engine/result/xrun_cycles.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
@@ -228,8 +229,7 @@ struct RunResult {
       nlohmann::json::object();  // Backend::describe(): the card, its reference, its own record
   bool driver_xruns_reach_monitor = false;  // see Backend::driver_xruns_reach_monitor
   std::string started_utc, ended_utc;
-  std::string status =
-      "running";  // running | incomplete (checkpoint) | completed | interrupted | failed
+  RunStatus status = RunStatus::kRunning;  // every state: engine/result/run_status.hpp
   std::string status_detail;
   int exit_code = 0;
 

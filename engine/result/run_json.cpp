@@ -342,7 +342,7 @@ json to_json(const RunResult& r) {
         {"graph", graph}}},
       {"started_utc", r.started_utc},
       {"ended_utc", r.ended_utc},
-      {"status", r.status},
+      {"status", run_status_name(r.status)},
       {"status_detail", r.status_detail},
       {"exit_code", r.exit_code},
       {"scheduling",
@@ -467,6 +467,20 @@ struct Value<std::string> {
   static std::string of(const in_json& v, const std::string& path) {
     if (!v.is_string()) refuse(path, "a string", v);
     return v.get<std::string>();
+  }
+};
+
+template <>
+struct Value<RunStatus> {
+  static RunStatus of(const in_json& v, const std::string& path) {
+    if (!v.is_string()) refuse(path, "a string", v);
+    const std::optional<RunStatus> s = parse_run_status(v.get_ref<const std::string&>());
+    if (!s) {
+      throw Refused{fmt::format("'{}' is not a run status ({}; it is '{}')", path,
+                                "running, incomplete, completed, interrupted, failed or killed",
+                                v.get<std::string>())};
+    }
+    return *s;
   }
 };
 

@@ -20,17 +20,17 @@ class ShownIncomplete {
  public:
   ShownIncomplete(RunResult& r, const char* detail, std::optional<double> seconds_ran)
       : r_(r),
-        status_(std::move(r.status)),
+        status_(r.status),
         detail_(std::move(r.status_detail)),
         ended_(std::move(r.ended_utc)),
         seconds_(r.seconds_ran) {
-    r.status = "incomplete";
+    r.status = RunStatus::kIncomplete;
     r.status_detail = detail;
     r.ended_utc = utc_now_iso();
     if (seconds_ran) r.seconds_ran = *seconds_ran;
   }
   ~ShownIncomplete() {
-    r_.status = std::move(status_);
+    r_.status = status_;
     r_.status_detail = std::move(detail_);
     r_.ended_utc = std::move(ended_);
     r_.seconds_ran = seconds_;
@@ -40,7 +40,8 @@ class ShownIncomplete {
 
  private:
   RunResult& r_;
-  std::string status_, detail_, ended_;
+  RunStatus status_;
+  std::string detail_, ended_;
   double seconds_;
 };
 

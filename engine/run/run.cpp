@@ -152,7 +152,8 @@ void Runner::finish(const std::exception* failure) {
   if (failure != nullptr) {
     // Nothing measured yet (or the setup broke): the logs are kept and the failure reported.
     const auto* err = dynamic_cast<const Error*>(failure);
-    r.status = err != nullptr && err->code() == ExitCode::kInterrupted ? "interrupted" : "failed";
+    r.status = err != nullptr && err->code() == ExitCode::kInterrupted ? RunStatus::kInterrupted
+                                                                       : RunStatus::kFailed;
     r.status_detail = failure->what();
   } else {
     fleet_.name_abnormal_ends(r);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/base/errors.hpp"
+#include "engine/result/run_status.hpp"
 
 namespace xrunlab {
 
@@ -53,7 +54,7 @@ inline ExitCode exit_code_for(StopKind kind, bool runaway_tripped) {
 // `bad_end`: an audio thread found out of its class at the window's end ("" none);
 // `seconds_ran`: the window's length.
 struct WindowVerdict {
-  std::string status;  // "completed", "interrupted" or "failed"
+  RunStatus status = RunStatus::kCompleted;  // completed, interrupted or failed
   std::string detail;
   ExitCode code = ExitCode::kOk;
 };
@@ -61,14 +62,16 @@ struct WindowVerdict {
 inline WindowVerdict window_verdict(const StopReason& reason, const std::string& bad_end,
                                     bool runaway_tripped, double seconds_ran) {
   if (reason.kind == StopKind::kInterrupted) {
-    return {"interrupted", fmt::format("stopped by a signal after {:.1f} s", seconds_ran),
+    return {RunStatus::kInterrupted, fmt::format("stopped by a signal after {:.1f} s", seconds_ran),
             exit_code_for(reason.kind, runaway_tripped)};
   }
   if (reason.stopped()) {
-    return {"failed", reason.detail, exit_code_for(reason.kind, runaway_tripped)};
+    return {RunStatus::kFailed, reason.detail, exit_code_for(reason.kind, runaway_tripped)};
   }
-  if (!bad_end.empty()) return {"failed", "at the end: " + bad_end, ExitCode::kRunFailed};
-  return {"completed", "", ExitCode::kOk};
+  if (!bad_end.empty()) {
+    return {RunStatus::kFailed, "at the end: " + bad_end, ExitCode::kRunFailed};
+  }
+  return {RunStatus::kCompleted, "", ExitCode::kOk};
 }
 
 }  // namespace xrunlab

@@ -22,7 +22,7 @@ std::string realistic_run_json() {
   RunResult r;
   r.schema_version = 1;
   r.spec = {{"label", "bench"}};
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   r.clients = 14;
   r.ports = 4;
   r.frames = 64;

@@ -22,7 +22,7 @@ using testing_support::read_text_or_empty;
 
 void write_folder(const std::string& dir, RunResult r, const std::string& status) {
   finalize(r);
-  r.status = status;
+  r.status = *parse_run_status(status);
   r.status_detail = status == "incomplete" ? "checkpoint during the run" : "";
   write_run_files(dir, render_run_files(r));
 }
@@ -63,7 +63,7 @@ TEST(RunStatus, AFinalStatusStaysAndItsSummaryFollowsIt) {
   // Killed between run.json and summary.txt: the checkpoint's summary is written again.
   RunResult r = testing_support::sample_result();
   finalize(r);
-  r.status = "incomplete";
+  r.status = RunStatus::kIncomplete;
   for (const RunFile& f : render_run_files(r)) {
     if (f.name == "summary.txt") write_run_files(dir.str(), {f});
   }
@@ -81,7 +81,7 @@ TEST(RunStatus, KilledBeforeTheFinalRunJsonItsStatusLineSaysKilledToo) {
   RunResult start = testing_support::sample_result();
   start.client_results.clear();
   finalize(start);
-  start.status = "incomplete";
+  start.status = RunStatus::kIncomplete;
   for (const RunFile& f : render_checkpoint_files(start)) {
     if (f.name == "run.json") write_run_files(dir.str(), {f});
   }
@@ -108,7 +108,7 @@ TEST(RunStatus, AFinalStatusBesideAnUnreadableFolderStillSetsTheStatusLine) {
   write_folder(dir.str(), testing_support::sample_result(), "completed");
   RunResult r = testing_support::sample_result();
   finalize(r);
-  r.status = "incomplete";
+  r.status = RunStatus::kIncomplete;
   for (const RunFile& f : render_run_files(r)) {
     if (f.name == "summary.txt") write_run_files(dir.str(), {f});
   }

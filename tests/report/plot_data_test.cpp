@@ -23,7 +23,7 @@ RunResult plotted_result() {
   RunResult r;
   r.spec = {{"label", "fifo-3"}};
   r.backend = {{"name", "dummy"}};
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   r.clients = 3;
   r.ports = 2;
   r.frames = 256;
@@ -72,7 +72,7 @@ TEST(PlotTitle, FromTheModel) {
   EXPECT_EQ(plot_title(r), "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed");
   r.spec = nullptr;
   r.backend = {{"name", "vcard"}};
-  r.status = "incomplete";
+  r.status = RunStatus::kIncomplete;
   EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, vcard, incomplete");
   r.backend = json::object();  // a result that names no backend: from before --backend
   EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, incomplete");

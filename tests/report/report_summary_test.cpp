@@ -161,7 +161,7 @@ TEST(FormatSummary, RoundTripGivesTheNumbers) {
 
 TEST(FormatSummary, MissingValuesAndEmptyRun) {
   RunResult r;
-  r.status = "interrupted";
+  r.status = RunStatus::kInterrupted;
   finalize(r);
   const std::string text = format_summary(r);
   const auto f = parse_summary(text);
@@ -182,7 +182,7 @@ TEST(FormatSummary, MissingValuesAndEmptyRun) {
 // stream started on the virtual card (9087358 usecs was printed as a maximum there).
 TEST(FormatSummary, DriverXrunDurationOnlyWhereItMeansOne) {
   RunResult r;
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   r.xruns.log_driver_xruns = 3;
   r.xruns.log_driver_max_delay_us = 9087358.0;
   finalize(r);
@@ -216,7 +216,7 @@ TEST(FormatSummary, LogLinesDroppedSaysWhenRepeatedXrunLinesWereCut) {
 
 TEST(FormatSummary, UnderPipewireNoLineIsNamedAfterJack2OrJackd) {
   RunResult r;
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   r.backend = {{"name", "pipewire"}};
   r.jack_test.definitions = "jack1-rules";
   r.xruns.monitor_events = 2;
@@ -248,7 +248,7 @@ std::string without_newline(std::string s) {
 // states run.json's affinity.verified can have.
 TEST(FormatSummary, CpuAffinityLineSaysTheSetsAndWhatWasVerified) {
   RunResult r;
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   finalize(r);
   EXPECT_EQ(format_summary(r).find("CPU affinity"), std::string::npos) << "null: no line";
   auto line = [&](const nlohmann::json& affinity) {
@@ -286,7 +286,7 @@ TEST(FormatSummary, CpuAffinityLineSaysTheSetsAndWhatWasVerified) {
 // Lists that hold only the first events: the counts taken from them say so, with the totals.
 TEST(FormatSummary, CountsFromCutListsSayWhatTheyCover) {
   RunResult r;
-  r.status = "completed";
+  r.status = RunStatus::kCompleted;
   for (int i = 0; i < 4; ++i) r.xruns.events.push_back({1.0 + i, 0, 1});
   r.xruns.monitor_events = 38037;
   AudioResult a;

@@ -39,7 +39,7 @@ TEST(CheckpointWriter, TheStartingFilesSayIncompleteAndTheResultKeepsItsStatus) 
   EXPECT_TRUE(std::filesystem::exists(dir.file("summary.txt")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("histogram.csv")));
   EXPECT_EQ(read_text(dir.file("seconds.jsonl")), seconds_file_header());
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_EQ(r.status_detail, "client 2 exited with status 1");
   EXPECT_EQ(r.ended_utc, "");
 }
@@ -56,7 +56,7 @@ TEST(CheckpointWriter, ACheckpointMovesTheRowsToDiskAndEveryRowComesBackAtTheEnd
   const CheckpointFiles files = w.render(r, 2.5);
   EXPECT_TRUE(r.system.empty()) << "the rows left memory";
   EXPECT_TRUE(r.client_results[0].seconds.empty());
-  EXPECT_EQ(r.status, "failed") << "the live status is the run's, not the checkpoint's";
+  EXPECT_EQ(r.status, RunStatus::kFailed) << "the live status is the run's, not the checkpoint's";
   EXPECT_DOUBLE_EQ(r.seconds_ran, 3.02);
   const CheckpointWrite written = w.write(files);
   EXPECT_TRUE(written.ok) << written.message;

@@ -34,23 +34,23 @@ TEST(StopReason, ATrippedWatchdogMakesAnyFailureAClientFailureButNotASignalOrAFu
 
 TEST(StopReason, TheWindowsVerdictNamesItsStatusDetailAndExitCode) {
   const WindowVerdict done = window_verdict({}, "", false, 10.0);
-  EXPECT_EQ(done.status, "completed");
+  EXPECT_EQ(done.status, RunStatus::kCompleted);
   EXPECT_EQ(done.detail, "");
   EXPECT_EQ(done.code, ExitCode::kOk);
 
   const WindowVerdict signal = window_verdict({StopKind::kInterrupted, ""}, "", false, 3.04);
-  EXPECT_EQ(signal.status, "interrupted");
+  EXPECT_EQ(signal.status, RunStatus::kInterrupted);
   EXPECT_EQ(signal.detail, "stopped by a signal after 3.0 s");
   EXPECT_EQ(signal.code, ExitCode::kInterrupted);
 
   const WindowVerdict server =
       window_verdict({StopKind::kServerEnded, "jackd exited"}, "thread moved", true, 2.0);
-  EXPECT_EQ(server.status, "failed");
+  EXPECT_EQ(server.status, RunStatus::kFailed);
   EXPECT_EQ(server.detail, "jackd exited") << "what ended the window comes first";
   EXPECT_EQ(server.code, ExitCode::kClientsFailed) << "the watchdog stopped a client";
 
   const WindowVerdict end = window_verdict({}, "c01 is SCHED_OTHER", false, 10.0);
-  EXPECT_EQ(end.status, "failed");
+  EXPECT_EQ(end.status, RunStatus::kFailed);
   EXPECT_EQ(end.detail, "at the end: c01 is SCHED_OTHER");
   EXPECT_EQ(end.code, ExitCode::kRunFailed);
 }

@@ -28,7 +28,7 @@ inline telemetry::Second second_of(int index, int64_t second, uint64_t cycles,
 // dies, so the run failed. Every number is chosen by hand; finalize() derives the totals.
 inline RunResult sample_result() {
   RunResult r;
-  r.status = "failed";
+  r.status = RunStatus::kFailed;
   r.status_detail = "client 2 exited with status 1";
   r.clients = 2;
   r.ports = 4;
