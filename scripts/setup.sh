@@ -18,7 +18,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ccache
   jackd2 libjack-jackd2-dev libasound2-dev libsndfile1-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
