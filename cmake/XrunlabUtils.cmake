@@ -27,6 +27,7 @@ function(xrunlab_library name)
   target_link_libraries(xrunlab_${name} PUBLIC ${ARG_DEPS})
   xrunlab_warnings(xrunlab_${name})
   xrunlab_sanitize(xrunlab_${name})
+  xrunlab_use_pch(xrunlab_${name} xrunlab_pch_engine)
 endfunction()
 
 # XRUNLAB_FUZZ: every object of the build gets libFuzzer's coverage instrumentation and ASan +
