@@ -13,9 +13,13 @@
 #                                      check that Depends names everything it needs (CI does
 #                                      both)
 #
-# The package is configured for /usr (multiarch libdir: /usr/lib/<triplet>/xrunlab) without the
-# tests, and with XRUNLAB_WERROR at its default (off), as a packager builds it. Exit 1 when a
-# check fails, naming it.
+# The package is made from build/, the folder scripts/setup.sh and scripts/test.sh build, when
+# that is configured as a package needs (RelWithDebInfo for /usr, multiarch libdir
+# /usr/lib/<triplet>/xrunlab, no sanitizer, no probe build of the card): nothing is compiled again, and CPack strips the
+# programs it packs. Otherwise (another prefix or build type, or no build/) it is built in
+# build-deb/ for /usr without the tests, with XRUNLAB_WERROR at its default (off), as a packager
+# builds it. Either way the .deb and what checks it are in build-deb/. Exit 1 when a check
+# fails, naming it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,19 +36,29 @@ done
 
 fail() { echo "package.sh: FAILED: $*" >&2; exit 1; }
 
-cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
-  -DXRUNLAB_TESTS=OFF -DXRUNLAB_BENCHMARKS=OFF >/dev/null
-cmake --build build-deb -j"$(nproc)"
+# build/ as scripts/test.sh configures it, or a build of its own.
+cached() { sed -n "s/^$1:[A-Z]*=//p" build/CMakeCache.txt 2>/dev/null; }
+if [ "$(cached CMAKE_INSTALL_PREFIX)" = /usr ] && [ "$(cached CMAKE_BUILD_TYPE)" = RelWithDebInfo ] &&
+   [ -z "$(cached XRUNLAB_SANITIZE)" ] && [ "$(cached XRUNLAB_FUZZ)" != ON ] &&
+   [ "$(cached XRUNLAB_VCARD_PROBE)" != ON ]; then
+  bdir=build
+else
+  bdir=build-deb
+  cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+    -DXRUNLAB_TESTS=OFF -DXRUNLAB_BENCHMARKS=OFF >/dev/null
+fi
+cmake --build "$bdir" -j"$(nproc)"
+mkdir -p build-deb
 rm -f build-deb/xrunlab_*.deb
-(cd build-deb && cpack -G DEB >/dev/null)
+cpack --config "$bdir/CPackConfig.cmake" -B "$PWD/build-deb" -G DEB >/dev/null
 debs=(build-deb/xrunlab_*.deb)
 [ -f "${debs[0]}" ] || fail "cpack made no build-deb/xrunlab_*.deb"
 deb="${debs[0]}"
-echo "package.sh: built $deb"
+echo "package.sh: built $deb from $bdir/"
 
 # ---- metadata ----------------------------------------------------------------------------------
 field() { dpkg-deb --field "$deb" "$1"; }
-version=$(build-deb/bin/xrunlab --version | awk '{print $NF}')
+version=$("$bdir"/bin/xrunlab --version | awk '{print $NF}')
 [ "$(field Package)" = xrunlab ] || fail "Package is '$(field Package)', not xrunlab"
 [ "$(field Version)" = "$version" ] ||
   fail "Version is '$(field Version)' but xrunlab --version says '$version'"
@@ -97,6 +111,14 @@ if grep -v -q -E ' \./(usr(/.*)?)?$' <<<"$contents"; then
   fail "the package has files outside /usr: $(grep -v -E ' \./(usr(/.*)?)?$' <<<"$contents")"
 fi
 if grep -q -E '_test$|_bench$' <<<"$contents"; then fail "the package holds test programs"; fi
+# The programs stripped (CPACK_STRIP_FILES): the build's debug information stays in the build.
+unpacked=$(mktemp -d)
+dpkg-deb -x "$deb" "$unpacked"
+for p in usr/bin/xrunlab usr/libexec/xrunlab/xrunlab-client usr/libexec/xrunlab/xrunlab-load \
+         usr/libexec/xrunlab/xrunlab-janitor "usr/lib/$triplet/xrunlab/libasound_module_pcm_xrunlab.so"; do
+  file -b "$unpacked/$p" | grep -q ', stripped' || { rm -rf "$unpacked"; fail "/$p is not stripped"; }
+done
+rm -rf "$unpacked"
 echo "package.sh: metadata and contents as expected ($(wc -l <<<"$contents") entries)"
 
 # ---- a minimal Debian 12 with nothing but the package and what it depends on ---------------------

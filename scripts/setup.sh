@@ -43,7 +43,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}"
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXRUNLAB_WERROR=ON >/dev/null
+# For /usr, as the .deb installs it, so scripts/package.sh packs this build instead of compiling
+# another (`cmake --install build --prefix DIR` installs anywhere: the programs find their
+# files relative to their own folder).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+  -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 if [ "$demo" = 1 ]; then

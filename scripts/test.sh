@@ -19,7 +19,11 @@ else
     tr '\n' '\0' | xargs -0 clang-format --dry-run --Werror
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXRUNLAB_WERROR=ON >/dev/null
+# For /usr, as the .deb installs it, so scripts/package.sh packs this build instead of compiling
+# another (`cmake --install build --prefix DIR` installs anywhere: the programs find their
+# files relative to their own folder).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+  -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread -DXRUNLAB_WERROR=ON \
