@@ -37,4 +37,7 @@ build/bin/callback_bench --benchmark_min_time=0.05 --benchmark_filter=BM_Bookkee
 
 scripts/fuzz.sh 10
 
-ctest --test-dir build --output-on-failure
+# The unit tests side by side, $jobs at a time; every integration test alone (RUN_SERIAL in
+# tests/CMakeLists.txt: real jackd runs under realtime scheduling share the cores, and some
+# assert exact counts), as do the unit tests that hold a machine-wide resource (RESOURCE_LOCK).
+ctest --test-dir build --output-on-failure -j "$jobs"
