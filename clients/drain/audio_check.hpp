@@ -45,7 +45,7 @@ class AudioCheck {
   // record_dir "" = no recording. Throws std::runtime_error naming the file it cannot create.
   AudioCheck(int index, uint32_t rate, const std::string& record_dir, Emit emit,
              AudioCheckSetup setup = {});
-  ~AudioCheck();
+  ~AudioCheck();  // NOLINT(bugprone-exception-escape): see the definition
   AudioCheck(const AudioCheck&) = delete;
   AudioCheck& operator=(const AudioCheck&) = delete;
 

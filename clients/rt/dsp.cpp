@@ -57,6 +57,7 @@ Calibration calibrate(int ports, uint32_t rate, uint32_t nframes, double target_
     for (uint32_t i = 0; i < nframes; ++i) b[i] = std::sin(0.01f * static_cast<float>(i));
   }
   std::vector<float*> ptrs;
+  ptrs.reserve(buffers.size());
   for (auto& b : buffers) ptrs.push_back(b.data());
   double best_ns = 1e30;
   for (int t = 0; t < kTrials; ++t) {

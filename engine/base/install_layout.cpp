@@ -35,14 +35,14 @@ std::string build_tree_plugin(const std::string& exe_dir) {
 }  // namespace
 
 std::string helper_program_path(const std::string& exe_dir, const std::string& name) {
-  const std::string beside = exe_dir + "/" + name;
+  std::string beside = exe_dir + "/" + name;
   if (is_file(beside)) return beside;
   return normal(exe_dir + "/" + kBinToLibexec + "/" + name);
 }
 
 std::string vcard_plugin_path(const std::string& exe_dir) {
-  if (const std::string p = installed_plugin(exe_dir); is_file(p)) return p;
-  if (const std::string p = build_tree_plugin(exe_dir); is_file(p)) return p;
+  if (std::string p = installed_plugin(exe_dir); is_file(p)) return p;
+  if (std::string p = build_tree_plugin(exe_dir); is_file(p)) return p;
   return "";
 }
 

@@ -6,7 +6,9 @@
 namespace xrunlab {
 
 std::string duration_text(double s) {
-  const auto total = static_cast<long>(s + 0.5);
+  // A duration is never negative, and for one that is not, + 0.5 and truncating rounds to the
+  // nearest second.
+  const auto total = static_cast<long>(s + 0.5);  // NOLINT(bugprone-incorrect-roundings)
   if (total < 60) return fmt::format("{} s", total);
   if (total < 3600) return fmt::format("{} min {:02d} s", total / 60, total % 60);
   return fmt::format("{} h {:02d} min", total / 3600, (total % 3600) / 60);

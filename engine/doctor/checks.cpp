@@ -238,6 +238,7 @@ CheckResult cpu_governor(const SystemSnapshot& s) {
   std::map<std::string, std::vector<int>> by_gov;
   for (const auto& [cpu, gov] : s.governors) by_gov[gov].push_back(cpu);
   std::vector<std::string> parts;
+  parts.reserve(by_gov.size());
   for (const auto& [gov, cpus] : by_gov) {
     parts.push_back(fmt::format("{} on {} CPU{}", gov, cpus.size(), cpus.size() == 1 ? "" : "s"));
   }

@@ -24,13 +24,13 @@ namespace {
 // JACK2 common/shm.h and shm.c (1.9.x, POSIX shm, non-Apple).
 constexpr uint32_t kMagic = 0x4a41434b;  // "JACK"
 constexpr size_t kMaxServers = 8;
-constexpr size_t kNameSize = 256 + 1;    // JACK_SERVER_NAME_SIZE + 1
-constexpr size_t kHeaderFields = 6 * 4;  // magic, protocol, type, size, hdr_len, entry_len
+constexpr size_t kNameSize = 256 + 1;            // JACK_SERVER_NAME_SIZE + 1
+constexpr size_t kHeaderFields = size_t{6} * 4;  // magic, protocol, type, size, hdr_len, entry_len
 constexpr size_t kEntrySize = (sizeof(int32_t) + kNameSize + 3) / 4 * 4;  // pid_t + name, aligned
 constexpr size_t kHeaderLen = kHeaderFields + kMaxServers * kEntrySize;
 constexpr size_t kMaxSegments = 256;  // MAX_SHM_ID
 // jack_shm_registry_t: int16_t index, pid_t allocator, int32 size, char id[255] (POSIX), aligned.
-constexpr size_t kSegmentEntrySize = (4 + 4 + 4 + 255 + 3) / 4 * 4;
+constexpr size_t kSegmentEntrySize = size_t{4 + 4 + 4 + 255 + 3} / 4 * 4;
 constexpr size_t kSegmentIdOffset = 12, kSegmentIdSize = 255;
 constexpr key_t kSemaphoreKey = 0x282929;  // JACK_SEMAPHORE_KEY
 

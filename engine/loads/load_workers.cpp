@@ -21,7 +21,7 @@ namespace xrunlab::load_tool {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kNetChunk = 64 * 1024;
+constexpr size_t kNetChunk = size_t{64} * 1024;
 
 // Called in a forked worker only: records why it stops and exits.
 [[noreturn]] void worker_fail(Slot& slot, const std::string& what, int err) {

@@ -759,7 +759,7 @@ std::string write_compare_data(const std::vector<RunRecord>& runs, const std::st
     }
     ++group;
   }
-  const std::string path = (std::filesystem::path(dir) / "compare_runs.csv").string();
+  std::string path = (std::filesystem::path(dir) / "compare_runs.csv").string();
   write_output_file(path, out);
   return path;
 }

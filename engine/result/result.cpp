@@ -189,7 +189,7 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
 }
 
 void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
-                          const FrameCycleMap& frames, const XrunReports& in,
+                          const FrameCycleMap& frames, const XrunReports& reports,
                           const SettledXruns* settled) {
   XrunCycles& x = r.xrun_cycles;
   x = XrunCycles{};
@@ -202,7 +202,8 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
     x.events += settled->events;
   }
 
-  SourceTally m = tally_arrival_cycles(runs, in.monitor_cycles, in.monitor_cut, r.period_us / 1e3);
+  SourceTally m =
+      tally_arrival_cycles(runs, reports.monitor_cycles, reports.monitor_cut, r.period_us / 1e3);
   if (settled != nullptr) m = merge_tallies(settled->monitor, settled->last_t_s, m);
   m.key = "monitor";
   // PipeWire's JACK: its own callbacks (at most one per cycle) and no xrun log at all.
@@ -217,7 +218,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
   x.sources.push_back(std::move(m));
 
   if (!pipewire) {
-    SourceTally l = tally_arrival_times(runs, in.log_t_s, in.log_cut);
+    SourceTally l = tally_arrival_times(runs, reports.log_t_s, reports.log_cut);
     if (settled != nullptr) l = merge_tallies(settled->log, settled->last_t_s, l);
     l.key = "jackd_log";
     l.label = "jackd's log (xrun lines)";

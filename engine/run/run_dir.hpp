@@ -25,6 +25,6 @@ std::string create_run_dir(const std::string& output, const std::string& label);
 // or nullopt when it cannot be asked.
 std::optional<uint64_t> free_bytes(const std::string& path);
 // Below this, the run says its disk was (nearly) full: a log line may not have fitted.
-inline constexpr uint64_t kDiskNearlyFullBytes = 64 * 1024;
+inline constexpr uint64_t kDiskNearlyFullBytes = uint64_t{64} * 1024;
 
 }  // namespace xrunlab

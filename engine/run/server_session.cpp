@@ -142,7 +142,7 @@ std::string ServerSession::stop(milliseconds grace) noexcept {
     return "";
   }
   const bool was_running = jackd_.running();  // a jackd that died earlier is reported there
-  monitor_.server_stopping();
+  Monitor::server_stopping();
   jackd_.stop(grace);
   const std::optional<int> status = jackd_.wait_status();
   // The server is gone (whether or not JACK's shutdown callback has run yet): no deactivation.

@@ -44,7 +44,7 @@ SystemSecond SystemSampler::sample(uint64_t until_us, double dsp_load_pct, uint6
   s.dsp_load_pct = dsp_load_pct;
   s.xruns = xruns_total - prev_xruns_;
   prev_xruns_ = xruns_total;
-  prev_ = std::move(cur);
+  prev_ = cur;
   return s;
 }
 

@@ -139,8 +139,8 @@ void IsoGovernor::add_error(std::string message) {
   }
 }
 
-std::string IsoGovernor::start(std::vector<std::pair<pid_t, pid_t>> threads, ThreadTarget promoted,
-                               ThreadTarget demoted, int governor_priority) {
+std::string IsoGovernor::start(const std::vector<std::pair<pid_t, pid_t>>& threads,
+                               ThreadTarget promoted, ThreadTarget demoted, int governor_priority) {
   if (started_) return "iso-emu: the governor was already started";
   if (threads.empty()) return "iso-emu: no audio threads to govern";
   if (governor_priority < 1 || governor_priority > 99) {

@@ -133,7 +133,7 @@ class IsoGovernor {
   // whose schedstat cannot be read, a scheduling change refused, a bad priority, already
   // started); then nothing is left running (threads already promoted stay promoted).
   // One start() per IsoGovernor.
-  std::string start(std::vector<std::pair<pid_t, pid_t>> threads, ThreadTarget promoted,
+  std::string start(const std::vector<std::pair<pid_t, pid_t>>& threads, ThreadTarget promoted,
                     ThreadTarget demoted, int governor_priority);
 
   // Stops and joins the governor thread and returns what happened. Leaves the audio threads in

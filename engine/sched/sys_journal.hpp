@@ -62,7 +62,7 @@ class SysJournal {
   explicit SysJournal(std::string journal_path = default_journal_path());
   // Restores what is still journalled (see restore_all) and prints any problem to stderr, but
   // only in the process that made the changes (a forked child never restores its parent's).
-  ~SysJournal();
+  ~SysJournal();  // NOLINT(bugprone-exception-escape): see the definition
   SysJournal(const SysJournal&) = delete;
   SysJournal& operator=(const SysJournal&) = delete;
 

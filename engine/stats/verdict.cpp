@@ -35,7 +35,7 @@ std::string runs_clause(const RunsNeeded& needed, bool seen, size_t n_a, size_t 
 
 std::string format_number(double v) {
   if (v == 0) return "0";  // also -0, which a difference of equal values can be
-  const std::string s = fmt::format("{:.3g}", v);
+  std::string s = fmt::format("{:.3g}", v);
   if (std::fabs(v) >= 1 && s.find('e') != std::string::npos) return fmt::format("{:.0f}", v);
   return s;
 }

@@ -87,7 +87,7 @@ std::string make_trace_instance(SysJournal& journal, const std::string& root,
                                 const std::string& flag) {
   if (!is_tracefs(root)) journal.mount_fs("tracefs", root);
   check_events(root, flag);
-  const std::string instance = root + "/instances/" + name;
+  std::string instance = root + "/instances/" + name;
   journal.make_dir(instance);
   journal.write_setting(instance + "/tracing_on", "0");
   journal.write_setting(instance + "/trace_clock", "mono");

@@ -62,7 +62,7 @@ struct Header {
 };
 
 // The first column starts here: a multiple of every page size.
-constexpr size_t kCellsOffset = 64 * 1024;
+constexpr size_t kCellsOffset = size_t{64} * 1024;
 static_assert(sizeof(Header) <= kCellsOffset);
 
 // Bytes from one column's start to the next: `rows` cells, rounded up to whole pages.

@@ -20,7 +20,7 @@ namespace xrunlab {
 // file, its window index and its block table (about 17 bytes per frame: 250 MB for the bound,
 // indexed in about 3 s here), the head the samples (4 bytes per frame).
 inline constexpr double kSourceMaxSeconds = 300;
-inline constexpr uint64_t kSourceMaxFrames = 300 * 48000;
+inline constexpr uint64_t kSourceMaxFrames = uint64_t{300} * 48000;
 
 struct SourceAudioInfo {
   std::string path;

@@ -17,6 +17,7 @@
 //
 // Header-only, no allocation, no system calls: everything here may run in realtime code.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -51,8 +52,8 @@ constexpr float kMarkerCheck = 12345.0f;
 inline void write_marker(float* first, uint32_t stride, uint64_t m) noexcept {
   first[0] = static_cast<float>(m & 0xFFFFu);
   first[stride] = static_cast<float>((m >> 16) & 0xFFFFu);
-  first[2u * stride] = static_cast<float>((m >> 32) & 0xFFFFu);
-  first[3u * stride] = kMarkerCheck;
+  first[std::size_t{2} * stride] = static_cast<float>((m >> 32) & 0xFFFFu);
+  first[std::size_t{3} * stride] = kMarkerCheck;
 }
 
 // Reads a marker from a JACK port buffer (contiguous floats). False when the buffer holds no

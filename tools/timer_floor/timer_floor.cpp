@@ -206,7 +206,9 @@ int fail(ExitCode code, const std::string& what) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// A measuring program run by hand or by a script: an exception nothing expects ends it through
+// std::terminate, which prints it.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   Options o;
   if (const std::optional<int> rc = parse(argc, argv, &o)) return *rc;
 
