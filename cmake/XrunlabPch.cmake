@@ -13,7 +13,8 @@
 # Each user links the libraries whose headers are in the PCH, so their definitions (fmt's
 # FMT_SHARED, GoogleTest's GTEST_HAS_PTHREAD) are those the PCH was made with.
 # A header a file uses must still be included by that file: the build without the PCH
-# (-DXRUNLAB_PCH=OFF) sees a missing include.
+# (-DXRUNLAB_PCH=OFF) and scripts/tidy.sh (which drops the PCH from its compile commands) see
+# a missing include.
 option(XRUNLAB_PCH "Precompiled headers for nlohmann/json, fmt and GoogleTest" ON)
 
 # xrunlab_pch_holder(<name> HEADERS <header>... LIBS <library>...): the target that makes the

@@ -23,7 +23,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   gnuplot-nox rt-tests stress-ng procps jq python3 trace-cmd
-  help2man python3-jsonschema dpkg-dev file debootstrap clang-format
+  help2man python3-jsonschema dpkg-dev file debootstrap clang-format clang-tidy
   zlib1g-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules

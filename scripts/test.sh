@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Checks the C++ formatting (clang-format), builds xrunlab and runs every test: the lock-free
-# parts (the ring, the card's seqlock, the process callback's context shared with the drain
-# thread) under ThreadSanitizer, a short run of the callback benchmark (it must work; its numbers
-# are for people and are not asserted), every libFuzzer target for 10 s (scripts/fuzz.sh: clang,
-# ASan + UBSan, in build-fuzz; any finding fails), then all unit tests and the integration tests
+# Checks the C++ formatting (clang-format), builds xrunlab, runs clang-tidy on the engine and
+# the clients (scripts/tidy.sh: any finding fails) and runs every test: the lock-free parts (the
+# ring, the card's seqlock, the process callback's context shared with the drain thread) under
+# ThreadSanitizer, a short run of the callback benchmark (it must work; its numbers are for
+# people and are not asserted), every libFuzzer target for 10 s (scripts/fuzz.sh: clang, ASan +
+# UBSan, in build-fuzz; any finding fails), then all unit tests and the integration tests
 # against the real jackd (ctest, last).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,9 @@ fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
   -DXRUNLAB_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+
+# After the build: clang-tidy reads its compile commands and generated files.
+scripts/tidy.sh -j "$jobs"
 
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DXRUNLAB_SANITIZE=thread -DXRUNLAB_WERROR=ON \
   -DXRUNLAB_BENCHMARKS=OFF >/dev/null
