@@ -117,7 +117,9 @@ TEST(Backend, VcardIsExactAndGivesTheClientsItsClock) {
 TEST(Backend, VcardWithoutItsPluginSaysWhatToDo) {
   auto b = make_backend(parse_backend("vcard"));
   BackendSetup s = setup();
-  s.exe_dir = "/nonexistent";
+  // A folder below one that does not exist, so that no relative install path (../lib/...)
+  // leads out of it to an installed xrunlab.
+  s.exe_dir = "/nonexistent/bin";
   s.run_dir = "/tmp";
   try {
     b->prepare(s);
