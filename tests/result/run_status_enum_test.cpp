@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Every run status has one name, read back as itself; other text is no status; and which ones
 // are final (engine/result/run_status.hpp).
-#include "engine/result/run_status.hpp"
-
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+
+#include "engine/result/run_status.hpp"
 
 namespace xrunlab {
 namespace {
