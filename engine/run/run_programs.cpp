@@ -11,7 +11,7 @@ namespace {
 
 // A helper installed with xrunlab, beside it; `build` says how to get it back.
 std::string helper(const std::string& exe_dir, const std::string& name, const std::string& build) {
-  const std::string path = helper_program_path(exe_dir, name);
+  std::string path = helper_program_path(exe_dir, name);
   if (!find_program(path)) {
     throw Error(ExitCode::kMissingProgram, name + " not found at '" + path + "': " + build);
   }
