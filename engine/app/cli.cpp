@@ -127,6 +127,7 @@ RunOptions parse_run_args(const std::vector<std::string>& run_args) {
     }
   }
   std::vector<char*> argv;
+  argv.reserve(words.size());
   for (std::string& w : words) argv.push_back(w.data());
   int exit_code = 0;
   return parse_command_line(static_cast<int>(argv.size()), argv.data(), &exit_code).run;

@@ -22,6 +22,7 @@ std::string fail_if_help() {
 
 std::vector<Threshold> parse_thresholds(const std::vector<std::string>& texts) {
   std::vector<Threshold> thresholds;
+  thresholds.reserve(texts.size());
   for (const std::string& t : texts) thresholds.push_back(parse_threshold(t));
   return thresholds;
 }
