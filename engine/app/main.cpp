@@ -17,7 +17,6 @@
 #include "engine/base/errors.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/run_metrics.hpp"
-#include "engine/result/run_json.hpp"
 #include "engine/run/run.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/file_owner.hpp"
@@ -42,7 +41,6 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
                          const std::string& run_dir) {
   using namespace xrunlab;
   if (cmd.fail_if.empty() && cmd.junit.empty()) return 0;
-  const nlohmann::json run = nlohmann::json::parse(to_json(r).dump());
   JunitCase c;
   c.name = r.spec.value("label", std::string("run"));
   c.classname = "xrunlab.run";
@@ -52,7 +50,7 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
   }
   bool failed = false;
   for (const Threshold& t : cmd.fail_if) {
-    c.checks.push_back(check_threshold(t, run_metric(run, t.metric)));
+    c.checks.push_back(check_threshold(t, run_metric(r, t.metric)));
     if (c.checks.back().crossed) {
       failed = true;
       std::fprintf(stderr, "xrunlab: --fail-if: %s\n", c.checks.back().message.c_str());

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/report/plots.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/stats/multiple.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/file_owner.hpp"
@@ -16,14 +17,6 @@
 namespace xrunlab {
 
 namespace {
-
-nlohmann::json read_run_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);
-}
 
 stats::Metric stats_metric(const RunMetric& m) {
   stats::Metric s;
@@ -139,12 +132,12 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
     for (const RunMetric& m : run_metrics()) f.values.push_back({m.name, {}});
     for (const CampaignRunRecord& run : state.runs) {
       if (run.warmup || run.case_index != c.index || run.status != "completed") continue;
-      const nlohmann::json j = read_run_json(dir + "/" + run.run_dir + "/run.json");
-      if (!j.is_object()) continue;
+      const std::optional<RunResult> j = read_run_json(dir + "/" + run.run_dir + "/run.json");
+      if (!j) continue;
       ++f.runs;
       f.wall_s += run.wall_s;
       for (auto& [name, v] : f.values) {
-        if (const auto x = run_metric(j, name)) v.push_back(*x);
+        if (const auto x = run_metric(*j, name)) v.push_back(*x);
       }
     }
     r.cases.push_back(std::move(f));

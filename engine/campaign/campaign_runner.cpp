@@ -20,6 +20,7 @@
 #include "engine/campaign/campaign_spec.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/report/plots.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/run/progress.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
@@ -57,28 +58,20 @@ std::string find_run_dir(const std::string& out, const std::string& label) {
   return found.empty() ? "" : label + "/" + found;
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);
-}
-
-// A few numbers of a finished run, for the progress line and the closing table.
-nlohmann::json figures_of(const nlohmann::json& run) {
+// A few numbers of a finished run, for the progress line and the closing table (an empty object
+// without the run).
+nlohmann::json figures_of(const std::optional<RunResult>& run) {
   nlohmann::json f = nlohmann::json::object();
-  if (!run.is_object()) return f;
-  f["status"] = run.value("status", "");
-  if (run.contains("measurement")) f["seconds"] = run["measurement"].value("seconds_ran", 0.0);
-  if (run.contains("xrun_cycles") && run["xrun_cycles"].is_object()) {
-    f["xrun_events"] = run["xrun_cycles"].value("events", 0);
-    f["xrun_cycles"] = run["xrun_cycles"].value("cycles", 0);
+  if (!run) return f;
+  f["status"] = run_status_name(run->status);
+  f["seconds"] = run->seconds_ran;
+  if (run->xrun_cycles.present) {
+    f["xrun_events"] = run->xrun_cycles.events;
+    f["xrun_cycles"] = run->xrun_cycles.cycles;
   }
-  if (run.contains("totals")) f["xrun_count"] = run["totals"].value("xrun_count", 0);
-  if (run.contains("jack_test") && run["jack_test"].is_object()) {
-    f["delay_max_us"] = run["jack_test"].value("delay_max_us", nlohmann::json());
-  }
+  f["xrun_count"] = run->xrun_count;
+  f["delay_max_us"] =
+      run->jack_test.delay_max_us ? nlohmann::json(*run->jack_test.delay_max_us) : nlohmann::json();
   return f;
 }
 
@@ -118,9 +111,11 @@ class RunCheckpoint {
     if (::stat(path_.c_str(), &st) != 0) return events_;
     if (st.st_mtim.tv_sec == seen_.tv_sec && st.st_mtim.tv_nsec == seen_.tv_nsec) return events_;
     seen_ = st.st_mtim;
-    const nlohmann::json run = read_json(path_);  // written atomically: whole or absent
-    const nlohmann::json f = figures_of(run);
-    if (f.contains("xrun_events")) events_ = f["xrun_events"].get<uint64_t>();
+    // Written atomically: whole or absent.
+    if (const std::optional<RunResult> run = read_run_json(path_);
+        run && run->xrun_cycles.present) {
+      events_ = run->xrun_cycles.events;
+    }
     return events_;
   }
 
@@ -300,10 +295,11 @@ class Runner {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     const std::string found = find_run_dir(out, label);
     r.run_dir = found.empty() ? "" : "runs/" + r.folder + "/" + found;
-    const nlohmann::json run =
-        found.empty() ? nlohmann::json() : read_json(dir_ + "/" + r.run_dir + "/run.json");
+    std::string why;
+    const std::optional<RunResult> run =
+        found.empty() ? std::nullopt : read_run_json(dir_ + "/" + r.run_dir + "/run.json", &why);
     r.figures = figures_of(run);
-    const std::string run_status = run.is_object() ? run.value("status", "") : "";
+    const std::string run_status = run ? run_status_name(run->status) : "";
     if (stopping || stop_.load()) {
       r.status = "interrupted";
       save_campaign_state(dir_, s_);
@@ -319,8 +315,8 @@ class Runner {
       return 0;
     }
     r.status = "failed";
-    r.detail = fmt::format("xrunlab run {}; run.json status '{}'; {}", child.describe_exit(),
-                           run_status, last_line_of(log));
+    r.detail = fmt::format("xrunlab run {}; run.json status '{}'{}; {}", child.describe_exit(),
+                           run_status, why.empty() ? "" : " (" + why + ")", last_line_of(log));
     save_campaign_state(dir_, s_);
     live_.clear();
     std::fputs(fmt::format("xrunlab: error: campaign run {} ({}) failed: {} (its log: {}); the "

@@ -4,12 +4,11 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <tuple>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/json_read.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/wire/version.hpp"
@@ -90,39 +89,39 @@ nlohmann::json to_json(const CampaignState& s) {
 CampaignState campaign_state_from_json(const nlohmann::json& j, const std::string& path) {
   CampaignState s;
   try {
-    if (!j.is_object() || !j.contains("plan") || !j.contains("runs")) {
-      throw std::runtime_error("no plan or no runs");
+    const JsonObject o(j, "", "campaign.json");
+    if (o.find("plan") == nullptr || o.find("runs") == nullptr) {
+      throw JsonRefused("no plan or no runs");
     }
-    s.schema_version = j.at("schema_version").get<int>();
+    o.require("schema_version", s.schema_version);
     if (s.schema_version != 1) {
-      throw std::runtime_error(fmt::format("schema_version {} is not 1", s.schema_version));
+      throw JsonRefused(fmt::format("schema_version {} is not 1", s.schema_version));
     }
-    s.xrunlab_version = j.value("xrunlab_version", "");
-    s.created_utc = j.value("created_utc", "");
-    s.updated_utc = j.value("updated_utc", "");
-    s.file = j.value("file", "");
-    s.file_text = j.value("file_text", "");
-    s.host = j.value("host", nlohmann::json());
-    s.plan = j.at("plan");
-    for (const auto& r : j.at("runs")) {
+    o.get("xrunlab_version", s.xrunlab_version);
+    o.get("created_utc", s.created_utc);
+    o.get("updated_utc", s.updated_utc);
+    o.get("file", s.file);
+    o.get("file_text", s.file_text);
+    o.get("host", s.host);
+    o.get("plan", s.plan);
+    o.each("runs", [&](const JsonObject& r) {
       CampaignRunRecord c;
-      c.index = r.at("index").get<int>();
-      c.case_index = r.at("case").get<int>();
-      c.rep = r.at("rep").get<int>();
-      c.warmup = r.value("warmup", false);
-      c.folder = r.value("folder", "");
-      c.status = r.at("status").get<std::string>();
-      c.run_dir = r.value("run_dir", "");
-      if (r.contains("exit_code") && r["exit_code"].is_number_integer()) {
-        c.exit_code = r["exit_code"].get<int>();
-      }
-      c.started_utc = r.value("started_utc", "");
-      c.ended_utc = r.value("ended_utc", "");
-      c.wall_s = r.value("wall_s", 0.0);
-      c.detail = r.value("detail", "");
-      c.figures = r.value("figures", nlohmann::json::object());
+      r.require("index", c.index);
+      r.require("case", c.case_index);
+      r.require("rep", c.rep);
+      r.get("warmup", c.warmup);
+      r.get("folder", c.folder);
+      r.require("status", c.status);
+      r.get("run_dir", c.run_dir);
+      r.get("exit_code", c.exit_code);
+      r.get("started_utc", c.started_utc);
+      r.get("ended_utc", c.ended_utc);
+      r.get("wall_s", c.wall_s);
+      r.get("detail", c.detail);
+      c.figures = nlohmann::json::object();
+      r.get("figures", c.figures);
       s.runs.push_back(std::move(c));
-    }
+    });
   } catch (const std::exception& e) {
     throw Error(ExitCode::kUsage,
                 fmt::format("{}: not a campaign state xrunlab can read ({}); move it aside to "
@@ -134,15 +133,11 @@ CampaignState campaign_state_from_json(const nlohmann::json& j, const std::strin
 
 std::optional<CampaignState> load_campaign_state(const std::string& dir) {
   const std::string path = dir + "/campaign.json";
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded()) {
-    throw Error(ExitCode::kUsage, path + ": not JSON; move it aside to start the campaign anew");
-  }
-  return campaign_state_from_json(j, path);
+  if (!file_exists(path)) return std::nullopt;
+  std::string why;
+  const std::optional<nlohmann::json> j = read_json_file(path, &why);
+  if (!j) throw Error(ExitCode::kUsage, why + "; move it aside to start the campaign anew");
+  return campaign_state_from_json(*j, path);
 }
 
 void save_campaign_state(const std::string& dir, CampaignState& s) {

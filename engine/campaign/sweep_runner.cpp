@@ -7,14 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/json_read.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_metrics.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/file_owner.hpp"
@@ -44,14 +44,6 @@ std::vector<std::string> sweep_step_args(const SweepSpec& spec, int clients, uin
 
 namespace {
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);
-}
-
 // A step's finished runs, read from its campaign folder.
 SweepStep read_step(const std::string& step_dir, int clients, uint32_t period) {
   SweepStep s;
@@ -61,16 +53,14 @@ SweepStep read_step(const std::string& step_dir, int clients, uint32_t period) {
   if (!st) return s;
   for (const CampaignRunRecord& r : st->runs) {
     if (r.status != "completed" || r.warmup) continue;
-    const nlohmann::json run = read_json_file(step_dir + "/" + r.run_dir + "/run.json");
-    if (!run.is_object()) continue;
+    const std::optional<RunResult> run = read_run_json(step_dir + "/" + r.run_dir + "/run.json");
+    if (!run) continue;
     ++s.runs;
-    if (run.contains("measurement") && run["measurement"].is_object()) {
-      s.seconds += run["measurement"].value("seconds_ran", 0.0);
-    }
-    const auto x = static_cast<uint64_t>(run_metric(run, "xruns").value_or(0));
+    s.seconds += run->seconds_ran;
+    const auto x = static_cast<uint64_t>(run_metric(*run, "xruns").value_or(0));
     s.xruns += x;
     uint64_t g = 0;
-    if (const std::optional<double> gl = run_metric(run, "glitches")) {
+    if (const std::optional<double> gl = run_metric(*run, "glitches")) {
       g = static_cast<uint64_t>(*gl);
       s.glitches = s.glitches.value_or(0) + g;
     }
@@ -277,7 +267,7 @@ SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
   const SweepSpec& spec = o.spec;
   check_sweep_args(spec, check);
   const std::string dir = o.dir.empty() ? "results/sweeps/" + spec.name : o.dir;
-  const nlohmann::json old = read_json_file(dir + "/sweep.json");
+  const nlohmann::json old = read_json_file(dir + "/sweep.json").value_or(nlohmann::json());
   if (old.is_object() && old.contains("settings") && old["settings"] != sweep_settings_json(spec)) {
     throw Error(ExitCode::kUsage,
                 fmt::format("sweep: {} holds a sweep with other settings ({}); give the same "

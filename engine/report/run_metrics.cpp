@@ -5,100 +5,71 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <map>
+#include <string_view>
 
 #include "engine/base/errors.hpp"
+#include "engine/result/result.hpp"
 
 namespace xrunlab {
 
 namespace {
 
-using nlohmann::json;
-
-std::optional<double> number_at(const json& j, std::initializer_list<const char*> path) {
-  const json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return std::nullopt;
-    at = &(*at)[key];
-  }
-  if (!at->is_number()) return std::nullopt;
-  return at->get<double>();
-}
-
-const json* hop(const json& run, const std::string& key) {
-  if (!run.contains("cycles") || !run["cycles"].is_object()) return nullptr;
-  const json& cycles = run["cycles"];
-  if (!cycles.contains("hops") || !cycles["hops"].is_array()) return nullptr;
-  for (const json& h : cycles["hops"]) {
-    if (h.value("key", "") == key) return &h;
+const HopSeries* hop(const RunResult& run, std::string_view key) {
+  for (const HopSeries& h : run.cycle_table.hops) {
+    if (h.key == key) return &h;
   }
   return nullptr;
 }
 
-// The value that `pct` % of the hop's cycles were at or below (R's type 1: the smallest value
-// with at least that share at or below it), from its exact 1 usec bins, negative ones included
-// (the slack's, down to its negative_bound_us). Values below the bins are kept only as a count
-// and a minimum: a rank among them gives the minimum at rank 1 (exact), and otherwise nothing
-// (a figure that is not known is absent, not a bound passed off as it).
-std::optional<double> hop_percentile(const json& h, double pct) {
-  const auto count = h.value("summary_us", json::object()).value("count", uint64_t{0});
-  if (count == 0) return std::nullopt;
-  const auto rank = std::max<uint64_t>(
-      1, static_cast<uint64_t>(std::ceil(pct / 100.0 * static_cast<double>(count))));
-  if (!h.contains("bins") || !h["bins"].is_array()) return std::nullopt;
-  uint64_t binned_below = 0;
-  for (const json& b : h["bins"]) {
-    if (b.at(0).get<int64_t>() < 0) binned_below += b.at(1).get<uint64_t>();
-  }
-  const uint64_t below = h.value("below_zero", uint64_t{0});
-  const uint64_t unbinned = below > binned_below ? below - binned_below : 0;
-  if (rank <= unbinned) {
-    const json& m = h.value("below_zero_min", json());
-    if (rank == 1 && m.is_number()) return m.get<double>();
-    return std::nullopt;
-  }
-  uint64_t seen = unbinned;
-  for (const json& b : h["bins"]) {
-    seen += b.at(1).get<uint64_t>();
-    if (seen >= rank) return b.at(0).get<double>();
-  }
-  return std::nullopt;
+// The value that `pct` % of the hop's cycles were at or below (nearest rank: the smallest value
+// with at least that share at or below it), negative ones included (the slack's). A rank whose
+// value is not known (among the values kept only as a count: below the slack's bins but the
+// least, or above the bound and not kept) is absent, not a bound passed off as the figure.
+std::optional<double> exact_percentile(const Histogram& h, double pct) {
+  const std::optional<Percentile> p = h.percentile(pct);
+  if (!p || !p->exact) return std::nullopt;
+  return static_cast<double>(p->value_us);
 }
 
-// Every hop of `kind` (e.g. all clients' "client_wakeup") pooled into one hop of the same shape
-// (counts and bins summed, the smallest value below zero kept): one value per client and cycle.
-// nullopt when the run has no hop of that kind.
-std::optional<json> pooled_hops(const json& run, const std::string& kind) {
-  if (!run.contains("cycles") || !run["cycles"].is_object()) return std::nullopt;
-  const json& cycles = run["cycles"];
-  if (!cycles.contains("hops") || !cycles["hops"].is_array()) return std::nullopt;
-  std::map<int64_t, uint64_t> bins;
-  uint64_t count = 0, below = 0;
-  std::optional<double> below_min;
-  bool any = false;
-  for (const json& h : cycles["hops"]) {
-    if (h.value("kind", "") != kind) continue;
-    any = true;
-    count += h.value("summary_us", json::object()).value("count", uint64_t{0});
-    below += h.value("below_zero", uint64_t{0});
-    const json& m = h.value("below_zero_min", json());
-    if (m.is_number() && (!below_min || m.get<double>() < *below_min)) below_min = m.get<double>();
-    if (!h.contains("bins") || !h["bins"].is_array()) continue;
-    for (const json& b : h["bins"]) bins[b.at(0).get<int64_t>()] += b.at(1).get<uint64_t>();
+// Every hop of `kind` (e.g. all clients' "client_wakeup") pooled into one distribution: one
+// value per client and cycle. nullopt when the run has no hop of that kind.
+std::optional<Histogram> pooled_hops(const RunResult& run, std::string_view kind) {
+  std::optional<Histogram> pooled;
+  for (const HopSeries& h : run.cycle_table.hops) {
+    if (h.kind != kind) continue;
+    if (pooled) {
+      pooled->merge(h.us);
+    } else {
+      pooled = h.us;
+    }
   }
-  if (!any) return std::nullopt;
-  json pooled;
-  pooled["summary_us"]["count"] = count;
-  pooled["below_zero"] = below;
-  pooled["below_zero_min"] = below_min ? json(*below_min) : json();
-  pooled["bins"] = json::array();
-  for (const auto& [us, n] : bins) pooled["bins"].push_back({us, n});
   return pooled;
 }
 
-std::optional<double> xrun_events(const json& run) {
-  if (const auto e = number_at(run, {"xrun_cycles", "events"})) return e;
-  return number_at(run, {"xruns", "events_total"});
+// The cycle table's xrun events; without a table, the monitor's.
+double xrun_events(const RunResult& run) {
+  if (run.xrun_cycles.present) return static_cast<double>(run.xrun_cycles.events);
+  return static_cast<double>(run.xruns.events_total());
+}
+
+std::optional<double> slack_min(const RunResult& run) {
+  const HopSeries* h = hop(run, "slack");
+  if (h == nullptr) return std::nullopt;
+  // The least value is kept even among those below the bins (run.json's below_zero_min); a
+  // negative value known only by its count leaves the least unknown.
+  const std::optional<int64_t> m = h->us.min();
+  if (!m || (h->us.underflow_count() > 0 && *m >= 0)) return std::nullopt;
+  return static_cast<double>(*m);
+}
+
+// Only an exact value: one beyond cyclictest's histogram is a bound, not a figure.
+std::optional<double> baseline_p99(const RunResult& run) {
+  if (!run.baseline.is_object()) return std::nullopt;
+  const auto p = run.baseline.find("p99");
+  if (p == run.baseline.end() || !p->is_object() || !p->value("exact", false)) return std::nullopt;
+  const auto v = p->find("value_us");
+  if (v == p->end() || !v->is_number()) return std::nullopt;
+  return v->get<double>();
 }
 
 }  // namespace
@@ -128,52 +99,34 @@ const RunMetric* find_run_metric(const std::string& name) {
   return nullptr;
 }
 
-std::optional<double> run_metric(const json& run, const std::string& name) {
-  if (!run.is_object()) return std::nullopt;
+std::optional<double> run_metric(const RunResult& run, const std::string& name) {
   if (name == "xruns") return xrun_events(run);
   if (name == "xrun_rate") {
-    const auto e = xrun_events(run);
-    const auto s = number_at(run, {"measurement", "seconds_ran"});
-    if (!e || !s || *s <= 0) return std::nullopt;
-    return *e * 60.0 / *s;
+    if (run.seconds_ran <= 0) return std::nullopt;
+    return xrun_events(run) * 60.0 / run.seconds_ran;
   }
-  if (name == "xrun_count") return number_at(run, {"totals", "xrun_count"});
-  if (name == "delay_max") return number_at(run, {"jack_test", "delay_max_us"});
-  if (name == "cycle_max") return number_at(run, {"jack_test", "cycle_max_us"});
-  if (name == "dsp_load") return number_at(run, {"totals", "avg_dsp_load_pct"});
+  if (name == "xrun_count") return static_cast<double>(run.xrun_count);
+  if (name == "delay_max") return run.jack_test.delay_max_us;
+  if (name == "cycle_max") return run.jack_test.cycle_max_us;
+  if (name == "dsp_load") return run.avg_dsp_load;
   if (name == "glitches") {
     // A --source file the check could not work on has no glitch count (run.json: not_checked).
-    const json* a = run.contains("audio") ? &run["audio"] : nullptr;
-    if (a != nullptr && a->is_object() && a->contains("not_checked") &&
-        !(*a)["not_checked"].is_null()) {
-      return std::nullopt;
-    }
-    return number_at(run, {"audio", "glitches"});
+    if (!run.audio || !run.audio->totals.not_checked.empty()) return std::nullopt;
+    return static_cast<double>(run.audio->totals.glitches);
   }
-  if (name == "slack_min") {
-    const json* h = hop(run, "slack");
-    if (h == nullptr) return std::nullopt;
-    if (h->value("below_zero", uint64_t{0}) > 0) return number_at(*h, {"below_zero_min"});
-    return number_at(*h, {"summary_us", "min"});
-  }
+  if (name == "slack_min") return slack_min(run);
   if (name == "slack_p1") {
-    const json* h = hop(run, "slack");
-    return h == nullptr ? std::nullopt : hop_percentile(*h, 1.0);
+    const HopSeries* h = hop(run, "slack");
+    return h == nullptr ? std::nullopt : exact_percentile(h->us, 1.0);
   }
-  if (name == "baseline_p99") {
-    // Only an exact value: one beyond cyclictest's histogram is a bound, not a figure.
-    if (!run.contains("baseline") || !run["baseline"].is_object()) return std::nullopt;
-    const json& p = run["baseline"].value("p99", json());
-    if (!p.is_object() || !p.value("exact", false)) return std::nullopt;
-    return number_at(p, {"value_us"});
-  }
+  if (name == "baseline_p99") return baseline_p99(run);
   if (name == "wakeup_p99") {
-    const json* h = hop(run, "jackd_wakeup");
-    return h == nullptr ? std::nullopt : hop_percentile(*h, 99.0);
+    const HopSeries* h = hop(run, "jackd_wakeup");
+    return h == nullptr ? std::nullopt : exact_percentile(h->us, 99.0);
   }
   if (name == "client_wakeup_p99") {
-    const std::optional<json> h = pooled_hops(run, "client_wakeup");
-    return h ? hop_percentile(*h, 99.0) : std::nullopt;
+    const std::optional<Histogram> h = pooled_hops(run, "client_wakeup");
+    return h ? exact_percentile(*h, 99.0) : std::nullopt;
   }
   return std::nullopt;
 }

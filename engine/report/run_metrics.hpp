@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// The figures of one run that campaigns compare and thresholds (--fail-if) check, each read
-// from a run.json with one definition, named for what it is:
+// The figures of one run that campaigns compare and thresholds (--fail-if) check, each taken
+// from the run's result (a RunResult, as the run left it or as run.json reads back) with one
+// definition, named for what it is:
 //
 //   xruns        the cycle table's xrun events (runs of cycles that missed their deadline, ran
 //                out of chain order or had a client that did not run; docs/measurement.md,
@@ -23,7 +24,6 @@
 //
 // A figure a run does not have (no cycle table, no audio check) is absent, never 0.
 // Non-realtime.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +40,10 @@ struct RunMetric {
 const std::vector<RunMetric>& run_metrics();
 const RunMetric* find_run_metric(const std::string& name);
 
-// The figure `name` of a run (its run.json), or nullopt when the run does not have it.
-std::optional<double> run_metric(const nlohmann::json& run, const std::string& name);
+struct RunResult;
+
+// The figure `name` of a run, or nullopt when the run does not have it.
+std::optional<double> run_metric(const RunResult& run, const std::string& name);
 
 // --fail-if NAME OP VALUE[UNIT]: e.g. "xruns>0", "slack_p1<500us", "delay_max>=2ms".
 struct Threshold {

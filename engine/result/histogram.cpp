@@ -133,9 +133,13 @@ std::optional<Percentile> Histogram::percentile(double p) const {
   if (rank <= unbinned) {
     // Values below the bins: only the minimum is known exactly (when every one of them is
     // known: add_unknown).
+    // A known value among them is their least (run.json keeps the count and the least value:
+    // engine/result/run_json.cpp reads them back so), exact at rank 1.
+    const bool least_known = unbinned > unknown_below_;
+    if (rank == 1 && least_known) return Percentile{underflow_min_, true};
     const int64_t below_bins = -static_cast<int64_t>(negative_bound_us_) - 1;
     if (unknown_below_ > 0) return Percentile{below_bins, false};
-    return Percentile{underflow_min_, rank == 1};
+    return Percentile{underflow_min_, false};
   }
   uint64_t seen = unbinned;
   for (size_t k = neg_bins_.size(); k-- > 0;) {

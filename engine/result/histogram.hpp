@@ -73,7 +73,8 @@ class Histogram {
   std::optional<double> mean() const;
   // Nearest-rank percentile, p in [0, 100]. nullopt when empty. A rank among the negative
   // values below the negative bins gives the least of them, exact only at rank 1 (above it, a
-  // lower bound); -(negative_bound_us + 1), not exact, when some were counted by add_unknown.
+  // lower bound); above rank 1, -(negative_bound_us + 1), not exact, when some were counted by
+  // add_unknown (a value added beside them is taken to be their least, as run.json keeps it).
   std::optional<Percentile> percentile(double p) const;
 
   uint32_t bound_us() const { return bound_us_; }

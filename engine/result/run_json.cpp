@@ -3,10 +3,10 @@
 
 #include <fmt/core.h>
 
-#include <cmath>
-#include <limits>
 #include <string_view>
 #include <type_traits>
+
+#include "engine/base/json_read.hpp"
 
 namespace xrunlab {
 namespace {
@@ -430,176 +430,25 @@ json to_json(const RunResult& r) {
 // that is absent or null keeps the model's default (older runs lack keys, see
 // run_result_from_json), a key of the wrong type refuses the whole document, naming the key.
 
-namespace {
-
-using in_json = nlohmann::json;
-
-struct Refused {
-  std::string why;
-};
-
-[[noreturn]] void refuse(const std::string& path, std::string_view expected, const in_json& v) {
-  throw Refused{fmt::format("'{}' is not {} (it is {})", path, expected, v.type_name())};
-}
-
-std::string key_path(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
-
-std::string index_path(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-// One JSON value converted to a model type; `path` names it in a refusal.
-template <typename T>
-struct Value;
-
+// The reading kit is engine/base/json_read.hpp's; RunStatus reads as one of its words.
 template <>
-struct Value<bool> {
-  static bool of(const in_json& v, const std::string& path) {
-    if (!v.is_boolean()) refuse(path, "true or false", v);
-    return v.get<bool>();
-  }
-};
-
-template <>
-struct Value<std::string> {
-  static std::string of(const in_json& v, const std::string& path) {
-    if (!v.is_string()) refuse(path, "a string", v);
-    return v.get<std::string>();
-  }
-};
-
-template <>
-struct Value<RunStatus> {
-  static RunStatus of(const in_json& v, const std::string& path) {
-    if (!v.is_string()) refuse(path, "a string", v);
+struct JsonValue<RunStatus> {
+  static RunStatus of(const nlohmann::json& v, const std::string& path) {
+    if (!v.is_string()) json_refuse(path, "a string", v);
     const std::optional<RunStatus> s = parse_run_status(v.get_ref<const std::string&>());
     if (!s) {
-      throw Refused{fmt::format("'{}' is not a run status ({}; it is '{}')", path,
-                                "running, incomplete, completed, interrupted, failed or killed",
-                                v.get<std::string>())};
+      throw JsonRefused(fmt::format("'{}' is not a run status ({}; it is '{}')", path,
+                                    "running, incomplete, completed, interrupted, failed or killed",
+                                    v.get<std::string>()));
     }
     return *s;
   }
 };
 
-template <>
-struct Value<double> {
-  static double of(const in_json& v, const std::string& path) {
-    if (!v.is_number()) refuse(path, "a number", v);
-    return v.get<double>();
-  }
-};
+namespace {
 
-template <>
-struct Value<in_json> {
-  static in_json of(const in_json& v, const std::string&) { return v; }
-};
-
-// JSON has one kind of number: 300.0 is the integer 300 (a hand-made or another tool's file
-// may write it so); 300.5 is not.
-template <typename T>
-struct IntegerValue {
-  static T of(const in_json& v, const std::string& path) {
-    using limits = std::numeric_limits<T>;
-    const char* kind = std::is_unsigned_v<T> ? "a non-negative integer" : "an integer";
-    if (v.is_number_float()) {
-      const double d = v.get<double>();
-      if (!std::isfinite(d) || d != std::trunc(d)) refuse(path, kind, v);
-      if (std::is_unsigned_v<T> && d < 0) refuse(path, kind, v);
-      // The range of T, as doubles: 2^64 and 2^63 are exact, their predecessors are not.
-      if (d < static_cast<double>(limits::min()) || d >= std::ldexp(1.0, limits::digits)) {
-        refuse(path, "an integer in range", v);
-      }
-      return static_cast<T>(d);
-    }
-    if (!v.is_number_integer()) refuse(path, kind, v);  // unsigned JSON numbers included
-    if (v.is_number_unsigned()) {
-      if (v.get<uint64_t>() > static_cast<uint64_t>(limits::max())) {
-        refuse(path, "an integer in range", v);
-      }
-      return static_cast<T>(v.get<uint64_t>());
-    }
-    const int64_t i = v.get<int64_t>();
-    if (std::is_unsigned_v<T> && i < 0) refuse(path, kind, v);
-    if (i < static_cast<int64_t>(limits::min()) ||
-        (i > 0 && static_cast<uint64_t>(i) > static_cast<uint64_t>(limits::max()))) {
-      refuse(path, "an integer in range", v);
-    }
-    return static_cast<T>(i);
-  }
-};
-template <>
-struct Value<int> : IntegerValue<int> {};
-template <>
-struct Value<long> : IntegerValue<long> {};
-template <>
-struct Value<long long> : IntegerValue<long long> {};
-template <>
-struct Value<unsigned> : IntegerValue<unsigned> {};
-template <>
-struct Value<unsigned long> : IntegerValue<unsigned long> {};
-template <>
-struct Value<unsigned long long> : IntegerValue<unsigned long long> {};
-
-template <typename T>
-struct Value<std::optional<T>> {
-  static std::optional<T> of(const in_json& v, const std::string& path) {
-    if (v.is_null()) return std::nullopt;
-    return Value<T>::of(v, path);
-  }
-};
-
-template <typename T>
-struct Value<std::vector<T>> {
-  static std::vector<T> of(const in_json& v, const std::string& path) {
-    if (!v.is_array()) refuse(path, "an array", v);
-    std::vector<T> out;
-    out.reserve(v.size());
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(Value<T>::of(v[i], index_path(path, i)));
-    return out;
-  }
-};
-
-// An object of run.json and where it is.
-class Object {
- public:
-  // `v` must be an object (refused otherwise).
-  Object(const in_json& v, std::string path) : v_(v), path_(std::move(path)) {
-    if (!v_.is_object()) refuse(path_.empty() ? "run.json" : path_, "an object", v_);
-  }
-
-  // The member `key`; nullptr when absent or null.
-  const in_json* find(std::string_view key) const {
-    const auto it = v_.find(key);
-    return it == v_.end() || it->is_null() ? nullptr : &*it;
-  }
-  std::string path(std::string_view key) const { return key_path(path_, key); }
-
-  // Sets `out` from the member `key` when it is there (absent or null: `out` keeps its value).
-  template <typename T>
-  void get(std::string_view key, T& out) const {
-    if (const in_json* v = find(key)) out = Value<T>::of(*v, path(key));
-  }
-  // The member `key` as an object; nullopt when absent or null.
-  std::optional<Object> object(std::string_view key) const {
-    if (const in_json* v = find(key)) return Object(*v, path(key));
-    return std::nullopt;
-  }
-  // Calls each(Object, index) for every element of the array `key` (absent or null: none).
-  template <typename F>
-  void each(std::string_view key, F each_object) const {
-    const in_json* v = find(key);
-    if (v == nullptr) return;
-    if (!v->is_array()) refuse(path(key), "an array", *v);
-    for (size_t i = 0; i < v->size(); ++i) each_object(Object((*v)[i], index_path(path(key), i)));
-  }
-
- private:
-  const in_json& v_;
-  std::string path_;
-};
+using in_json = nlohmann::json;
+using Object = JsonObject;
 
 // run.json writes file names inside the run folder with their folder ("audio/x.wav").
 std::string strip_audio_folder(std::string name) {
@@ -662,17 +511,18 @@ std::vector<AudioThread> threads_from(const Object& o, std::string_view key) {
 // version does not know is skipped, one it knows that is missing keeps its default).
 ClientSecond client_second_of(const in_json& row, const std::vector<std::string>& columns,
                               const std::string& row_path) {
-  if (!row.is_array()) refuse(row_path, "an array", row);
+  if (!row.is_array()) json_refuse(row_path, "an array", row);
   if (row.size() != columns.size()) {
-    throw Refused{
-        fmt::format("'{}' has {} cells for {} columns", row_path, row.size(), columns.size())};
+    throw JsonRefused(
+        fmt::format("'{}' has {} cells for {} columns", row_path, row.size(), columns.size()));
   }
   ClientSecond s;
   for (size_t k = 0; k < columns.size(); ++k) {
     if (row[k].is_null()) continue;
     const std::string_view name = columns[k];
     auto cell = [&](auto& out_cell) {
-      out_cell = Value<std::decay_t<decltype(out_cell)>>::of(row[k], index_path(row_path, k));
+      out_cell =
+          JsonValue<std::decay_t<decltype(out_cell)>>::of(row[k], json_index_path(row_path, k));
     };
     if (name == "second") {
       cell(s.second);
@@ -726,9 +576,9 @@ std::vector<ClientSecond> per_second_from(const Object& c) {
   const in_json* rows = ps->find("rows");
   if (rows == nullptr) return out;
   const std::string rows_path = ps->path("rows");
-  if (!rows->is_array()) refuse(rows_path, "an array", *rows);
+  if (!rows->is_array()) json_refuse(rows_path, "an array", *rows);
   for (size_t i = 0; i < rows->size(); ++i) {
-    out.push_back(client_second_of((*rows)[i], columns, index_path(rows_path, i)));
+    out.push_back(client_second_of((*rows)[i], columns, json_index_path(rows_path, i)));
   }
   return out;
 }
@@ -859,11 +709,11 @@ CycleRow cycle_row_from(const Object& o) {
   o.get("out_of_order", w.out_of_order);
   o.get("missed", w.missed);
   if (const in_json* cs = o.find("clients")) {
-    if (!cs->is_array()) refuse(o.path("clients"), "an array", *cs);
+    if (!cs->is_array()) json_refuse(o.path("clients"), "an array", *cs);
     for (size_t i = 0; i < cs->size(); ++i) {
       CycleClient c;
       if (!(*cs)[i].is_null()) {
-        const Object co((*cs)[i], index_path(o.path("clients"), i));
+        const Object co((*cs)[i], json_index_path(o.path("clients"), i));
         c.ran = true;
         co.get("entry_ns", c.entry_ns);
         co.get("exit_ns", c.exit_ns);
@@ -955,8 +805,8 @@ CycleTableResult cycles_from(const Object& o) {
     h.get("bins", bins);
     for (size_t i = 0; i < bins.size(); ++i) {
       if (bins[i].size() != 2 || bins[i][1] < 0) {
-        throw Refused{
-            fmt::format("'{}' is not a [value_us, count] pair", index_path(h.path("bins"), i))};
+        throw JsonRefused(fmt::format("'{}' is not a [value_us, count] pair",
+                                      json_index_path(h.path("bins"), i)));
       }
       s.us.add(bins[i][0], static_cast<uint64_t>(bins[i][1]));
       if (bins[i][0] < 0) below -= std::min<uint64_t>(below, static_cast<uint64_t>(bins[i][1]));
@@ -978,7 +828,7 @@ CycleTableResult cycles_from(const Object& o) {
 RunResult run_from(const Object& j) {
   RunResult r;
   if (j.find("schema_version") == nullptr) {
-    throw Refused{"no 'schema_version': not an xrunlab run.json"};
+    throw JsonRefused("no 'schema_version': not an xrunlab run.json");
   }
   j.get("schema_version", r.schema_version);
   j.get("xrunlab_version", r.xrunlab_version);
@@ -994,7 +844,7 @@ RunResult run_from(const Object& j) {
       } else if (b->is_object()) {
         r.backend = *b;
       } else {
-        refuse(jack->path("backend"), "an object", *b);
+        json_refuse(jack->path("backend"), "an object", *b);
       }
     }
     jack->each("graph", [&](const Object& e) {
@@ -1119,8 +969,8 @@ std::optional<ClientSecond> client_second_from_row(const nlohmann::json& row,
                                                    const std::string& path, std::string* why) {
   try {
     return client_second_of(row, columns, path);
-  } catch (const Refused& e) {
-    if (why != nullptr) *why = e.why;
+  } catch (const JsonRefused& e) {
+    if (why != nullptr) *why = e.what();
     return std::nullopt;
   }
 }
@@ -1129,19 +979,27 @@ std::optional<SystemSecond> system_second_from_json(const nlohmann::json& s,
                                                     const std::string& path, std::string* why) {
   try {
     return system_second_of(Object(s, path));
-  } catch (const Refused& e) {
-    if (why != nullptr) *why = e.why;
+  } catch (const JsonRefused& e) {
+    if (why != nullptr) *why = e.what();
     return std::nullopt;
   }
 }
 
 std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why) {
   try {
-    return run_from(Object(j, ""));
-  } catch (const Refused& e) {
-    if (why != nullptr) *why = e.why;
+    return run_from(Object(j, "", "run.json"));
+  } catch (const JsonRefused& e) {
+    if (why != nullptr) *why = e.what();
     return std::nullopt;
   }
+}
+
+std::optional<RunResult> read_run_json(const std::string& path, std::string* why) {
+  const std::optional<nlohmann::json> j = read_json_file(path, why);
+  if (!j) return std::nullopt;
+  std::optional<RunResult> r = run_result_from_json(*j, why);
+  if (!r && why != nullptr) *why = path + ": " + *why;
+  return r;
 }
 
 }  // namespace xrunlab

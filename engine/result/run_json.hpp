@@ -48,6 +48,10 @@ nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 // columns, or "schema_version" is missing (not an xrunlab run.json).
 std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why);
 
+// A run.json file read with run_result_from_json. nullopt with *why (may be null) when it cannot
+// be read, is not JSON or is refused; *why then names the file.
+std::optional<RunResult> read_run_json(const std::string& path, std::string* why = nullptr);
+
 // The per-second rows' cells, as seconds.jsonl (and schema 1's run.json) holds them: a client's
 // second is an array of cells in client_second_columns() order, a system second an object.
 inline constexpr const char* kSecondsFileName = "seconds.jsonl";

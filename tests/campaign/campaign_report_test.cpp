@@ -18,6 +18,7 @@ void accept(const std::vector<std::string>&) {}
 
 json run_json(double xruns, double delay_max) {
   json j;
+  j["schema_version"] = 2;
   j["status"] = "completed";
   j["measurement"]["seconds_ran"] = 60.0;
   j["xrun_cycles"]["events"] = xruns;
@@ -71,40 +72,43 @@ TEST(CampaignReport, EachCaseHasItsFinishedCountedRunsOnly) {
 TEST(CampaignReport, OneVerdictPerPairAndComparedFigureThatEitherCaseHas) {
   Fixture f;
   const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
-  // xrun_rate and delay_max exist; slack_p1 and wakeup_p99 exist in neither case.
-  ASSERT_EQ(r.verdicts.size(), 2u);
+  // xrun_rate, xrun_count (every run has jack_test's XRUN Count: 0 in these) and delay_max
+  // exist; slack_p1 and wakeup_p99 exist in neither case.
+  ASSERT_EQ(r.verdicts.size(), 3u);
   EXPECT_EQ(r.verdict_metric[0], "xrun_rate");
   EXPECT_TRUE(r.verdicts[0].resolved) << r.verdicts[0].sentence;  // 5 vs 4, fully separated
   EXPECT_EQ(r.verdicts[0].sentence.rfind("fifo: fewer xrun events per minute than other", 0), 0u)
       << r.verdicts[0].sentence;
-  EXPECT_EQ(r.verdict_metric[1], "delay_max");
-  EXPECT_FALSE(r.verdicts[1].resolved) << r.verdicts[1].sentence;  // the same values
+  EXPECT_EQ(r.verdict_metric[1], "xrun_count");
+  EXPECT_FALSE(r.verdicts[1].resolved) << r.verdicts[1].sentence;  // 0 in every run
+  EXPECT_EQ(r.verdict_metric[2], "delay_max");
+  EXPECT_FALSE(r.verdicts[2].resolved) << r.verdicts[2].sentence;  // the same values
   const std::string text = format_campaign_report(r);
   EXPECT_NE(text.find("01-fifo = xrunlab run --policy fifo"), std::string::npos) << text;
   EXPECT_NE(text.find(" xrun events per minute (/min)\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("slack"), std::string::npos) << "no block for a figure no case has";
   const json j = campaign_report_json(r);
   EXPECT_EQ(j["cases"][1]["figures"]["xruns"]["median"], 12.5);
-  EXPECT_EQ(j["verdicts"].size(), 2u);
+  EXPECT_EQ(j["verdicts"].size(), 3u);
 }
 
 TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
   Fixture f;
   const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
-  ASSERT_EQ(r.verdict_pair.size(), 2u);
-  EXPECT_EQ(r.verdict_pair[0], (std::pair<size_t, size_t>{0, 1}));
   const std::string table = format_verdict_table(r);
-  // Header and one row: xrun_rate resolved for fifo (5 vs 4 runs, apart: p = 0.016); delay_max
-  // not (101..105 vs 101..104: p = 0.71). Two comparisons: q = min(0.016 * 2 / 1, 0.71) =
-  // 0.032 and 0.71 * 2 / 2.
-  EXPECT_NE(table.find(" q: the p-value adjusted for all 2 comparisons of this report "
+  ASSERT_EQ(r.verdict_pair.size(), 3u);
+  EXPECT_EQ(r.verdict_pair[0], (std::pair<size_t, size_t>{0, 1}));
+  // Header and one row: xrun_rate resolved for fifo (5 vs 4 runs, apart: p = 0.016); xrun_count
+  // not (0 in every run: p = 1); delay_max not (101..105 vs 101..104: p = 0.71). Three
+  // comparisons: q = 0.016 * 3 / 1 = 0.048, and min(0.71 * 3 / 2, 1 * 3 / 3) = 1 for the others.
+  EXPECT_NE(table.find(" q: the p-value adjusted for all 3 comparisons of this report "
                        "(Benjamini-Hochberg)\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("   pair                    xrun_rate          delay_max\n"),
+  EXPECT_NE(table.find("   pair                    xrun_rate          xrun_count   delay_max\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("   policy: fifo vs other   fifo (q = 0.032)   ~ (q = 0.71)\n"),
+  EXPECT_NE(table.find("   policy: fifo vs other   fifo (q = 0.048)   ~ (q = 1)    ~ (q = 1)\n"),
             std::string::npos)
       << table;
   EXPECT_NE(format_campaign_report(r).find(table), std::string::npos);
@@ -112,8 +116,8 @@ TEST(CampaignReport, TheVerdictTableHasARowPerPairAndACellPerFigure) {
   EXPECT_EQ(j["verdicts"][0]["pair"], "policy: fifo vs other");
   EXPECT_EQ(j["verdicts"][0]["better"], "fifo");
   EXPECT_TRUE(j["verdicts"][1]["better"].is_null());
-  EXPECT_NEAR(j["verdicts"][0]["q"].get<double>(), 2 * j["verdicts"][0]["p"].get<double>(), 1e-12);
-  EXPECT_EQ(j["verdicts"][0]["comparisons"], 2);
+  EXPECT_NEAR(j["verdicts"][0]["q"].get<double>(), 3 * j["verdicts"][0]["p"].get<double>(), 1e-12);
+  EXPECT_EQ(j["verdicts"][0]["comparisons"], 3);
 }
 
 // Xrun events, driver xruns and glitches can rank two cases in opposite orders (a policy whose

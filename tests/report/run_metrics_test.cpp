@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The figures campaigns compare and --fail-if checks (engine/report/run_metrics.hpp): read from
-// run.json with one definition each, thresholds parsed and checked, and the JUnit report.
+// The figures campaigns compare and --fail-if checks (engine/report/run_metrics.hpp): taken from
+// a run's result (here read back from parts of a run.json) with one definition each, thresholds
+// parsed and checked, and the JUnit report.
 #include "engine/report/run_metrics.hpp"
 
 #include <gtest/gtest.h>
 
 #include "engine/base/errors.hpp"
+#include "engine/result/run_json.hpp"
 
 namespace xrunlab {
 namespace {
@@ -38,24 +40,33 @@ json run_with_slack(uint64_t below_zero, json bins) {
   return run;
 }
 
+// A run's figure from a part of its run.json, as run.json reads back (run_result_from_json).
+std::optional<double> metric(json run, const std::string& name) {
+  run["schema_version"] = 2;
+  std::string why;
+  const std::optional<RunResult> r = run_result_from_json(run, &why);
+  EXPECT_TRUE(r) << why;
+  return r ? run_metric(*r, name) : std::nullopt;
+}
+
 TEST(RunMetrics, EachFigureHasOneDefinition) {
   const json run = run_with_slack(0, json::parse("[[10, 1], [20, 1], [500, 98]]"));
-  EXPECT_EQ(run_metric(run, "xruns"), 6.0) << "the cycle table's events, not the monitor's 7";
-  EXPECT_EQ(run_metric(run, "xrun_rate"), 12.0) << "6 in 30 s";
-  EXPECT_EQ(run_metric(run, "xrun_count"), 2.0);
-  EXPECT_EQ(run_metric(run, "delay_max"), 268.0);
-  EXPECT_EQ(run_metric(run, "cycle_max"), 781.0);
-  EXPECT_EQ(run_metric(run, "dsp_load"), 41.5);
-  EXPECT_EQ(run_metric(run, "glitches"), 3.0);
-  EXPECT_EQ(run_metric(run, "slack_min"), 10.0);
-  EXPECT_EQ(run_metric(run, "slack_p1"), 10.0) << "rank ceil(1 % of 100) = 1";
-  EXPECT_EQ(run_metric(run, "wakeup_p99"), 40.0) << "rank 99 of 100";
-  EXPECT_FALSE(run_metric(run, "nonsense"));
+  EXPECT_EQ(metric(run, "xruns"), 6.0) << "the cycle table's events, not the monitor's 7";
+  EXPECT_EQ(metric(run, "xrun_rate"), 12.0) << "6 in 30 s";
+  EXPECT_EQ(metric(run, "xrun_count"), 2.0);
+  EXPECT_EQ(metric(run, "delay_max"), 268.0);
+  EXPECT_EQ(metric(run, "cycle_max"), 781.0);
+  EXPECT_EQ(metric(run, "dsp_load"), 41.5);
+  EXPECT_EQ(metric(run, "glitches"), 3.0);
+  EXPECT_EQ(metric(run, "slack_min"), 10.0);
+  EXPECT_EQ(metric(run, "slack_p1"), 10.0) << "rank ceil(1 % of 100) = 1";
+  EXPECT_EQ(metric(run, "wakeup_p99"), 40.0) << "rank 99 of 100";
+  EXPECT_FALSE(metric(run, "nonsense"));
 }
 
 TEST(RunMetrics, TheClientsWakeUpP99PoolsEveryClientsCycles) {
   json run = run_with_slack(0, json::parse("[[10, 1]]"));
-  EXPECT_FALSE(run_metric(run, "client_wakeup_p99")) << "no client hop";
+  EXPECT_FALSE(metric(run, "client_wakeup_p99")) << "no client hop";
   auto client = [](const char* key, json bins) {
     uint64_t count = 0;
     for (const json& b : bins) count += b[1].get<uint64_t>();
@@ -71,30 +82,30 @@ TEST(RunMetrics, TheClientsWakeUpP99PoolsEveryClientsCycles) {
   // rank ceil(0.99 * 200) = 198 is 300 (196 at 20, then 300 x 3).
   run["cycles"]["hops"].push_back(client("wakeup.c01", json::parse("[[20, 99], [900, 1]]")));
   run["cycles"]["hops"].push_back(client("wakeup.c02", json::parse("[[20, 97], [300, 3]]")));
-  EXPECT_EQ(run_metric(run, "client_wakeup_p99"), 300.0);
-  EXPECT_EQ(run_metric(run, "wakeup_p99"), 40.0) << "jackd's wake-up is its own hop";
+  EXPECT_EQ(metric(run, "client_wakeup_p99"), 300.0);
+  EXPECT_EQ(metric(run, "wakeup_p99"), 40.0) << "jackd's wake-up is its own hop";
   // Pooled, not the worst client's: c01 all at 20, c02 98 at 20 and 2 at 500 (its own p99 is
   // 500); rank 198 of the pooled 200 is 20.
   run["cycles"]["hops"][2] = client("wakeup.c01", json::parse("[[20, 100]]"));
   run["cycles"]["hops"][3] = client("wakeup.c02", json::parse("[[20, 98], [500, 2]]"));
-  EXPECT_EQ(run_metric(run, "client_wakeup_p99"), 20.0);
+  EXPECT_EQ(metric(run, "client_wakeup_p99"), 20.0);
 }
 
 TEST(RunMetrics, TheBaselinesP99OnlyWhereItIsExact) {
   json run = run_with_slack(0, json::parse("[[10, 1]]"));
-  EXPECT_FALSE(run_metric(run, "baseline_p99")) << "no --baseline";
+  EXPECT_FALSE(metric(run, "baseline_p99")) << "no --baseline";
   run["baseline"] = {{"tool", "cyclictest"}, {"p99", {{"value_us", 345}, {"exact", true}}}};
-  EXPECT_EQ(run_metric(run, "baseline_p99"), 345.0);
+  EXPECT_EQ(metric(run, "baseline_p99"), 345.0);
   run["baseline"]["p99"]["exact"] = false;  // beyond cyclictest's histogram: a bound
-  EXPECT_FALSE(run_metric(run, "baseline_p99"));
+  EXPECT_FALSE(metric(run, "baseline_p99"));
   run["baseline"] = {{"tool", "cyclictest"}, {"error", "cyclictest exited with status 1"}};
-  EXPECT_FALSE(run_metric(run, "baseline_p99"));
+  EXPECT_FALSE(metric(run, "baseline_p99"));
 }
 
 TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
   const json run = run_with_slack(2, json::parse("[[10, 98]]"));
-  EXPECT_EQ(run_metric(run, "slack_min"), -700.0);
-  EXPECT_EQ(run_metric(run, "slack_p1"), -700.0) << "rank 1 of 100 lies below zero";
+  EXPECT_EQ(metric(run, "slack_min"), -700.0);
+  EXPECT_EQ(metric(run, "slack_p1"), -700.0) << "rank 1 of 100 lies below zero";
 }
 
 TEST(RunMetrics, TheSlacksNegativeBinsGiveExactLowPercentiles) {
@@ -112,15 +123,15 @@ TEST(RunMetrics, TheSlacksNegativeBinsGiveExactLowPercentiles) {
     return r;
   };
   // 100 cycles, 3 beyond the bins: rank 1 is the least value, exact.
-  EXPECT_EQ(run_metric(run(3, 5, 10, 82), "slack_min"), -25000.0);
-  EXPECT_EQ(run_metric(run(3, 5, 10, 82), "slack_p1"), -25000.0);
+  EXPECT_EQ(metric(run(3, 5, 10, 82), "slack_min"), -25000.0);
+  EXPECT_EQ(metric(run(3, 5, 10, 82), "slack_p1"), -25000.0);
   // 500 cycles, 6 beyond the bins: rank 5 lies among them, whose values are not kept: absent,
   // not the minimum passed off as the percentile.
-  EXPECT_FALSE(run_metric(run(6, 20, 40, 434), "slack_p1"));
+  EXPECT_FALSE(metric(run(6, 20, 40, 434), "slack_p1"));
   // 500 cycles, 2 beyond: rank 5 falls in the -900 bin, exact.
-  EXPECT_EQ(run_metric(run(2, 20, 40, 438), "slack_p1"), -900.0);
+  EXPECT_EQ(metric(run(2, 20, 40, 438), "slack_p1"), -900.0);
   // No value beyond the bins: the same rank from the bins alone.
-  EXPECT_EQ(run_metric(run(0, 1, 40, 459), "slack_p1"), -300.0) << "rank 5: 1 at -900, then -300";
+  EXPECT_EQ(metric(run(0, 1, 40, 459), "slack_p1"), -300.0) << "rank 5: 1 at -900, then -300";
 }
 
 TEST(RunMetrics, AFigureTheRunDoesNotHaveIsAbsentNotZero) {
@@ -128,10 +139,10 @@ TEST(RunMetrics, AFigureTheRunDoesNotHaveIsAbsentNotZero) {
   run.erase("xrun_cycles");
   run.erase("cycles");
   run["audio"] = nullptr;
-  EXPECT_EQ(run_metric(run, "xruns"), 7.0) << "without a table: the monitor's events";
-  EXPECT_FALSE(run_metric(run, "slack_min"));
-  EXPECT_FALSE(run_metric(run, "wakeup_p99"));
-  EXPECT_FALSE(run_metric(run, "glitches"));
+  EXPECT_EQ(metric(run, "xruns"), 7.0) << "without a table: the monitor's events";
+  EXPECT_FALSE(metric(run, "slack_min"));
+  EXPECT_FALSE(metric(run, "wakeup_p99"));
+  EXPECT_FALSE(metric(run, "glitches"));
 }
 
 TEST(Thresholds, ParseNameOperatorValueAndUnit) {

@@ -184,7 +184,10 @@ TEST(RunJsonRead, TheSlacksNegativeValuesRoundTrip) {
   const Histogram beyond = read_back(dumped(r)).cycle_table.hops.back().us;
   EXPECT_EQ(beyond.underflow_count(), 5u);
   EXPECT_EQ(*beyond.min(), -30000);
-  EXPECT_FALSE(beyond.percentile(0)->exact) << "one of the two beyond the bins is only counted";
+  EXPECT_EQ(beyond.percentile(0)->value_us, -30000);
+  EXPECT_TRUE(beyond.percentile(0)->exact) << "rank 1 is the least, which run.json keeps";
+  EXPECT_FALSE(beyond.percentile(100.0 * 2 / 8)->exact)
+      << "rank 2: the other value beyond the bins is only counted";
   EXPECT_EQ(beyond.percentile(100.0 * 3 / 8)->value_us, -19999) << "rank 3: the bins again";
   EXPECT_TRUE(beyond.percentile(100.0 * 3 / 8)->exact);
 }
