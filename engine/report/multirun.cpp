@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/report/jack_test_labels.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/report_text.hpp"
 #include "engine/stats/describe.hpp"
@@ -29,68 +30,45 @@ enum class Agg { kTotal, kWorst, kMean, kSame, kPerHour };
 
 struct Metric {
   Member member;
-  const char* key;     // JSON / CSV key (record_fields)
-  const char* prefix;  // jack_test's line up to and including ':' (leading space, verbatim)
+  JackTestField field;  // its key (record_fields) and jack_test's line up to ':'
   Style style;
   Agg agg;
   const char* unit;  // for compare's last column
 };
 
-// jack_test 4.1's order and labels with their leaders, verbatim (the consolidated block's rates
-// after the counts they replace), then xrunlab's p99.
+// jack_test 4.1's order (the consolidated block's rates after the counts they replace), then
+// xrunlab's p99.
 const std::vector<Metric>& metrics() {
+  namespace f = jack_test_field;
   static const std::vector<Metric> m = {
-      {&RunRecord::seconds, "seconds", " Total seconds ran . . . . . . :", Style::kInt, Agg::kTotal,
-       "s"},
-      {&RunRecord::clients, "clients", " Number of clients . . . . . . :", Style::kInt, Agg::kSame,
-       ""},
-      {&RunRecord::ports, "ports", " Ports per client  . . . . . . :", Style::kInt, Agg::kSame, ""},
-      {&RunRecord::frames, "frames", " Frames per buffer . . . . . . :", Style::kInt, Agg::kSame,
-       ""},
-      {&RunRecord::timeout_count, "timeout_count",
-       " Timeout Count . . . . . . . . :", Style::kParen, Agg::kTotal, ""},
-      {&RunRecord::xrun_count, "xrun_count", " XRUN Count  . . . . . . . . . :", Style::kInt,
-       Agg::kTotal, ""},
-      {&RunRecord::delay_over_spare, "delay_over_spare",
-       " Delay Count (>spare time) . . :", Style::kInt, Agg::kTotal, ""},
-      {&RunRecord::delay_over_1000, "delay_over_1000",
-       " Delay Count (>1000 usecs) . . :", Style::kInt, Agg::kTotal, ""},
-      {&RunRecord::xrun_rate_per_hour, "xrun_rate_per_hour",
-       " XRUN Rate . . . . . . . . . . :", Style::kHour, Agg::kPerHour, "/hour"},
-      {&RunRecord::delay_over_spare_rate_per_hour, "delay_over_spare_rate_per_hour",
-       " Delay Rate (>spare time)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
-      {&RunRecord::delay_over_1000_rate_per_hour, "delay_over_1000_rate_per_hour",
-       " Delay Rate (>1000 usecs)  . . :", Style::kHour, Agg::kPerHour, "/hour"},
-      {&RunRecord::delay_max_us, "delay_max_us", " Delay Maximum . . . . . . . . :", Style::kUsecs,
-       Agg::kWorst, "usecs"},
-      {&RunRecord::cycle_max_us, "cycle_max_us", " Cycle Maximum . . . . . . . . :", Style::kUsecs,
-       Agg::kWorst, "usecs"},
-      {&RunRecord::dsp_load_pct, "dsp_load_pct",
-       " Average DSP Load. . . . . . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::cpu_system_pct, "cpu_system_pct",
-       " Average CPU System Load . . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::cpu_user_pct, "cpu_user_pct",
-       " Average CPU User Load . . . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::cpu_nice_pct, "cpu_nice_pct",
-       " Average CPU Nice Load . . . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::cpu_iowait_pct, "cpu_iowait_pct",
-       " Average CPU I/O Wait Load . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::cpu_irq_pct, "cpu_irq_pct", " Average CPU IRQ Load  . . . . :", Style::kPercent,
-       Agg::kMean, "%"},
-      {&RunRecord::cpu_softirq_pct, "cpu_softirq_pct",
-       " Average CPU Soft-IRQ Load . . :", Style::kPercent, Agg::kMean, "%"},
-      {&RunRecord::intr_rate, "intr_rate", " Average Interrupt Rate  . . . :", Style::kRate,
-       Agg::kMean, "/sec"},
-      {&RunRecord::ctxt_rate, "ctxt_rate", " Average Context-Switch Rate . :", Style::kRate,
-       Agg::kMean, "/sec"},
-      {&RunRecord::delay_p99_us, "delay_p99_us", " Delay p99 . . . . . . . . . . :", Style::kUsecs,
-       Agg::kWorst, "usecs"},
+      {&RunRecord::seconds, f::kSeconds, Style::kInt, Agg::kTotal, "s"},
+      {&RunRecord::clients, f::kClients, Style::kInt, Agg::kSame, ""},
+      {&RunRecord::ports, f::kPorts, Style::kInt, Agg::kSame, ""},
+      {&RunRecord::frames, f::kFrames, Style::kInt, Agg::kSame, ""},
+      {&RunRecord::timeout_count, f::kTimeoutCount, Style::kParen, Agg::kTotal, ""},
+      {&RunRecord::xrun_count, f::kXrunCount, Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::delay_over_spare, f::kDelayOverSpare, Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::delay_over_1000, f::kDelayOver1000, Style::kInt, Agg::kTotal, ""},
+      {&RunRecord::xrun_rate_per_hour, f::kXrunRate, Style::kHour, Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_spare_rate_per_hour, f::kDelayOverSpareRate, Style::kHour,
+       Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_over_1000_rate_per_hour, f::kDelayOver1000Rate, Style::kHour,
+       Agg::kPerHour, "/hour"},
+      {&RunRecord::delay_max_us, f::kDelayMax, Style::kUsecs, Agg::kWorst, "usecs"},
+      {&RunRecord::cycle_max_us, f::kCycleMax, Style::kUsecs, Agg::kWorst, "usecs"},
+      {&RunRecord::dsp_load_pct, f::kDspLoad, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_system_pct, f::kCpuSystem, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_user_pct, f::kCpuUser, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_nice_pct, f::kCpuNice, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_iowait_pct, f::kCpuIowait, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_irq_pct, f::kCpuIrq, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::cpu_softirq_pct, f::kCpuSoftirq, Style::kPercent, Agg::kMean, "%"},
+      {&RunRecord::intr_rate, f::kIntrRate, Style::kRate, Agg::kMean, "/sec"},
+      {&RunRecord::ctxt_rate, f::kCtxtRate, Style::kRate, Agg::kMean, "/sec"},
+      {&RunRecord::delay_p99_us, f::kDelayP99, Style::kUsecs, Agg::kWorst, "usecs"},
   };
   return m;
 }
-
-// jack_test's "Number of runs" line up to its ':', verbatim.
-constexpr const char* kRunsPrefix = " Number of runs  . . . . . . . :";
 
 const Metric& metric(Member member) {
   for (const Metric& m : metrics()) {
@@ -160,7 +138,7 @@ std::string squeeze(std::string_view s) {
 // One .SUMMARY line: jack_test's line squeezed; a value that filled its whole width
 // (":217192") still gets the one space the 2005 file shows (": 217192 usecs").
 std::string summary_line(const Metric& m, double v) {
-  std::string line = squeeze(std::string(m.prefix) + jack_value(m.style, v));
+  std::string line = squeeze(std::string(m.field.leader) + jack_value(m.style, v));
   const size_t colon = line.find(':');
   if (colon + 1 < line.size() && line[colon + 1] != ' ' && line[colon + 1] != '(') {
     line.insert(colon + 1, " ");
@@ -485,7 +463,7 @@ std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) 
       out += "# " + one_line(g.name) + "\n";
       for (const RunRecord* r : g.runs) {
         const std::optional<double>& v = r->*member;
-        out += v && std::isfinite(*v) ? summary_line(m, *v) : squeeze(m.prefix) + " n/a\n";
+        out += v && std::isfinite(*v) ? summary_line(m, *v) : squeeze(m.field.leader) + " n/a\n";
       }
     }
   }
@@ -495,7 +473,8 @@ std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) 
     if (!has_averaged_block(g) && !g.maxima_are_means) continue;
     out += "# " + one_line(g.name) + "\n";
     for (const RunRecord* r : g.runs) {
-      out += squeeze(std::string(kRunsPrefix) + jack_value(Style::kParen, std::max(1, r->runs))) +
+      out += squeeze(std::string(jack_test_field::kRuns.leader) +
+                     jack_value(Style::kParen, std::max(1, r->runs))) +
              "\n";
     }
   }
@@ -573,7 +552,10 @@ std::string format_summary_file(const std::vector<RunRecord>& runs, GroupBy by) 
 std::string format_summary_csv(const std::vector<RunRecord>& runs) {
   // Columns added later come last, so that scripts reading columns by position keep working.
   std::string out = "label,source,imported,started_utc,status,policy,loads,runs";
-  for (const RecordField& f : record_fields()) out += std::string(",") + f.key;
+  for (const RecordField& f : record_fields()) {
+    out += ',';
+    out += f.field.key;
+  }
   out += ",maxima_are_means,definitions,host,kernel,backend\n";
   for (const RunRecord& r : runs) {
     out += csv_field(r.label) + "," + csv_field(r.source) + "," + (r.imported ? "1" : "0") + "," +
@@ -640,7 +622,7 @@ std::string format_compare(const std::vector<RunRecord>& runs, GroupBy by) {
   rows.push_back(std::move(subtitle));
   bool any_mean = false;
   for (size_t i = 0; i < ms.size(); ++i) {
-    Row row{ms[i].prefix, {}, ms[i].unit};
+    Row row{std::string(ms[i].field.leader), {}, ms[i].unit};
     bool any_value = false;
     for (const Column& c : cols) {
       row.cells.push_back(column_cell(c, i));
@@ -650,7 +632,7 @@ std::string format_compare(const std::vector<RunRecord>& runs, GroupBy by) {
     // The consolidated block's rates only when one is shown (other runs have counts).
     if (ms[i].agg != Agg::kPerHour || any_value) rows.push_back(std::move(row));
     if (ms[i].member == &RunRecord::frames) {
-      Row n{kRunsPrefix, {}, ""};
+      Row n{std::string(jack_test_field::kRuns.leader), {}, ""};
       for (const Column& c : cols) n.cells.push_back(fmt::format("({})", c.jack_runs));
       rows.push_back(std::move(n));
     }
@@ -693,7 +675,7 @@ std::string format_compare_csv(const std::vector<RunRecord>& runs, GroupBy by) {
   for (const Column& c : cols) out += "," + csv_field(c.definitions);
   out += '\n';
   for (size_t i = 0; i < ms.size(); ++i) {
-    out += ms[i].key;
+    out += ms[i].field.key;
     for (const Column& c : cols) out += "," + (c.mixed[i] ? "mixed" : raw_number(c.values[i]));
     out += '\n';
   }
@@ -716,9 +698,9 @@ nlohmann::json compare_json(const std::vector<RunRecord>& runs, GroupBy by) {
     col["definitions"] = c.definitions;
     nlohmann::json fields = nlohmann::json::object();
     for (size_t i = 0; i < ms.size(); ++i) {
-      fields[ms[i].key] = c.mixed[i]    ? nlohmann::json("mixed")
-                          : c.values[i] ? nlohmann::json(*c.values[i])
-                                        : nlohmann::json(nullptr);
+      fields[ms[i].field.key] = c.mixed[i]    ? nlohmann::json("mixed")
+                                : c.values[i] ? nlohmann::json(*c.values[i])
+                                              : nlohmann::json(nullptr);
     }
     col["fields"] = std::move(fields);
     j["columns"].push_back(std::move(col));

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "engine/base/text.hpp"
+#include "engine/report/jack_test_labels.hpp"
 #include "engine/report/report_text.hpp"
 #include "engine/wire/thread_sched.hpp"
 
@@ -18,30 +19,6 @@ namespace {
 constexpr std::string_view kTitleLine = " ************* SUMMARY RESULT ****************\n";
 constexpr std::string_view kOwnTitleLine = " ************* XRUNLAB RESULT ****************\n";
 constexpr std::string_view kStarLine = " *********************************************\n";
-
-// jack_test 4.1's labels with their leaders, verbatim (they were hand-written format strings:
-// "Average DSP Load. . ." does not follow the rule summary_field_line uses for the others).
-constexpr std::string_view kTotalSeconds = " Total seconds ran . . . . . . :";
-constexpr std::string_view kClients = " Number of clients . . . . . . :";
-constexpr std::string_view kPorts = " Ports per client  . . . . . . :";
-constexpr std::string_view kFrames = " Frames per buffer . . . . . . :";
-constexpr std::string_view kRuns = " Number of runs  . . . . . . . :";
-constexpr std::string_view kTimeouts = " Timeout Count . . . . . . . . :";
-constexpr std::string_view kXruns = " XRUN Count  . . . . . . . . . :";
-constexpr std::string_view kOverSpare = " Delay Count (>spare time) . . :";
-constexpr std::string_view kOver1000 = " Delay Count (>1000 usecs) . . :";
-constexpr std::string_view kDelayMax = " Delay Maximum . . . . . . . . :";
-constexpr std::string_view kCycleMax = " Cycle Maximum . . . . . . . . :";
-constexpr std::string_view kDspLoad = " Average DSP Load. . . . . . . :";
-constexpr std::string_view kSystem = " Average CPU System Load . . . :";
-constexpr std::string_view kUser = " Average CPU User Load . . . . :";
-constexpr std::string_view kNice = " Average CPU Nice Load . . . . :";
-constexpr std::string_view kIowait = " Average CPU I/O Wait Load . . :";
-constexpr std::string_view kIrq = " Average CPU IRQ Load  . . . . :";
-constexpr std::string_view kSoftirq = " Average CPU Soft-IRQ Load . . :";
-constexpr std::string_view kIntr = " Average Interrupt Rate  . . . :";
-constexpr std::string_view kCtxt = " Average Context-Switch Rate . :";
-constexpr std::string_view kDelta = " Delta Maximum . . . . . . . . :";  // jack_test4.1
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -84,8 +61,9 @@ std::string opt_percentile6(const std::optional<Percentile>& p) {
   return p ? fmt::format("{:>6}   usecs", percentile_text(*p)) : "   n/a";
 }
 
-void jack_line(std::string& out, std::string_view prefix, std::string_view value) {
-  out += prefix;
+// jack_test's line of the field: its leader, then the value.
+void jack_line(std::string& out, const JackTestField& field, std::string_view value) {
+  out += field.leader;
   out += value;
   out += '\n';
 }
@@ -105,45 +83,46 @@ std::string resolution_text(double us) {
 void jack_test_block(std::string& out, const RunResult& r) {
   const double seconds = std::isfinite(r.seconds_ran) ? std::max(0.0, r.seconds_ran) : 0.0;
   out += kTitleLine;
-  jack_line(out, kTotalSeconds, int6(static_cast<uint64_t>(std::floor(seconds))));
-  jack_line(out, kClients, int6(static_cast<uint64_t>(std::max(0, r.clients))));
-  jack_line(out, kPorts, int6(static_cast<uint64_t>(std::max(0, r.ports))));
-  jack_line(out, kFrames, int6(r.frames));
-  jack_line(out, kRuns, paren5(1));
+  jack_line(out, jack_test_field::kSeconds, int6(static_cast<uint64_t>(std::floor(seconds))));
+  jack_line(out, jack_test_field::kClients, int6(static_cast<uint64_t>(std::max(0, r.clients))));
+  jack_line(out, jack_test_field::kPorts, int6(static_cast<uint64_t>(std::max(0, r.ports))));
+  jack_line(out, jack_test_field::kFrames, int6(r.frames));
+  jack_line(out, jack_test_field::kRuns, paren5(1));
   out += kStarLine;
   const bool jack1 = r.jack_test.definitions == "jack1-rules";
   // jack_test's "%5d": whole usecs, truncated.
   auto whole = [](const std::optional<double>& v) {
     return v ? usecs6(static_cast<int64_t>(std::floor(*v))) : std::string("   n/a   usecs");
   };
-  jack_line(out, kTimeouts, paren5(r.timeout_count));
-  jack_line(out, kXruns, int6(r.xrun_count));
-  jack_line(out, kOverSpare, int6(r.delay_over_spare));
-  jack_line(out, kOver1000, int6(r.delay_over_1000));
+  jack_line(out, jack_test_field::kTimeoutCount, paren5(r.timeout_count));
+  jack_line(out, jack_test_field::kXrunCount, int6(r.xrun_count));
+  jack_line(out, jack_test_field::kDelayOverSpare, int6(r.delay_over_spare));
+  jack_line(out, jack_test_field::kDelayOver1000, int6(r.delay_over_1000));
   if (jack1) {
-    jack_line(out, kDelayMax, whole(r.jack_test.delay_max_us));
-    jack_line(out, kCycleMax, whole(r.jack_test.cycle_max_us));
+    jack_line(out, jack_test_field::kDelayMax, whole(r.jack_test.delay_max_us));
+    jack_line(out, jack_test_field::kCycleMax, whole(r.jack_test.cycle_max_us));
     const std::optional<double> load =
         r.jack_test.dsp_load_pct ? r.jack_test.dsp_load_pct : r.avg_dsp_load;
-    jack_line(out, kDspLoad, load ? percent(*load) : "     n/a");
+    jack_line(out, jack_test_field::kDspLoad, load ? percent(*load) : "     n/a");
   } else {
-    jack_line(out, kDelayMax, usecs6(r.delay.max_us.value_or(0)));
-    jack_line(out, kCycleMax, usecs6(r.cycle.max_us.value_or(0)));
-    jack_line(out, kDspLoad, r.avg_dsp_load ? percent(*r.avg_dsp_load) : "     n/a");
+    jack_line(out, jack_test_field::kDelayMax, usecs6(r.delay.max_us.value_or(0)));
+    jack_line(out, jack_test_field::kCycleMax, usecs6(r.cycle.max_us.value_or(0)));
+    jack_line(out, jack_test_field::kDspLoad,
+              r.avg_dsp_load ? percent(*r.avg_dsp_load) : "     n/a");
   }
-  jack_line(out, kSystem, percent(r.avg_system));
-  jack_line(out, kUser, percent(r.avg_user));
-  jack_line(out, kNice, percent(r.avg_nice));
-  jack_line(out, kIowait, percent(r.avg_iowait));
-  jack_line(out, kIrq, percent(r.avg_irq));
-  jack_line(out, kSoftirq, percent(r.avg_softirq));
-  jack_line(out, kIntr, per_sec(r.avg_intr));
-  jack_line(out, kCtxt, per_sec(r.avg_ctxt));
+  jack_line(out, jack_test_field::kCpuSystem, percent(r.avg_system));
+  jack_line(out, jack_test_field::kCpuUser, percent(r.avg_user));
+  jack_line(out, jack_test_field::kCpuNice, percent(r.avg_nice));
+  jack_line(out, jack_test_field::kCpuIowait, percent(r.avg_iowait));
+  jack_line(out, jack_test_field::kCpuIrq, percent(r.avg_irq));
+  jack_line(out, jack_test_field::kCpuSoftirq, percent(r.avg_softirq));
+  jack_line(out, jack_test_field::kIntrRate, per_sec(r.avg_intr));
+  jack_line(out, jack_test_field::kCtxtRate, per_sec(r.avg_ctxt));
   out += kStarLine;
   if (r.audio) {  // jack_test4's audible chain: its own block, as jack_test4.1 printed it
     // A file the check could not work on has no Delta Maximum: it was not measured.
     const bool checked = r.audio->totals.not_checked.empty();
-    jack_line(out, kDelta,
+    jack_line(out, jack_test_field::kDeltaMax,
               checked ? fmt::format(" {:.5f}", r.audio->totals.delta_max) : " not checked");
     out += kStarLine;
   }

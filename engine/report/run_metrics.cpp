@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/base/errors.hpp"
+#include "engine/report/jack_test_labels.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -75,19 +76,20 @@ std::optional<double> baseline_p99(const RunResult& run) {
 }  // namespace
 
 const std::vector<RunMetric>& run_metrics() {
+  namespace f = jack_test_field;
   static const std::vector<RunMetric> metrics = {
       {"xruns", "xrun events", "", true},
       {"xrun_rate", "xrun events per minute", "/min", true},
-      {"xrun_count", "driver xruns (XRUN Count)", "", true},
-      {"delay_max", "Delay Maximum", "us", true},
-      {"cycle_max", "Cycle Maximum", "us", true},
+      {"xrun_count", fmt::format("driver xruns ({})", f::kXrunCount.label), "", true},
+      {"delay_max", std::string(f::kDelayMax.label), "us", true},
+      {"cycle_max", std::string(f::kCycleMax.label), "us", true},
       {"slack_min", "slack minimum", "us", false},
       {"slack_p1", "slack 1st percentile", "us", false},
       {"wakeup_p99", "interrupt -> jackd wake-up p99", "us", true},
       {"client_wakeup_p99", "client wake-up p99 (upstream done -> entry, all clients)", "us", true},
       {"baseline_p99", "cyclictest p99 beside the run", "us", true},
       {"glitches", "audible glitches", "", true},
-      {"dsp_load", "Average DSP Load", "%", true},
+      {"dsp_load", std::string(f::kDspLoad.label), "%", true},
   };
   return metrics;
 }

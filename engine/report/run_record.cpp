@@ -13,6 +13,7 @@
 
 #include "engine/base/file.hpp"
 #include "engine/base/text.hpp"
+#include "engine/report/jack_test_labels.hpp"
 #include "engine/report/json_members.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/report_text.hpp"
@@ -243,39 +244,33 @@ const char* definitions_meaning(std::string_view id) {
 }
 
 const std::vector<RecordField>& record_fields() {
+  namespace f = jack_test_field;
   static const std::vector<RecordField> fields = {
-      {"seconds", "Total seconds ran", &RunRecord::seconds, FieldKind::kSeconds},
-      {"clients", "Number of clients", &RunRecord::clients, FieldKind::kSetting},
-      {"ports", "Ports per client", &RunRecord::ports, FieldKind::kSetting},
-      {"frames", "Frames per buffer", &RunRecord::frames, FieldKind::kSetting},
-      {"timeout_count", "Timeout Count", &RunRecord::timeout_count, FieldKind::kCount},
-      {"xrun_count", "XRUN Count", &RunRecord::xrun_count, FieldKind::kCount},
-      {"delay_over_spare", "Delay Count (>spare time)", &RunRecord::delay_over_spare,
-       FieldKind::kCount},
-      {"delay_over_1000", "Delay Count (>1000 usecs)", &RunRecord::delay_over_1000,
-       FieldKind::kCount},
-      {"delay_max_us", "Delay Maximum", &RunRecord::delay_max_us, FieldKind::kUsecs},
-      {"cycle_max_us", "Cycle Maximum", &RunRecord::cycle_max_us, FieldKind::kUsecs},
-      {"dsp_load_pct", "Average DSP Load", &RunRecord::dsp_load_pct, FieldKind::kPercent},
-      {"cpu_system_pct", "Average CPU System Load", &RunRecord::cpu_system_pct,
-       FieldKind::kPercent},
-      {"cpu_user_pct", "Average CPU User Load", &RunRecord::cpu_user_pct, FieldKind::kPercent},
-      {"cpu_nice_pct", "Average CPU Nice Load", &RunRecord::cpu_nice_pct, FieldKind::kPercent},
-      {"cpu_iowait_pct", "Average CPU I/O Wait Load", &RunRecord::cpu_iowait_pct,
-       FieldKind::kPercent},
-      {"cpu_irq_pct", "Average CPU IRQ Load", &RunRecord::cpu_irq_pct, FieldKind::kPercent},
-      {"cpu_softirq_pct", "Average CPU Soft-IRQ Load", &RunRecord::cpu_softirq_pct,
-       FieldKind::kPercent},
-      {"intr_rate", "Average Interrupt Rate", &RunRecord::intr_rate, FieldKind::kPerSecond},
-      {"ctxt_rate", "Average Context-Switch Rate", &RunRecord::ctxt_rate, FieldKind::kPerSecond},
-      {"delay_p99_us", "", &RunRecord::delay_p99_us, FieldKind::kUsecs},
+      {f::kSeconds, &RunRecord::seconds, FieldKind::kSeconds},
+      {f::kClients, &RunRecord::clients, FieldKind::kSetting},
+      {f::kPorts, &RunRecord::ports, FieldKind::kSetting},
+      {f::kFrames, &RunRecord::frames, FieldKind::kSetting},
+      {f::kTimeoutCount, &RunRecord::timeout_count, FieldKind::kCount},
+      {f::kXrunCount, &RunRecord::xrun_count, FieldKind::kCount},
+      {f::kDelayOverSpare, &RunRecord::delay_over_spare, FieldKind::kCount},
+      {f::kDelayOver1000, &RunRecord::delay_over_1000, FieldKind::kCount},
+      {f::kDelayMax, &RunRecord::delay_max_us, FieldKind::kUsecs},
+      {f::kCycleMax, &RunRecord::cycle_max_us, FieldKind::kUsecs},
+      {f::kDspLoad, &RunRecord::dsp_load_pct, FieldKind::kPercent},
+      {f::kCpuSystem, &RunRecord::cpu_system_pct, FieldKind::kPercent},
+      {f::kCpuUser, &RunRecord::cpu_user_pct, FieldKind::kPercent},
+      {f::kCpuNice, &RunRecord::cpu_nice_pct, FieldKind::kPercent},
+      {f::kCpuIowait, &RunRecord::cpu_iowait_pct, FieldKind::kPercent},
+      {f::kCpuIrq, &RunRecord::cpu_irq_pct, FieldKind::kPercent},
+      {f::kCpuSoftirq, &RunRecord::cpu_softirq_pct, FieldKind::kPercent},
+      {f::kIntrRate, &RunRecord::intr_rate, FieldKind::kPerSecond},
+      {f::kCtxtRate, &RunRecord::ctxt_rate, FieldKind::kPerSecond},
+      {f::kDelayP99, &RunRecord::delay_p99_us, FieldKind::kUsecs},
       // Appended after the older fields, so that scripts reading CSV columns by position keep
       // working.
-      {"xrun_rate_per_hour", "XRUN Rate", &RunRecord::xrun_rate_per_hour, FieldKind::kPerHour},
-      {"delay_over_spare_rate_per_hour", "Delay Rate (>spare time)",
-       &RunRecord::delay_over_spare_rate_per_hour, FieldKind::kPerHour},
-      {"delay_over_1000_rate_per_hour", "Delay Rate (>1000 usecs)",
-       &RunRecord::delay_over_1000_rate_per_hour, FieldKind::kPerHour},
+      {f::kXrunRate, &RunRecord::xrun_rate_per_hour, FieldKind::kPerHour},
+      {f::kDelayOverSpareRate, &RunRecord::delay_over_spare_rate_per_hour, FieldKind::kPerHour},
+      {f::kDelayOver1000Rate, &RunRecord::delay_over_1000_rate_per_hour, FieldKind::kPerHour},
   };
   return fields;
 }
@@ -427,13 +422,9 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
   const std::vector<RecordField>& fields = record_fields();
   std::map<std::string, size_t> by_label;  // canonical label -> index in fields
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].member == &RunRecord::delay_p99_us) {
-      by_label.emplace("delay p99", i);  // xrunlab's own summary.txt
-    } else {
-      by_label.emplace(canonical_label(fields[i].jack_label), i);
-    }
+    by_label.emplace(canonical_label(fields[i].field.label), i);
   }
-  const std::string runs_label = canonical_label("Number of runs");
+  const std::string runs_label = canonical_label(jack_test_field::kRuns.label);
 
   // One value of a field for one run, and the line it was read from.
   struct Cell {
@@ -505,10 +496,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     set_why(why, source + ": not a jack_test summary (no known field such as 'XRUN Count')");
     return {};
   }
-  auto shown = [&](size_t f) {
-    return std::string(fields[f].member == &RunRecord::delay_p99_us ? "Delay p99"
-                                                                    : fields[f].jack_label);
-  };
+  auto shown = [&](size_t f) { return std::string(fields[f].field.label); };
   std::vector<RunRecord> out;
   for (const Section& s : sections) {
     // n runs: the most values any field has; every field must have n, none, or (a setting of a
@@ -519,7 +507,7 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     }
     if (n == 0) continue;
     const bool block_of_columns = n > 1 && s.columns == n;
-    auto misaligned = [&](const std::string& label, const std::vector<Cell>& cells) {
+    auto misaligned = [&](std::string_view label, const std::vector<Cell>& cells) {
       set_why(why, fmt::format("{}:{}: \"{}\" has {} value{} in \"{}\" but \"{}\" (line {}) has "
                                "{}: cannot tell which runs {} to; give each block its own "
                                "\"==> name <==\" header",
@@ -567,10 +555,10 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
         !s.runs.empty() && std::all_of(s.runs.begin(), s.runs.end(),
                                        [](const Cell& c) { return c.value.has_value(); });
     if (consolidated && !runs_known) {
-      set_why(why, fmt::format("{}:{}: the CONSOLIDATED RESULTS block \"{}\" has no \"Number of "
-                               "runs\": its rates and means cannot be told from one run's",
+      set_why(why, fmt::format("{}:{}: the CONSOLIDATED RESULTS block \"{}\" has no \"{}\": its "
+                               "rates and means cannot be told from one run's",
                                source, s.title_line ? s.title_line : s.values[widest].front().line,
-                               s.name));
+                               s.name, jack_test_field::kRuns.label));
       return {};
     }
     // "Number of runs": one per run; or, for a block of n columns, once, saying n (the columns
@@ -583,14 +571,14 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
     } else if (s.runs.size() == 1 && block_of_columns) {
       const Cell& c = s.runs.front();
       if (c.value && *c.value != static_cast<double>(n)) {
-        set_why(why, fmt::format("{}:{}: \"Number of runs\" is {} but the block has {} columns "
-                                 "(\"{}\", line {}): cannot tell which runs they are",
-                                 source, c.line, *c.value, n, shown(widest),
-                                 s.values[widest].front().line));
+        set_why(why, fmt::format("{}:{}: \"{}\" is {} but the block has {} columns (\"{}\", "
+                                 "line {}): cannot tell which runs they are",
+                                 source, c.line, jack_test_field::kRuns.label, *c.value, n,
+                                 shown(widest), s.values[widest].front().line));
         return {};
       }
     } else if (!s.runs.empty()) {
-      misaligned("Number of runs", s.runs);
+      misaligned(jack_test_field::kRuns.label, s.runs);
       return {};
     }
     // "name [definitions]": a SUMMARY of runs of several definitions (see the header).
@@ -642,11 +630,11 @@ nlohmann::json to_json(const RunRecord& r) {
   j["host"] = r.host;
   j["kernel"] = r.kernel;
   j["backend"] = r.backend;
-  j["runs"] = r.runs;
+  j[jack_test_field::kRuns.key] = r.runs;
   j["maxima_are_means"] = r.maxima_are_means;
   for (const RecordField& f : record_fields()) {
     const std::optional<double>& v = r.*f.member;
-    j[f.key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    j[f.field.key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   }
   return j;
 }
@@ -692,18 +680,19 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     }
     r.maxima_are_means = it->get<bool>();
   }
-  if (const auto it = j.find("runs"); it != j.end() && !it->is_null()) {
+  if (const auto it = j.find(jack_test_field::kRuns.key); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer() || it->get<int64_t>() < 1) {
-      set_why(why, "run record: 'runs' is not a positive integer");
+      set_why(why, fmt::format("run record: '{}' is not a positive integer",
+                               jack_test_field::kRuns.key));
       return std::nullopt;
     }
     r.runs = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));
   }
   for (const RecordField& f : record_fields()) {
-    const auto it = j.find(f.key);
+    const auto it = j.find(f.field.key);
     if (it == j.end() || it->is_null()) continue;
     if (!it->is_number()) {
-      set_why(why, std::string("run record: '") + f.key + "' is not a number");
+      set_why(why, fmt::format("run record: '{}' is not a number", f.field.key));
       return std::nullopt;
     }
     r.*f.member = it->get<double>();

@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/report/jack_test_labels.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -102,12 +103,11 @@ enum class FieldKind {
 // nullptr for an id this xrunlab does not know.
 const char* definitions_meaning(std::string_view id);
 
-// The numeric fields in jack_test's summary order: JSON/CSV key, jack_test's label (without its
-// dot leader; "" for xrunlab-only fields), the member and what it measures. Shared by import,
-// JSON, CSV and compare.
+// The numeric fields in jack_test's summary order: their names (the JSON/CSV key and the label
+// import reads: jack_test's, or "Delay p99" for xrunlab's own), the member and what it measures.
+// Shared by import, JSON, CSV and compare.
 struct RecordField {
-  const char* key;         // "xrun_count"
-  const char* jack_label;  // "XRUN Count"
+  JackTestField field;  // key "xrun_count", label "XRUN Count"
   std::optional<double> RunRecord::*member;
   FieldKind kind;
 };
