@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// Every cycle decomposed hop by hop (issue 12), as the result model keeps it.
+// Every cycle decomposed hop by hop, as the result model keeps it.
 //
 // One cycle (one period boundary m, "the interrupt") is joined across all clients from the
 // cycle table (engine/wire/cycle_table.hpp): each client's callback entry and exit, and, on

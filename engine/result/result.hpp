@@ -194,9 +194,9 @@ struct AudioThread {
 // in one column unmarked.
 struct JackTestFields {
   // "jack1-rules": JACK1's rules applied by xrunlab to jackd's wake-ups (this version);
-  // "callback-delay": xrunlab before issue 12, whose Delay fields were the clients' callback
-  // delays against the interrupt (not comparable with jack_test); "jack_test": imported from
-  // a 2004-2005 jack_test summary (JACK1's own messages, read by jack_test's awk script).
+  // "callback-delay": records of xrunlab versions whose Delay fields were the clients'
+  // callback delays against the interrupt (not comparable with jack_test); "jack_test": imported
+  // from a 2004-2005 jack_test summary (JACK1's own messages, read by jack_test's awk script).
   std::string definitions;
   std::string wake_source;        // where jackd's wake-ups (JACK1's poll_ret) come from, in words
   double wake_resolution_us = 0;  // their resolution

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// Xrun events keyed by their cycle (issue 12): the cycle table (engine/result/cycle_hops.hpp)
+// Xrun events keyed by their cycle: the cycle table (engine/result/cycle_hops.hpp)
 // says exactly which cycles were xruns; every other source of xrun reports (the monitor's JACK2
 // xrun callbacks, jackd's log lines, the tail's audible glitches) is counted against them.
 //

@@ -2,8 +2,8 @@
 #pragma once
 // The xrun reports of a run (the monitor's JACK2 callbacks, jackd's log lines), counted against
 // the cycle table's xrun events while the run goes on, so that a long run of sustained xruns
-// keeps only its last seconds of events and reports instead of all of them (issue 16: +32.6 MiB
-// an hour with an xrun every few cycles).
+// keeps only its last seconds of events and reports instead of all of them (keeping them all
+// grew the engine by 32.6 MiB an hour with an xrun every few cycles).
 //
 // An event is settled once no report still to come can fall to it: each settle() tallies the
 // events before event k (engine/result/xrun_cycles.hpp's batch functions, on those events and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Two `xrunlab run`s started at the same moment (issue 16, point 7): both succeed, each on its
+// Two `xrunlab run`s started at the same moment: both succeed, each on its
 // own private server, each in its own folder (also with the same label and output, when both
 // folders are made in the same second), each reporting only its own clients and its own
 // injected overruns; neither frees anything of the other (registry slots, /dev/shm files).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A full disk under --output (issue 16, point 5): a small private tmpfs whose space the test
+// A full disk under --output: a small private tmpfs whose space the test
 // takes away at a chosen stage (before the run, in the measurement window, before the final
 // write, at the plots). The run stops cleanly (exit 6, one line naming the file and "the disk is
 // full", nothing left running) or degrades where README says it does (the plots), and every

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `sudo xrunlab ...` (issue 16, point 7): run as root with SUDO_UID/SUDO_GID of another user
+// `sudo xrunlab ...`: run as root with SUDO_UID/SUDO_GID of another user
 // (65534, nobody/nogroup), every folder and file the run created under --output belongs to that
 // user (checked on every entry, nftw), on success and on failure, for a run and for a campaign;
 // what existed before keeps its owner. Root only.

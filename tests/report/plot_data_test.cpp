@@ -181,7 +181,7 @@ TEST(PlotInputs, DataFilesAndArguments) {
   EXPECT_EQ(q.args[0][8], "xrun (3 in the run)\t");
 }
 
-// A busy run (issue 12): 38037 xruns, the first 10000 listed over the first 53 s. The timeline
+// A busy run: 38037 xruns, the first 10000 listed over the first 53 s. The timeline
 // draws the counts per second of the system samples, which cover the whole run, and its legend
 // states the true total, not the length of the list.
 TEST(PlotInputs, BusyRunDrawsXrunsPerSecondWithTheTrueTotal) {
