@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/backend/vcard.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <new>
 #include <utility>
 
-#include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/result/result.hpp"
 #include "engine/result/run_json.hpp"
+#include "engine/system/shm_object.hpp"
 
 namespace xrunlab {
 namespace {
@@ -110,25 +107,10 @@ void VcardShm::unlink() {
 }
 
 VcardShm VcardShm::create(const std::string& name, uint32_t rate, uint32_t frames) {
-  auto fail = [&](const char* what, int err) {
-    return Error(ExitCode::kOutput, "cannot " + std::string(what) +
-                                        " the virtual card's shared memory object " + name + ": " +
-                                        errno_text(err));
-  };
-  const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) throw fail("create", errno);
+  void* p = create_shm_object(name, sizeof(vcard::Shm), "the virtual card's shared memory object");
   VcardShm out;
   out.name_ = name;
   out.linked_ = true;  // from here on the destructor removes the name again
-  if (::ftruncate(fd, sizeof(vcard::Shm)) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw fail("size", err);
-  }
-  void* p = ::mmap(nullptr, sizeof(vcard::Shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) throw fail("map", err);
   // The new object is zero-filled: every counter is 0 and every slot empty (seq 0).
   auto* shm = new (p) vcard::Shm;
   shm->version = vcard::kShmVersion;

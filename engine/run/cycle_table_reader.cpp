@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/run/cycle_table_reader.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <new>
 #include <utility>
 #include <vector>
 
-#include "engine/base/errno_text.hpp"
-#include "engine/base/errors.hpp"
+#include "engine/system/shm_object.hpp"
 
 namespace xrunlab {
 
@@ -41,27 +37,13 @@ CycleTableShm::~CycleTableShm() {
 std::unique_ptr<CycleTableShm> CycleTableShm::create(const std::string& name, uint32_t clients,
                                                      uint32_t rows, uint32_t rate, uint32_t frames,
                                                      uint32_t keyed_by) {
-  auto fail = [&](const char* what, int err) {
-    return Error(ExitCode::kOutput, "cannot " + std::string(what) +
-                                        " the cycle table's shared memory object " + name + ": " +
-                                        errno_text(err));
-  };
-  const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) throw fail("create", errno);
-  auto out = std::unique_ptr<CycleTableShm>(new CycleTableShm);
-  out->name_ = name;  // from here on the destructor removes the name again
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t column_bytes = cycle_table::column_bytes(rows, page);
-  out->bytes_ = cycle_table::table_bytes(clients, column_bytes);
-  if (::ftruncate(fd, static_cast<off_t>(out->bytes_)) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw fail("size", err);
-  }
-  void* p = ::mmap(nullptr, out->bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) throw fail("map", err);
+  const size_t bytes = cycle_table::table_bytes(clients, column_bytes);
+  void* p = create_shm_object(name, bytes, "the cycle table's shared memory object");
+  auto out = std::unique_ptr<CycleTableShm>(new CycleTableShm);
+  out->name_ = name;  // from here on the destructor removes the name again
+  out->bytes_ = bytes;
   out->base_ = p;
   // The new object is zero-filled: every cell is empty (seq 0).
   auto* h = new (p) cycle_table::Header;

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "engine/system/shm_object.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "engine/base/errors.hpp"
+
+namespace xrunlab {
+namespace {
+
+std::string unique_name(const char* what) {
+  return "/xrunlab-test-" + std::string(what) + "-" + std::to_string(::getpid());
+}
+
+bool exists(const std::string& name) {
+  const int fd = ::shm_open(name.c_str(), O_RDONLY, 0);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+TEST(ShmObject, ANewObjectIsZeroFilledPrivateAndMapped) {
+  const std::string name = unique_name("new");
+  const size_t bytes = 3 * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  auto* p = static_cast<unsigned char*>(create_shm_object(name, bytes, "the test's object"));
+  ASSERT_NE(p, nullptr);
+  size_t nonzero = 0;
+  for (size_t i = 0; i < bytes; ++i) nonzero += p[i] != 0 ? 1 : 0;
+  EXPECT_EQ(nonzero, 0u);
+  p[bytes - 1] = 7;  // writable to its last byte
+  const int fd = ::shm_open(name.c_str(), O_RDONLY, 0);
+  ASSERT_GE(fd, 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  ::close(fd);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "this user's only";
+  EXPECT_EQ(static_cast<size_t>(st.st_size), bytes);
+  ::munmap(p, bytes);
+  ::shm_unlink(name.c_str());
+}
+
+TEST(ShmObject, ANameInUseIsAnErrorThatNamesItAndLeavesTheOtherObjectAlone) {
+  const std::string name = unique_name("taken");
+  void* first = create_shm_object(name, 4096, "the first object");
+  try {
+    create_shm_object(name, 4096, "the cycle table's shared memory object");
+    ADD_FAILURE() << "an object whose name is in use was shared";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kOutput);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot create the cycle table's shared memory object " + name + ": File exists");
+  }
+  EXPECT_TRUE(exists(name)) << "the first object's name is not removed";
+  ::munmap(first, 4096);
+  ::shm_unlink(name.c_str());
+  EXPECT_FALSE(exists(name));
+}
+
+}  // namespace
+}  // namespace xrunlab
