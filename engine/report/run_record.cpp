@@ -12,6 +12,7 @@
 #include <set>
 
 #include "engine/base/file.hpp"
+#include "engine/base/json_read.hpp"
 #include "engine/base/text.hpp"
 #include "engine/report/jack_test_labels.hpp"
 #include "engine/report/json_members.hpp"
@@ -363,18 +364,25 @@ namespace {
 std::optional<std::vector<std::string>> campaign_run_folders(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(dir / "campaign.json", ec)) return std::nullopt;
-  const std::optional<std::string> text = read_file((dir / "campaign.json").string());
-  if (!text) return std::nullopt;
-  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object() || !j.contains("runs") || !j["runs"].is_array()) return std::nullopt;
+  const std::optional<nlohmann::json> j = read_json_file((dir / "campaign.json").string());
+  if (!j) return std::nullopt;
   std::vector<std::string> out;
-  for (const nlohmann::json& r : j["runs"]) {
-    if (!r.is_object() || r.value("warmup", false)) continue;
-    if (r.value("status", "") != "completed") continue;
-    const std::string run_dir = r.value("run_dir", "");
-    if (!run_dir.empty() && fs::is_regular_file(dir / run_dir / "run.json", ec)) {
-      out.push_back((dir / run_dir).lexically_normal().string());
-    }
+  try {
+    const JsonObject campaign(*j, "", "campaign.json");
+    if (campaign.find("runs") == nullptr) return std::nullopt;
+    campaign.each("runs", [&](const JsonObject& r) {
+      bool warmup = false;
+      std::string status, run_dir;
+      r.get("warmup", warmup);
+      r.get("status", status);
+      r.get("run_dir", run_dir);
+      if (warmup || status != "completed" || run_dir.empty()) return;
+      if (fs::is_regular_file(dir / run_dir / "run.json", ec)) {
+        out.push_back((dir / run_dir).lexically_normal().string());
+      }
+    });
+  } catch (const JsonRefused&) {
+    return std::nullopt;
   }
   return out;
 }
@@ -617,25 +625,53 @@ std::vector<RunRecord> import_jack_test(std::string_view text, const std::string
   return out;
 }
 
+namespace {
+
+// A record's members as its JSON names them, in the order to_json writes them: io(key, member).
+// to_json and run_record_from_json both walk it.
+template <typename IO, typename R>
+void record_members(IO& io, R& r) {
+  io("label", r.label);
+  io("source", r.source);
+  io("imported", r.imported);
+  io("definitions", r.definitions);
+  io("started_utc", r.started_utc);
+  io("status", r.status);
+  io("policy", r.policy);
+  io("loads", r.loads);
+  io("host", r.host);
+  io("kernel", r.kernel);
+  io("backend", r.backend);
+  io(jack_test_field::kRuns.key, r.runs);
+  io("maxima_are_means", r.maxima_are_means);
+  for (const RecordField& f : record_fields()) io(f.field.key, r.*f.member);
+}
+
+struct RecordOut {
+  nlohmann::json& j;
+  template <typename T>
+  void operator()(std::string_view key, const T& v) {
+    j[std::string(key)] = v;
+  }
+  void operator()(std::string_view key, const std::optional<double>& v) {
+    j[std::string(key)] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  }
+};
+
+struct RecordIn {
+  const JsonObject& o;
+  template <typename T>
+  void operator()(std::string_view key, T& v) {
+    o.get(key, v);
+  }
+};
+
+}  // namespace
+
 nlohmann::json to_json(const RunRecord& r) {
   nlohmann::json j = nlohmann::json::object();
-  j["label"] = r.label;
-  j["source"] = r.source;
-  j["imported"] = r.imported;
-  j["definitions"] = r.definitions;
-  j["started_utc"] = r.started_utc;
-  j["status"] = r.status;
-  j["policy"] = r.policy;
-  j["loads"] = r.loads;
-  j["host"] = r.host;
-  j["kernel"] = r.kernel;
-  j["backend"] = r.backend;
-  j[jack_test_field::kRuns.key] = r.runs;
-  j["maxima_are_means"] = r.maxima_are_means;
-  for (const RecordField& f : record_fields()) {
-    const std::optional<double>& v = r.*f.member;
-    j[f.field.key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  }
+  RecordOut out{j};
+  record_members(out, r);
   return j;
 }
 
@@ -645,58 +681,25 @@ std::optional<RunRecord> run_record_from_json(const nlohmann::json& j, std::stri
     return std::nullopt;
   }
   RunRecord r;
-  auto text = [&](const char* key, std::string& out) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return true;
-    if (!it->is_string()) {
-      set_why(why, std::string("run record: '") + key + "' is not a string");
-      return false;
-    }
-    out = it->get<std::string>();
-    return true;
-  };
-  if (!text("label", r.label) || !text("source", r.source) || !text("started_utc", r.started_utc) ||
-      !text("status", r.status) || !text("policy", r.policy) || !text("loads", r.loads) ||
-      !text("definitions", r.definitions) || !text("host", r.host) || !text("kernel", r.kernel) ||
-      !text("backend", r.backend)) {
+  try {
+    const JsonObject o(j, "");
+    RecordIn in{o};
+    record_members(in, r);
+  } catch (const JsonRefused& e) {
+    set_why(why, std::string("run record: ") + e.what());
     return std::nullopt;
   }
   if (r.label.empty()) {
     set_why(why, "run record: no 'label'");
     return std::nullopt;
   }
-  if (const auto it = j.find("imported"); it != j.end() && !it->is_null()) {
-    if (!it->is_boolean()) {
-      set_why(why, "run record: 'imported' is not true/false");
-      return std::nullopt;
-    }
-    r.imported = it->get<bool>();
+  if (r.runs < 1) {
+    set_why(why,
+            fmt::format("run record: '{}' is not a positive integer", jack_test_field::kRuns.key));
+    return std::nullopt;
   }
+  r.runs = std::min(r.runs, 1000000);
   if (r.definitions.empty()) r.definitions = r.imported ? "jack_test" : "callback-delay";
-  if (const auto it = j.find("maxima_are_means"); it != j.end() && !it->is_null()) {
-    if (!it->is_boolean()) {
-      set_why(why, "run record: 'maxima_are_means' is not true/false");
-      return std::nullopt;
-    }
-    r.maxima_are_means = it->get<bool>();
-  }
-  if (const auto it = j.find(jack_test_field::kRuns.key); it != j.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 1) {
-      set_why(why, fmt::format("run record: '{}' is not a positive integer",
-                               jack_test_field::kRuns.key));
-      return std::nullopt;
-    }
-    r.runs = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));
-  }
-  for (const RecordField& f : record_fields()) {
-    const auto it = j.find(f.field.key);
-    if (it == j.end() || it->is_null()) continue;
-    if (!it->is_number()) {
-      set_why(why, fmt::format("run record: '{}' is not a number", f.field.key));
-      return std::nullopt;
-    }
-    r.*f.member = it->get<double>();
-  }
   return r;
 }
 
@@ -715,15 +718,20 @@ std::optional<std::vector<RunRecord>> records_from_file_json(const nlohmann::jso
     return std::nullopt;
   }
   // Files of the first version may lack the version; it is 1 then.
-  const auto version = j.find("xrunlab_records");
-  if (version != j.end() && (!version->is_number_integer() || version->get<int64_t>() < 1)) {
+  int64_t version = 1;
+  try {
+    JsonObject(j, "").get("xrunlab_records", version);
+  } catch (const JsonRefused&) {
+    version = 0;
+  }
+  if (version < 1) {
     set_why(why, "'xrunlab_records' is not a positive integer (the records file's version)");
     return std::nullopt;
   }
-  if (version != j.end() && version->get<int64_t>() > kRecordsVersion) {
+  if (version > kRecordsVersion) {
     set_why(why, fmt::format("records file version {} is newer than this xrunlab reads ({}): "
                              "update xrunlab or import the jack_test files again",
-                             version->get<int64_t>(), kRecordsVersion));
+                             version, kRecordsVersion));
     return std::nullopt;
   }
   std::vector<RunRecord> out;

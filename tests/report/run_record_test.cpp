@@ -515,7 +515,7 @@ TEST(RunRecordJson, DefinitionsOfOlderRecords) {
   ASSERT_TRUE(given) << why;
   EXPECT_EQ(given->definitions, "jack1-rules");
   EXPECT_FALSE(run_record_from_json({{"label", "x"}, {"definitions", 3}}, &why));
-  EXPECT_EQ(why, "run record: 'definitions' is not a string");
+  EXPECT_EQ(why, "run record: 'definitions' is not a string (it is number)");
 }
 
 // The records file round-trips every field, reads files of version 1 (written before the
@@ -565,7 +565,11 @@ TEST(RunRecordJson, RejectsBadTypesNamingTheKey) {
   j["xrun_count"] = "many";
   std::string why;
   EXPECT_FALSE(run_record_from_json(j, &why));
-  EXPECT_EQ(why, "run record: 'xrun_count' is not a number");
+  EXPECT_EQ(why, "run record: 'xrun_count' is not a number (it is string)");
+  j["xrun_count"] = 1;
+  j["runs"] = 0;
+  EXPECT_FALSE(run_record_from_json(j, &why));
+  EXPECT_EQ(why, "run record: 'runs' is not a positive integer");
   EXPECT_FALSE(run_record_from_json(nlohmann::json::array(), &why));
   EXPECT_FALSE(run_record_from_json(nlohmann::json{{"xrun_count", 1}}, &why));
   EXPECT_EQ(why, "run record: no 'label'");
