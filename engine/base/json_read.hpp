@@ -153,7 +153,6 @@ class JsonObject {
   // The member `key`; nullptr when absent or null.
   const nlohmann::json* find(std::string_view key) const;
   std::string path(std::string_view key) const { return json_key_path(path_, key); }
-  const nlohmann::json& json() const { return v_; }
 
   // Sets `out` from the member `key` when it is there (absent or null: `out` keeps its value).
   template <typename T>
