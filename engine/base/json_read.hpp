@@ -16,6 +16,7 @@
 // for RunStatus).
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -138,6 +139,19 @@ struct JsonValue<std::vector<T>> {
     out.reserve(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       out.push_back(JsonValue<T>::of(v[i], json_index_path(path, i)));
+    }
+    return out;
+  }
+};
+
+// An object whose members are all of one type (a count per kind, say).
+template <typename T>
+struct JsonValue<std::map<std::string, T>> {
+  static std::map<std::string, T> of(const nlohmann::json& v, const std::string& path) {
+    if (!v.is_object()) json_refuse(path, "an object", v);
+    std::map<std::string, T> out;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out.emplace(it.key(), JsonValue<T>::of(it.value(), json_key_path(path, it.key())));
     }
     return out;
   }

@@ -103,15 +103,8 @@ void LogFilter::merge(const LogFilter& other) {
   keep_all_ = keep_all_ && other.keep_all_;
 }
 
-nlohmann::json LogFilter::to_json() const {
-  nlohmann::json dropped = nlohmann::json::object();
-  for (const auto& [kind, n] : dropped_) dropped[kind] = n;
-  return {{"lines", lines_},
-          {"kept", kept_},
-          {"dropped", dropped},
-          {"full_log", keep_all_},
-          {"examples_per_kind", keep_per_kind_},
-          {"repeats_kept_per_kind", keep_repeats_}};
+LogCounts LogFilter::counts() const {
+  return {lines_, kept_, dropped_, keep_all_, keep_per_kind_, keep_repeats_};
 }
 
 }  // namespace xrunlab

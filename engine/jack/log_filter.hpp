@@ -24,9 +24,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+
+#include "engine/result/run_records.hpp"
 
 namespace xrunlab {
 
@@ -73,9 +74,8 @@ class LogFilter {
   void merge(const LogFilter& other);
   size_t keep_per_kind() const { return keep_per_kind_; }
   size_t keep_repeats() const { return keep_repeats_; }
-  // {"lines": N, "kept": K, "dropped": {kind: n}, "full_log": bool, "examples_per_kind": 20,
-  //  "repeats_kept_per_kind": 10000}
-  nlohmann::json to_json() const;
+  // What it kept and dropped, for run.json's "logs".
+  LogCounts counts() const;
 
  private:
   uint64_t count_seen(std::map<std::string, uint64_t>& seen, std::string& kind,

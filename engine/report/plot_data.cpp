@@ -421,11 +421,10 @@ bool latency_axis_needs_log(const LatencyPlot& p, double period_us) {
   return static_cast<double>(spread.max) > 10 * body;
 }
 
-std::string explain_note(const nlohmann::json& cycle) {
-  const nlohmann::json& hops = cycle.value("hops", nlohmann::json::array());
-  if (hops.empty()) return "";
-  const nlohmann::json& h = hops[0];
-  const std::string hop = h.value("hop", std::string());
+std::string explain_note(const ExplainedCycle& cycle) {
+  if (cycle.hops.empty()) return "";
+  const HopExplanation& h = cycle.hops[0];
+  const std::string& hop = h.hop.hop_key;
   std::string note = hop;
   if (hop == "jackd_wakeup") {
     note = "jackd's wake-up";
@@ -435,17 +434,17 @@ std::string explain_note(const nlohmann::json& cycle) {
     note = hop.substr(4) + "'s DSP";
   }
   note += ": ";
-  if (!h.value("traced", false)) return note + "no trace";
-  const nlohmann::json& w = h.value("window_ns", nlohmann::json::array());
-  const int64_t window = w.size() == 2 ? w[1].get<int64_t>() - w[0].get<int64_t>() : 0;
-  const nlohmann::json& b = h.value("blockers", nlohmann::json::array());
-  if (2 * h.value("asleep_ns", int64_t{0}) >= window && window > 0) return note + "woken late";
-  if (!b.empty() && 2 * b[0].value("ns", int64_t{0}) >= window) {
-    return note + fmt::format("{} pid {} {:.0f} us", b[0].value("comm", std::string()),
-                              b[0].value("pid", 0), b[0].value("ns", 0.0) / 1000.0);
+  if (!h.traced) return note + "no trace";
+  const int64_t window = h.hop.rel_end_ns - h.hop.rel_start_ns;
+  if (2 * h.asleep_ns >= window && window > 0) return note + "woken late";
+  if (!h.blockers.empty() && 2 * h.blockers[0].ns >= window) {
+    const TaskTime& b = h.blockers[0];
+    return note +
+           fmt::format("{} pid {} {:.0f} us", b.comm, b.pid, static_cast<double>(b.ns) / 1000.0);
   }
-  if (2 * h.value("self_ns", int64_t{0}) >= window && window > 0) {
-    return note + fmt::format("itself on its CPU {:.0f} us", h.value("self_ns", 0.0) / 1000.0);
+  if (2 * h.self_ns >= window && window > 0) {
+    return note +
+           fmt::format("itself on its CPU {:.0f} us", static_cast<double>(h.self_ns) / 1000.0);
   }
   return note + "nothing competed";
 }
@@ -482,10 +481,10 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir, PlotFormat fo
 
   // --explain: each explained row's latest hop in a few words (its largest blocker).
   std::map<uint64_t, std::string> notes;
-  if (r.explain.is_object()) {
-    for (const nlohmann::json& c : r.explain.value("cycles", nlohmann::json::array())) {
+  if (r.explain) {
+    for (const ExplainedCycle& c : r.explain->cycles) {
       const std::string note = explain_note(c);
-      if (!note.empty()) notes[c.value("cycle", uint64_t{0})] = note;
+      if (!note.empty()) notes[c.cycle] = note;
     }
   }
   const CyclePlotData cycles = cycle_plot_data(r.cycle_table, 12, 8, notes);

@@ -202,6 +202,6 @@ PlotInputs plot_inputs(const RunResult& r, const std::string& dir,
 // ("itself on its CPU 2690 us": the trace saw it running, yet it had not reached its
 // callback), "nothing competed", or "no trace".
 // "" for a cycle without hops.
-std::string explain_note(const nlohmann::json& cycle);
+std::string explain_note(const ExplainedCycle& cycle);
 
 }  // namespace xrunlab

@@ -266,126 +266,102 @@ void own_block_rest(std::string& out, const RunResult& r) {
                               fmt::format(" p50 {} / p99 {} / max {} usecs after the interrupt",
                                           num("p50"), num("p99"), num("max")));
   }
-  if (r.baseline.is_object()) {
-    const nlohmann::json& b = r.baseline;
-    if (b.contains("error")) {
-      out += summary_field_line("Timer baseline (cyclictest)",
-                                " none: " + one_line(b.value("error", std::string())));
+  if (r.baseline) {
+    const BaselineRecord& b = *r.baseline;
+    if (b.error) {
+      out += summary_field_line("Timer baseline (cyclictest)", " none: " + one_line(*b.error));
     } else {
-      auto pct = [&](const char* k) -> std::string {
-        const nlohmann::json& v = b.value(k, nlohmann::json());
-        if (!v.is_object() || !v.value("value_us", nlohmann::json()).is_number()) return "n/a";
-        return fmt::format("{}{}", v.value("exact", true) ? "" : ">", v["value_us"].get<int64_t>());
+      auto pct = [](const std::optional<Percentile>& p) -> std::string {
+        if (!p) return "n/a";
+        return fmt::format("{}{}", p->exact ? "" : ">", p->value_us);
       };
-      const nlohmann::json& max = b.value("max_us", nlohmann::json());
       out += summary_field_line(
           "Timer baseline (cyclictest)",
           fmt::format(" p50 {} / p99 {} / p99.9 {} / max {} usecs late, {} wake-ups ({} {}, "
                       "every {} usecs, beside the run)",
-                      pct("p50"), pct("p99"), pct("p99_9"),
-                      max.is_number() ? fmt::format("{}", max.get<int64_t>()) : "n/a",
-                      b.value("wakeups", uint64_t{0}), b.value("policy", std::string()),
-                      b.value("priority", 0), b.value("interval_us", 0)));
-      const nlohmann::json& ratios = b.value("ratios_to_p99", nlohmann::json::object());
-      auto ratio = [&](const char* k) -> std::string {
-        const nlohmann::json& v = ratios.value(k, nlohmann::json());
-        return v.is_number() ? fmt::format("{:.2f}x", v.get<double>()) : "n/a";
+                      pct(b.p50), pct(b.p99), pct(b.p99_9),
+                      b.max_us ? fmt::format("{}", *b.max_us) : "n/a", b.wakeups, b.policy,
+                      b.priority, b.interval_us));
+      auto ratio = [](const std::optional<double>& v) -> std::string {
+        return v ? fmt::format("{:.2f}x", *v) : "n/a";
       };
       out += summary_field_line(
           "Against its p99",
           fmt::format(" jackd wake-up p99 {}, head client's callback delay p99 {}",
-                      ratio("jackd_wakeup_p99"), ratio("head_client_delay_p99")));
+                      ratio(b.jackd_wakeup_ratio), ratio(b.head_client_delay_ratio)));
     }
   }
-  if (r.dma_latency.is_object()) {
-    const nlohmann::json& d = r.dma_latency;
-    const nlohmann::json& back = d.value("read_back_us", nlohmann::json());
-    out += summary_field_line(
-        "CPU DMA latency",
-        fmt::format(" held at {} usecs during the run ({}; read back: {})",
-                    d.value("requested_us", 0), d.value("device", std::string()),
-                    back.is_number() ? fmt::format("{} usecs", back.get<int64_t>())
-                                     : std::string("not readable")));
+  if (r.dma_latency) {
+    const DmaLatencyRecord& d = *r.dma_latency;
+    out += summary_field_line("CPU DMA latency",
+                              fmt::format(" held at {} usecs during the run ({}; read back: {})",
+                                          d.requested_us, d.device,
+                                          d.read_back_us ? fmt::format("{} usecs", *d.read_back_us)
+                                                         : std::string("not readable")));
   }
-  if (r.affinity.is_object()) {
-    const nlohmann::json& a = r.affinity;
-    auto cpus = [&](const char* key) -> std::string {
-      const nlohmann::json& v = a.value(key, nlohmann::json());
-      return v.is_array() ? format_cpu_list(v.get<std::vector<int>>()) : std::string();
-    };
+  if (r.affinity) {
+    const AffinityRecord& a = *r.affinity;
     std::string sets;
-    if (!cpus("cpus").empty()) sets += " audio threads on CPUs " + cpus("cpus");
-    if (!cpus("load_cpus").empty()) {
-      sets += std::string(sets.empty() ? "" : ";") + " loads on CPUs " + cpus("load_cpus");
+    if (!a.cpus.empty()) sets += " audio threads on CPUs " + format_cpu_list(a.cpus);
+    if (!a.load_cpus.empty()) {
+      sets +=
+          std::string(sets.empty() ? "" : ";") + " loads on CPUs " + format_cpu_list(a.load_cpus);
     }
-    const nlohmann::json& verified = a.value("verified", nlohmann::json());
     const std::string read_backs =
-        fmt::format("{} thread and {} load read-backs", a.value("threads_checked", 0),
-                    a.value("loads_checked", 0));
+        fmt::format("{} thread and {} load read-backs", a.threads_checked, a.loads_checked);
     std::string outcome =
         "not verified: the run ended before it was read back (" + read_backs + ")";
-    if (verified.is_boolean()) {
-      outcome = verified.get<bool>() ? "verified: " + read_backs + " matched"
-                                     : "NOT as requested: see run.json scheduling";
+    if (a.verified) {
+      outcome = *a.verified ? "verified: " + read_backs + " matched"
+                            : "NOT as requested: see run.json scheduling";
     }
     out += summary_field_line("CPU affinity", fmt::format("{} ({})", sets, outcome));
   }
-  if (r.explain.is_object()) {
+  if (r.explain) {
     // --explain: the trace's coverage, then one line per worst cycle (engine/trace/explain.hpp).
-    const nlohmann::json& e = r.explain;
-    const nlohmann::json& t = e.value("trace", nlohmann::json::object());
+    const ExplainRecord& e = *r.explain;
     out += summary_field_line(
         "Explained (kernel trace)",
         fmt::format(" {} worst cycles; {} events kept, {} lost by the kernel, {} not kept (store "
                     "full); 1 usec resolution",
-                    e.value("cycles", nlohmann::json::array()).size(), t.value("events", 0),
-                    t.value("lost_kernel", 0), t.value("dropped_store", 0)));
-    for (const nlohmann::json& c : e.value("cycles", nlohmann::json::array())) {
-      out += summary_field_line(fmt::format("Cycle {}", c.value("cycle", 0)),
-                                " " + one_line(c.value("line", std::string())));
+                    e.cycles.size(), e.trace.events, e.trace.lost_kernel, e.trace.dropped_store));
+    for (const ExplainedCycle& c : e.cycles) {
+      out += summary_field_line(fmt::format("Cycle {}", c.cycle), " " + one_line(c.line));
     }
   }
-  if (r.trace_on_xrun.is_object()) {
+  if (r.trace_on_xrun) {
     // --trace-on-xrun: the frozen ring's file and how far back it reaches (xrun_trace.hpp).
-    const nlohmann::json& t = r.trace_on_xrun;
+    const XrunTraceRecord& t = *r.trace_on_xrun;
     std::string text;
-    if (t.value("file", nlohmann::json()).is_string()) {
-      const nlohmann::json& back = t.value("covered_before_xrun_ms", nlohmann::json());
-      const int64_t xrun = t.value("xrun_mono_ns", int64_t{0});
-      const int64_t frozen = t.value("frozen_mono_ns", int64_t{0});
+    if (t.file) {
+      const int64_t xrun = t.xrun_mono_ns.value_or(0);
+      const int64_t frozen = t.frozen_mono_ns.value_or(0);
       text = fmt::format(
           " {} (trace-cmd report -i, KernelShark): every CPU from {} before the "
           "first xrun to {:.1f} ms after it",
-          t.value("file", std::string()),
-          back.is_number() ? fmt::format("{:.1f} ms", back.get<double>())
-                           : std::string("an unknown time"),
+          *t.file,
+          t.covered_before_xrun_ms ? fmt::format("{:.1f} ms", *t.covered_before_xrun_ms)
+                                   : std::string("an unknown time"),
           static_cast<double>(frozen - xrun) / 1e6);
     } else {
-      text = " nothing saved: " + one_line(t.value("error", std::string("unknown")));
+      text = " nothing saved: " + one_line(t.error.value_or("unknown"));
     }
     out += summary_field_line("Trace at first xrun", text);
   }
-  if (r.logs.is_object()) {
+  if (r.logs) {
     // The log filter (engine/jack/log_filter.hpp): one line when it dropped anything.
-    auto part = [&](const char* key, const char* what) -> std::string {
-      const nlohmann::json& l = r.logs.value(key, nlohmann::json::object());
-      const uint64_t lines = l.value("lines", uint64_t{0}), kept = l.value("kept", uint64_t{0});
-      if (kept >= lines) return "";
-      return fmt::format("{} of {} {} lines", lines - kept, lines, what);
+    auto part = [](const LogCounts& l, const char* what) -> std::string {
+      if (l.kept >= l.lines) return "";
+      return fmt::format("{} of {} {} lines", l.lines - l.kept, l.lines, what);
     };
-    const std::string jackd = part("jackd", "jackd"), clients = part("clients", "client");
-    const uint64_t examples =
-        r.logs.value("jackd", nlohmann::json::object()).value("examples_per_kind", uint64_t{20});
+    const std::string jackd = part(r.logs->jackd, "jackd");
+    const std::string clients = part(r.logs->clients, "client");
     // Repeated xrun lines and messages are dropped only past their own, much larger bound.
     std::optional<uint64_t> repeats;
-    for (const char* key : {"jackd", "clients"}) {
-      const nlohmann::json& l = r.logs.value(key, nlohmann::json::object());
-      const auto dropped = l.find("dropped");
-      if (dropped == l.end() || !dropped->is_object()) continue;
-      for (auto it = dropped->begin(); it != dropped->end(); ++it) {
-        const std::string& kind = it.key();
+    for (const LogCounts* l : {&r.logs->jackd, &r.logs->clients}) {
+      for (const auto& [kind, n] : l->dropped) {
         if (kind.rfind("xrun: ", 0) == 0 || kind.rfind("message: ", 0) == 0) {
-          repeats = l.value("repeats_kept_per_kind", uint64_t{0});
+          repeats = l->repeats_kept_per_kind;
         }
       }
     }
@@ -396,8 +372,8 @@ void own_block_rest(std::string& out, const RunResult& r) {
           "Log lines dropped",
           fmt::format(" {}{}{} (JACK debug lines after {} of each kind{}; counts in run.json "
                       "logs; --full-log keeps every line)",
-                      jackd, !jackd.empty() && !clients.empty() ? ", " : "", clients, examples,
-                      repeated));
+                      jackd, !jackd.empty() && !clients.empty() ? ", " : "", clients,
+                      r.logs->jackd.examples_per_kind, repeated));
     }
   }
   if (!x.late_clients.empty()) {
@@ -406,19 +382,18 @@ void own_block_rest(std::string& out, const RunResult& r) {
     out += summary_field_line("Late clients (jackd log)", " " + names);
   }
   out += summary_field_line("Injected overruns", int6(r.injected));
-  if (r.iso_emulation.is_object()) {
-    const auto& iso = r.iso_emulation;
-    out += summary_field_line("ISO emulation", " " + iso.value("label", std::string()));
+  if (r.iso_emulation) {
+    const IsoReport& iso = *r.iso_emulation;
+    out += summary_field_line("ISO emulation", " " + iso.label);
     out += summary_field_line(
-        "ISO demotions",
-        fmt::format("{:6d}   (promotions {}, {:.1f} s demoted)", iso.value("demotions", 0),
-                    iso.value("promotions", 0), iso.value("time_demoted_s", 0.0)));
+        "ISO demotions", fmt::format("{:6d}   (promotions {}, {:.1f} s demoted)", iso.demotions,
+                                     iso.promotions, iso.time_demoted_s));
     out += summary_field_line(
         "ISO avg share peak",
-        fmt::format("{:8.1f} %   (decayed over ISO_PERIOD)", iso.value("peak_share_pct", 0.0)));
-    out += summary_field_line("ISO CPU share mean",
-                              fmt::format("{:8.1f} %   (all audio threads, whole run)",
-                                          iso.value("mean_share_pct", 0.0)));
+        fmt::format("{:8.1f} %   (decayed over ISO_PERIOD)", iso.peak_share_pct));
+    out += summary_field_line(
+        "ISO CPU share mean",
+        fmt::format("{:8.1f} %   (all audio threads, whole run)", iso.mean_share_pct));
   }
   out += kStarLine;
 }

@@ -65,12 +65,8 @@ std::optional<double> slack_min(const RunResult& run) {
 
 // Only an exact value: one beyond cyclictest's histogram is a bound, not a figure.
 std::optional<double> baseline_p99(const RunResult& run) {
-  if (!run.baseline.is_object()) return std::nullopt;
-  const auto p = run.baseline.find("p99");
-  if (p == run.baseline.end() || !p->is_object() || !p->value("exact", false)) return std::nullopt;
-  const auto v = p->find("value_us");
-  if (v == p->end() || !v->is_number()) return std::nullopt;
-  return v->get<double>();
+  if (!run.baseline || !run.baseline->p99 || !run.baseline->p99->exact) return std::nullopt;
+  return static_cast<double>(run.baseline->p99->value_us);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 namespace xrunlab {
 
@@ -62,54 +63,46 @@ std::optional<CyclictestResult> read_cyclictest_json(const std::string& text, st
 
 namespace {
 
-nlohmann::json percentile_json(const Histogram& h, double p) {
-  const auto v = h.percentile(p);
-  if (!v) return nullptr;
-  return {{"value_us", v->value_us}, {"exact", v->exact}};
-}
-
-nlohmann::json ratio(std::optional<double> run_p99, const Histogram& h) {
+std::optional<double> ratio(std::optional<double> run_p99, const Histogram& h) {
   const auto base = h.percentile(99);
-  if (!run_p99 || !base || !base->exact || base->value_us <= 0) return nullptr;
+  if (!run_p99 || !base || !base->exact || base->value_us <= 0) return std::nullopt;
   return std::round(*run_p99 / static_cast<double>(base->value_us) * 100.0) / 100.0;
 }
 
-nlohmann::json head(const std::vector<std::string>& argv, int priority, int interval_us) {
-  return {{"tool", "cyclictest"},
-          {"argv", argv},
-          {"policy", priority > 0 ? "SCHED_FIFO" : "SCHED_OTHER"},
-          {"priority", priority},
-          {"interval_us", interval_us},
-          {"holds_cpu_dma_latency", false}};
+BaselineRecord head(const std::vector<std::string>& argv, int priority, int interval_us) {
+  BaselineRecord b;
+  b.argv = argv;
+  b.policy = priority > 0 ? "SCHED_FIFO" : "SCHED_OTHER";
+  b.priority = priority;
+  b.interval_us = interval_us;
+  return b;
 }
 
 }  // namespace
 
-nlohmann::json baseline_json(const std::vector<std::string>& argv, int priority, int interval_us,
-                             const CyclictestResult& c, std::optional<double> jackd_wakeup_p99_us,
-                             std::optional<double> head_delay_p99_us) {
+BaselineRecord baseline_record(const std::vector<std::string>& argv, int priority, int interval_us,
+                               const CyclictestResult& c, std::optional<double> jackd_wakeup_p99_us,
+                               std::optional<double> head_delay_p99_us) {
   const Histogram& h = c.us;
-  nlohmann::json j = head(argv, priority, interval_us);
-  j["wakeups"] = h.count();
-  j["beyond_histogram"] = h.overflow_count();
-  j["histogram_bound_us"] = h.bound_us();
-  j["p50"] = percentile_json(h, 50);
-  j["p99"] = percentile_json(h, 99);
-  j["p99_9"] = percentile_json(h, 99.9);
-  j["max_us"] = c.max_us ? nlohmann::json(*c.max_us) : nlohmann::json();
-  j["ratios_to_p99"] = {{"jackd_wakeup_p99", ratio(jackd_wakeup_p99_us, h)},
-                        {"head_client_delay_p99", ratio(head_delay_p99_us, h)}};
-  nlohmann::json bins = nlohmann::json::array();
-  for (const auto& [us, count] : h.nonzero()) bins.push_back({us, count});
-  j["bins"] = std::move(bins);
-  return j;
+  BaselineRecord b = head(argv, priority, interval_us);
+  b.wakeups = h.count();
+  b.beyond_histogram = h.overflow_count();
+  b.histogram_bound_us = h.bound_us();
+  b.p50 = h.percentile(50);
+  b.p99 = h.percentile(99);
+  b.p99_9 = h.percentile(99.9);
+  b.max_us = c.max_us;
+  b.jackd_wakeup_ratio = ratio(jackd_wakeup_p99_us, h);
+  b.head_client_delay_ratio = ratio(head_delay_p99_us, h);
+  for (const auto& [us, count] : h.nonzero()) b.bins.emplace_back(us, count);
+  return b;
 }
 
-nlohmann::json baseline_error_json(const std::vector<std::string>& argv, int priority,
-                                   int interval_us, const std::string& why) {
-  nlohmann::json j = head(argv, priority, interval_us);
-  j["error"] = why;
-  return j;
+BaselineRecord baseline_error_record(const std::vector<std::string>& argv, int priority,
+                                     int interval_us, const std::string& why) {
+  BaselineRecord b = head(argv, priority, interval_us);
+  b.error = why;
+  return b;
 }
 
 }  // namespace xrunlab

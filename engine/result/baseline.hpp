@@ -9,12 +9,12 @@
 // microseconds; its histogram (1 us bins up to kBaselineHistogramUs) gives the percentiles,
 // exact below that bound. Non-realtime.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/result/histogram.hpp"
+#include "engine/result/run_records.hpp"
 
 namespace xrunlab {
 
@@ -35,16 +35,16 @@ struct CyclictestResult {
 // the text is not such a file or holds no sample.
 std::optional<CyclictestResult> read_cyclictest_json(const std::string& text, std::string* why);
 
-// run.json's "baseline": the tool, its argv, priority and interval, the number of wake-ups,
-// p50/p99/p99.9/max in us (each with "exact"), and the ratios of the run's own p99s to
-// cyclictest's p99: jackd's wake-up after the interrupt and the head client's callback delay
-// (null where the run lacks the figure).
-nlohmann::json baseline_json(const std::vector<std::string>& argv, int priority, int interval_us,
-                             const CyclictestResult& c, std::optional<double> jackd_wakeup_p99_us,
-                             std::optional<double> head_delay_p99_us);
+// run.json's "baseline": the tool's settings, the number of wake-ups, p50/p99/p99.9/max in us
+// (each percentile with "exact"), and the ratios of the run's own p99s to cyclictest's p99:
+// jackd's wake-up after the interrupt and the head client's callback delay (nullopt where the
+// run lacks the figure).
+BaselineRecord baseline_record(const std::vector<std::string>& argv, int priority, int interval_us,
+                               const CyclictestResult& c, std::optional<double> jackd_wakeup_p99_us,
+                               std::optional<double> head_delay_p99_us);
 
-// The same object for a baseline that gave no figures: the argv and why.
-nlohmann::json baseline_error_json(const std::vector<std::string>& argv, int priority,
-                                   int interval_us, const std::string& why);
+// The same record for a baseline that gave no figures: the settings and why.
+BaselineRecord baseline_error_record(const std::vector<std::string>& argv, int priority,
+                                     int interval_us, const std::string& why);
 
 }  // namespace xrunlab

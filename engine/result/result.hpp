@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "engine/result/cycle_hops.hpp"
+#include "engine/result/explain_record.hpp"
 #include "engine/result/histogram.hpp"
+#include "engine/result/run_records.hpp"
 #include "engine/result/run_status.hpp"
 #include "engine/result/xrun_cycles.hpp"
 #include "engine/wire/telemetry.hpp"
@@ -242,34 +244,20 @@ struct RunResult {
   std::string scheduling;   // what the audio threads run under, in words
   std::string policy_spec;  // --policy as given
   std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
-  nlohmann::json iso_emulation;                    // the iso-emu governor's report (null otherwise)
-  nlohmann::json rt_throttle;                      // the rt-throttle group (null otherwise)
-  nlohmann::json loads = nlohmann::json::array();  // one object per --load (loads.hpp)
-  nlohmann::json baseline;  // --baseline cyclictest (baseline.hpp); null without
-  // --dma-latency: {device, requested_us, read_back_us} (engine/system/dma_latency.hpp); null
-  // without.
-  nlohmann::json dma_latency;
-  // --cpus / --load-cpus: {cpus, load_cpus, threads_checked, loads_checked, verified}
-  // (engine/run/audio_threads.hpp affinity_json); null without either.
-  nlohmann::json affinity;
-  // --explain: the worst cycles' late hops from the kernel trace (engine/trace/explain.hpp):
-  // {requested, trace: {events, lost, ...}, cycles: [{cycle, t_s, slack_ns, line, hops: [...]}]};
-  // null without.
-  nlohmann::json explain;
-  // --trace-on-xrun: the frozen ring's file and span (engine/trace/xrun_trace.hpp); null without.
-  nlohmann::json trace_on_xrun;
-  // RLIMIT_RTTIME on the realtime processes and the watchdog's threshold
-  // (engine/run/rt_time_limit.hpp): {soft_us, hard_us, watchdog_us, applied_to, rule}; null
-  // when the run stopped before its clients started.
-  nlohmann::json rt_time_limit;
-  // The client a runaway audio thread was stopped in (engine/run/runaway_watchdog.hpp):
-  // {client, index, pid, tid, policy, ran_ms, stopped_by, signal, running_since_mono_ns,
-  // stopped_mono_ns, reason}; null when none ran away.
-  nlohmann::json runaway;
-  // What the logs kept (engine/jack/log_filter.hpp): {jackd: {lines, kept, dropped: {kind: n},
-  // full_log}, clients: the same, summed over clients/*.log}; null in runs from before.
-  nlohmann::json logs;
-  std::string delay_reference;  // which period-start source the delay figures use
+  std::optional<IsoReport> iso_emulation;               // --policy iso-emu: the governor's report
+  std::optional<RtThrottleRecord> rt_throttle;          // --policy rt-throttle: its group
+  nlohmann::json loads = nlohmann::json::array();       // one object per --load (loads.hpp)
+  std::optional<BaselineRecord> baseline;               // --baseline cyclictest
+  std::optional<DmaLatencyRecord> dma_latency;          // --dma-latency
+  std::optional<AffinityRecord> affinity;               // --cpus / --load-cpus
+  std::optional<ExplainRecord> explain;                 // --explain: the worst cycles' late hops
+  std::optional<XrunTraceRecord> trace_on_xrun;         // --trace-on-xrun
+  // RLIMIT_RTTIME on the realtime processes and the watchdog's threshold; nullopt when the run
+  // stopped before its clients started.
+  std::optional<RtTimeLimitRecord> rt_time_limit;
+  std::optional<RunawayRecord> runaway;  // the client a runaway audio thread was stopped in
+  std::optional<LogsRecord> logs;        // what the logs kept (nullopt in runs from before)
+  std::string delay_reference;           // which period-start source the delay figures use
   double delay_resolution_us = 0;
 
   std::vector<ClientResult> client_results;

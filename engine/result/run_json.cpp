@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -83,6 +85,13 @@ class JsonOut {
     for (const T& e : v) a.push_back(write_part<Part>(e));
     out_[key] = std::move(a);
   }
+  // A record of engine/result/run_records.hpp: an object written from Part's table with its
+  // keys in alphabetical order at every level (the order run.json has always given them), null
+  // when the run has none.
+  template <typename Part, typename T>
+  void record(const char* key, const std::optional<T>& v) {
+    out_[key] = v ? json(in_json(write_part<Part>(*v))) : json();
+  }
 
  private:
   json& out_;
@@ -118,6 +127,10 @@ class JsonIn {
       read_part<Part>(o, e);
       v.push_back(std::move(e));
     });
+  }
+  template <typename Part, typename T>
+  void record(const char* key, std::optional<T>& v) {
+    if (const auto o = in_.object(key)) read_part<Part>(*o, v.emplace());
   }
 
  private:
@@ -775,6 +788,354 @@ struct JackPart {
   }
 };
 
+// ---- The records of options and watchdogs (engine/result/run_records.hpp) -------------------
+
+// A list written as null when empty (a set the user did not give).
+struct EmptyListIsNull {
+  static json write(const std::vector<int>& v) { return v.empty() ? json() : json(v); }
+  static std::vector<int> read(const in_json& v, const std::string& path) {
+    return JsonValue<std::vector<int>>::of(v, path);
+  }
+};
+
+struct IsoEventPart {
+  template <typename IO, typename E>
+  static void fields(IO& io, E& e) {
+    io("t_s", e.t_s);
+    io.template with<IsoAction>("action", e.demote);
+    io("share_pct", e.share_pct);
+  }
+  // "demote" or "promote".
+  struct IsoAction {
+    static json write(bool demote) { return demote ? "demote" : "promote"; }
+    static bool read(const in_json& v, const std::string& path) {
+      const std::string a = JsonValue<std::string>::of(v, path);
+      if (a != "demote" && a != "promote") {
+        throw JsonRefused(fmt::format("'{}' is neither demote nor promote (it is '{}')", path, a));
+      }
+      return a == "demote";
+    }
+  };
+};
+
+struct IsoReportPart {
+  template <typename IO, typename R>
+  static void fields(IO& io, R& r) {
+    io("label", r.label);
+    io("demotions", r.demotions);
+    io("promotions", r.promotions);
+    io("time_demoted_s", r.time_demoted_s);
+    io("peak_share_pct", r.peak_share_pct);
+    io("mean_share_pct", r.mean_share_pct);
+    io("samples", r.samples);
+    io.template list<IsoEventPart>("events", r.events);
+    io("errors", r.errors);
+  }
+};
+
+struct RtThrottlePart {
+  template <typename IO, typename R>
+  static void fields(IO& io, R& r) {
+    io("cgroup", r.cgroup);
+    io("rt_runtime_pct", r.rt_runtime_pct);
+    io("rt_period_us", r.rt_period_us);
+  }
+};
+
+// A histogram bin: [us, count].
+struct BinPair {
+  static json write(const std::vector<std::pair<int64_t, uint64_t>>& bins) {
+    json a = json::array();
+    for (const auto& [us, count] : bins) a.push_back(json::array({us, count}));
+    return a;
+  }
+  static std::vector<std::pair<int64_t, uint64_t>> read(const in_json& v, const std::string& path) {
+    std::vector<std::pair<int64_t, uint64_t>> out;
+    for (const std::vector<int64_t>& b :
+         JsonValue<std::vector<std::vector<int64_t>>>::of(v, path)) {
+      if (b.size() != 2 || b[1] < 0) {
+        throw JsonRefused(fmt::format("'{}' holds a bin that is not [us, count]", path));
+      }
+      out.emplace_back(b[0], static_cast<uint64_t>(b[1]));
+    }
+    return out;
+  }
+};
+
+struct BaselineRatiosPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    io("jackd_wakeup_p99", b.jackd_wakeup_ratio);
+    io("head_client_delay_p99", b.head_client_delay_ratio);
+  }
+};
+
+// The settings, then either the figures or the error (a baseline without figures has no
+// figure keys at all).
+struct BaselinePart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    io("tool", b.tool);
+    io("argv", b.argv);
+    io("policy", b.policy);
+    io("priority", b.priority);
+    io("interval_us", b.interval_us);
+    io("holds_cpu_dma_latency", b.holds_cpu_dma_latency);
+    io.template spread<FiguresOrError>(b);
+  }
+  struct FiguresOrError {
+    static void write_into(json& out, const BaselineRecord& b) {
+      if (b.error) {
+        out["error"] = *b.error;
+      } else {
+        JsonOut io(out);
+        figures(io, b);
+      }
+    }
+    static void read_from(const Object& in, BaselineRecord& b) {
+      in.get("error", b.error);
+      if (b.error) return;
+      JsonIn io(in);
+      figures(io, b);
+    }
+  };
+  template <typename IO, typename B>
+  static void figures(IO& io, B& b) {
+    io("wakeups", b.wakeups);
+    io("beyond_histogram", b.beyond_histogram);
+    io("histogram_bound_us", b.histogram_bound_us);
+    io("p50", b.p50);
+    io("p99", b.p99);
+    io("p99_9", b.p99_9);
+    io("max_us", b.max_us);
+    io.template part<BaselineRatiosPart>("ratios_to_p99", b);
+    io.template with<BinPair>("bins", b.bins);
+  }
+};
+
+struct DmaLatencyPart {
+  template <typename IO, typename D>
+  static void fields(IO& io, D& d) {
+    io("device", d.device);
+    io("requested_us", d.requested_us);
+    io("read_back_us", d.read_back_us);
+  }
+};
+
+struct AffinityPart {
+  template <typename IO, typename A>
+  static void fields(IO& io, A& a) {
+    io.template with<EmptyListIsNull>("cpus", a.cpus);
+    io.template with<EmptyListIsNull>("load_cpus", a.load_cpus);
+    io("threads_checked", a.threads_checked);
+    io("loads_checked", a.loads_checked);
+    io("verified", a.verified);
+  }
+};
+
+struct XrunTracePart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io("instance", t.instance);
+    io("buffer_kb_per_cpu", t.buffer_kb_per_cpu);
+    io("xrun_mono_ns", t.xrun_mono_ns);
+    io("frozen_mono_ns", t.frozen_mono_ns);
+    io("file", t.file);
+    io("oldest_mono_ns", t.oldest_mono_ns);
+    io("covered_before_xrun_ms", t.covered_before_xrun_ms);
+    io("argv", t.argv);
+    io("error", t.error);
+  }
+};
+
+struct RtTimeLimitPart {
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io("soft_us", l.soft_us);
+    io("hard_us", l.hard_us);
+    io("watchdog_us", l.watchdog_us);
+    io("applied_to", l.applied_to);
+    io("rule", l.rule);
+  }
+};
+
+struct RunawayPart {
+  template <typename IO, typename A>
+  static void fields(IO& io, A& a) {
+    io("client", a.client);
+    io("index", a.index);
+    io("pid", a.pid);
+    io("tid", a.tid);
+    io("policy", a.policy);
+    io("ran_ms", a.ran_ms);
+    io("stopped_by", a.stopped_by);
+    io("signal", a.signal);
+    io("running_since_mono_ns", a.running_since_mono_ns);
+    io("stopped_mono_ns", a.stopped_mono_ns);
+    io("reason", a.reason);
+  }
+};
+
+struct LogCountsPart {
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io("lines", l.lines);
+    io("kept", l.kept);
+    io("dropped", l.dropped);
+    io("full_log", l.full_log);
+    io("examples_per_kind", l.examples_per_kind);
+    io("repeats_kept_per_kind", l.repeats_kept_per_kind);
+  }
+};
+
+struct LogsPart {
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io.template part<LogCountsPart>("jackd", l.jackd);
+    io.template part<LogCountsPart>("clients", l.clients);
+  }
+};
+
+// ---- --explain's record (engine/result/explain_record.hpp) -----------------------------------
+
+// A CPU number that is null when unknown (-1).
+struct NegativeIsNull {
+  static json write(int v) { return v >= 0 ? json(v) : json(); }
+  static int read(const in_json& v, const std::string& path) { return JsonValue<int>::of(v, path); }
+};
+
+// A set of CPUs, written as an array.
+struct IntSet {
+  static json write(const std::set<int>& v) { return json(v); }
+  static std::set<int> read(const in_json& v, const std::string& path) {
+    const std::vector<int> list = JsonValue<std::vector<int>>::of(v, path);
+    return {list.begin(), list.end()};
+  }
+};
+
+// [start, end].
+struct Int64Pair {
+  static json write(const std::pair<int64_t, int64_t>& p) {
+    return json::array({p.first, p.second});
+  }
+  static std::pair<int64_t, int64_t> read(const in_json& v, const std::string& path) {
+    const std::vector<int64_t> list = JsonValue<std::vector<int64_t>>::of(v, path);
+    if (list.size() != 2) throw JsonRefused(fmt::format("'{}' is not [start, end]", path));
+    return {list[0], list[1]};
+  }
+};
+
+struct TaskTimePart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io("pid", t.pid);
+    io("comm", t.comm);
+    io("prio", t.prio);
+    io("policy", t.policy);
+    io("ns", t.ns);
+    io("lower_priority", t.lower_priority);
+  }
+};
+
+// An interrupt ("irq") or a softirq ("vec") and its time.
+template <const char* kNumberKey>
+struct IrqTimePart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io(kNumberKey, t.num);
+    io("name", t.name);
+    io("count", t.count);
+    io("ns", t.ns);
+  }
+};
+constexpr char kIrqKey[] = "irq";
+constexpr char kSoftirqKey[] = "vec";
+
+struct HopExplanationPart {
+  template <typename IO, typename H>
+  static void fields(IO& io, H& h) {
+    io("hop", h.hop.hop_key);
+    io("thread", h.hop.thread);
+    io("tid", h.hop.tid);
+    io.template spread<Windows>(h.hop);
+    io("late_ns", h.hop.late_ns);
+    io("traced", h.traced);
+    io.template with<NegativeIsNull>("cpu", h.cpu);
+    io.template with<IntSet>("cpus", h.cpus);
+    io("woken_ns", h.woken_ns);
+    io.template list<TaskTimePart>("blockers", h.blockers);
+    io.template list<IrqTimePart<kIrqKey>>("irqs", h.irqs);
+    io.template list<IrqTimePart<kSoftirqKey>>("softirqs", h.softirqs);
+    io("asleep_ns", h.asleep_ns);
+    io("self_ns", h.self_ns);
+    io("idle_ns", h.idle_ns);
+    io("unknown_ns", h.unknown_ns);
+    io("silent_ns", h.silent_ns);
+    io.template with<NegativeIsNull>("silent_cpu", h.silent_cpu);
+    io("cpu_steal_pct", h.cpu_steal_pct);
+    io("line", h.line);
+    io.template spread<NoTrace>(h);
+  }
+  // The hop's window relative to the cycle's interrupt and in the trace's clock.
+  struct Windows {
+    static void write_into(json& out, const HopWindow& w) {
+      out["window_ns"] = Int64Pair::write({w.rel_start_ns, w.rel_end_ns});
+      out["window_mono_ns"] = Int64Pair::write({w.start_ns, w.end_ns});
+    }
+    static void read_from(const Object& in, HopWindow& w) {
+      if (const in_json* v = in.find("window_ns")) {
+        std::tie(w.rel_start_ns, w.rel_end_ns) = Int64Pair::read(*v, in.path("window_ns"));
+      }
+      if (const in_json* v = in.find("window_mono_ns")) {
+        std::tie(w.start_ns, w.end_ns) = Int64Pair::read(*v, in.path("window_mono_ns"));
+      }
+    }
+  };
+  // Why a hop has no trace, only for such a hop.
+  struct NoTrace {
+    static void write_into(json& out, const HopExplanation& h) {
+      if (!h.traced) out["no_trace"] = h.no_trace;
+    }
+    static void read_from(const Object& in, HopExplanation& h) { in.get("no_trace", h.no_trace); }
+  };
+};
+
+struct ExplainedCyclePart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io("cycle", c.cycle);
+    io("t_s", c.t_s);
+    io("slack_ns", c.slack_ns);
+    io("line", c.line);
+    io.template list<HopExplanationPart>("hops", c.hops);
+  }
+};
+
+struct ExplainTracePart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io("instance", t.instance);
+    io("clock", t.clock);
+    io("resolution_us", t.resolution_us);
+    io("events", t.events);
+    io("lost_kernel", t.lost_kernel);
+    io("dropped_store", t.dropped_store);
+    io("unparsed_lines", t.unparsed_lines);
+    io("unseen_switches", t.unseen_switches);
+    io.template with<Int64Pair>("coverage_ns", t.coverage_ns);
+    io("cpu_steal_pct", t.cpu_steal_pct);
+  }
+};
+
+struct ExplainPart {
+  template <typename IO, typename E>
+  static void fields(IO& io, E& e) {
+    io("requested", e.requested);
+    io.template part<ExplainTracePart>("trace", e.trace);
+    io.template list<ExplainedCyclePart>("cycles", e.cycles);
+  }
+};
+
 struct SchedulingPart {
   template <typename IO, typename R>
   static void fields(IO& io, R& r) {
@@ -782,8 +1143,8 @@ struct SchedulingPart {
     io("label", r.scheduling);
     io.template with<Threads>("threads_start", r.threads_start);
     io.template with<Threads>("threads_end", r.threads_end);
-    io("iso_emulation", r.iso_emulation);
-    io("rt_throttle", r.rt_throttle);
+    io.template record<IsoReportPart>("iso_emulation", r.iso_emulation);
+    io.template record<RtThrottlePart>("rt_throttle", r.rt_throttle);
   }
 };
 
@@ -889,14 +1250,14 @@ struct RunPart {
     io("exit_code", r.exit_code);
     io.template part<SchedulingPart>("scheduling", r);
     io("loads", r.loads);
-    io("baseline", r.baseline);
-    io("dma_latency", r.dma_latency);
-    io("affinity", r.affinity);
-    io("explain", r.explain);
-    io("trace_on_xrun", r.trace_on_xrun);
-    io("rt_time_limit", r.rt_time_limit);
-    io("runaway", r.runaway);
-    io("logs", r.logs);
+    io.template record<BaselinePart>("baseline", r.baseline);
+    io.template record<DmaLatencyPart>("dma_latency", r.dma_latency);
+    io.template record<AffinityPart>("affinity", r.affinity);
+    io.template record<ExplainPart>("explain", r.explain);
+    io.template record<XrunTracePart>("trace_on_xrun", r.trace_on_xrun);
+    io.template record<RtTimeLimitPart>("rt_time_limit", r.rt_time_limit);
+    io.template record<RunawayPart>("runaway", r.runaway);
+    io.template record<LogsPart>("logs", r.logs);
     io.template part<SettingsPart>("settings", r);
     io.template part<MeasurementPart>("measurement", r);
     io.template part<TotalsPart>("totals", r);

@@ -37,14 +37,12 @@ std::string first_mismatch(const std::vector<AudioThread>& threads) {
   return "";
 }
 
-nlohmann::json affinity_json(const std::vector<int>& cpus, const std::vector<int>& load_cpus,
-                             const std::vector<AudioThread>& threads_start,
-                             const std::vector<AudioThread>& threads_end,
-                             const nlohmann::json& loads) {
-  if (cpus.empty() && load_cpus.empty()) return nullptr;
-  auto list = [](const std::vector<int>& c) {
-    return c.empty() ? nlohmann::json() : nlohmann::json(c);
-  };
+std::optional<AffinityRecord> affinity_record(const std::vector<int>& cpus,
+                                              const std::vector<int>& load_cpus,
+                                              const std::vector<AudioThread>& threads_start,
+                                              const std::vector<AudioThread>& threads_end,
+                                              const nlohmann::json& loads) {
+  if (cpus.empty() && load_cpus.empty()) return std::nullopt;
   bool mismatch = false;
   int threads = 0, load_count = 0;
   if (!cpus.empty()) {
@@ -63,13 +61,17 @@ nlohmann::json affinity_json(const std::vector<int>& cpus, const std::vector<int
     }
   }
   const bool unchecked = (!cpus.empty() && threads == 0) || (!load_cpus.empty() && load_count == 0);
-  return {{"cpus", list(cpus)},
-          {"load_cpus", list(load_cpus)},
-          {"threads_checked", threads},
-          {"loads_checked", load_count},
-          {"verified", mismatch    ? nlohmann::json(false)
-                       : unchecked ? nlohmann::json()
-                                   : nlohmann::json(true)}};
+  AffinityRecord a;
+  a.cpus = cpus;
+  a.load_cpus = load_cpus;
+  a.threads_checked = threads;
+  a.loads_checked = load_count;
+  if (mismatch) {
+    a.verified = false;
+  } else if (!unchecked) {
+    a.verified = true;
+  }
+  return a;
 }
 
 AudioThreadPolicy::AudioThreadPolicy(const RunOptions& o) : policy_(o.policy), cpus_(o.cpus) {
@@ -135,11 +137,9 @@ std::string AudioThreadPolicy::cgroup_procs() const {
   return throttled_ ? group_.path() + "/cgroup.procs" : std::string();
 }
 
-nlohmann::json AudioThreadPolicy::group_json() const {
-  if (!throttled_) return nullptr;
-  return {{"cgroup", group_.path()},
-          {"rt_runtime_pct", policy_.throttle_pct},
-          {"rt_period_us", policy_.throttle_period_us}};
+std::optional<RtThrottleRecord> AudioThreadPolicy::group_record() const {
+  if (!throttled_) return std::nullopt;
+  return RtThrottleRecord{group_.path(), policy_.throttle_pct, policy_.throttle_period_us};
 }
 
 void AudioThreadPolicy::apply_to_server(pid_t jackd_pid, const std::string& program) {
@@ -167,11 +167,11 @@ void AudioThreadPolicy::start_governor(pid_t jackd_pid, const std::vector<Client
   if (!err.empty()) throw Error(ExitCode::kPermission, "iso-emu governor: " + err);
 }
 
-nlohmann::json AudioThreadPolicy::stop_governor() {
-  if (!governor_) return nullptr;
-  const IsoReport report = governor_->stop();
+std::optional<IsoReport> AudioThreadPolicy::stop_governor() {
+  if (!governor_) return std::nullopt;
+  IsoReport report = governor_->stop();
   governor_.reset();
-  return to_json(report);
+  return report;
 }
 
 std::vector<AudioThread> AudioThreadPolicy::read(pid_t jackd_pid,

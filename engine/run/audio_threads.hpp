@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,16 +32,16 @@ struct ClientThread {
 // ("" when all are as requested).
 std::string first_mismatch(const std::vector<AudioThread>& threads);
 
-// run.json's "affinity" (null when neither --cpus nor --load-cpus was given):
-// {cpus, load_cpus: the requested sets (null when not given), threads_checked: the audio-thread
-// read-backs compared with cpus (start and end), loads_checked: the loads whose read-back
-// (loads[].cpus) was compared with load_cpus, verified: true when every one matched, false when
-// one did not, null when a requested set had nothing read back to compare (the run ended
-// first)}. From what the result records, so it says what was checked, not what was meant.
-nlohmann::json affinity_json(const std::vector<int>& cpus, const std::vector<int>& load_cpus,
-                             const std::vector<AudioThread>& threads_start,
-                             const std::vector<AudioThread>& threads_end,
-                             const nlohmann::json& loads);
+// run.json's "affinity" (nullopt when neither --cpus nor --load-cpus was given): the requested
+// sets; the audio-thread read-backs compared with cpus (start and end) and the loads whose
+// read-back (loads[].cpus) was compared with load_cpus; verified: every one matched, one did
+// not, or nullopt when a requested set had nothing read back to compare (the run ended first).
+// From what the result records, so it says what was checked, not what was meant.
+std::optional<AffinityRecord> affinity_record(const std::vector<int>& cpus,
+                                              const std::vector<int>& load_cpus,
+                                              const std::vector<AudioThread>& threads_start,
+                                              const std::vector<AudioThread>& threads_end,
+                                              const nlohmann::json& loads);
 
 class AudioThreadPolicy {
  public:
@@ -63,7 +64,7 @@ class AudioThreadPolicy {
   std::string create_group(SysJournal& journal);
   // The group's cgroup.procs, for starting jackd and the clients inside it ("" = none).
   std::string cgroup_procs() const;
-  nlohmann::json group_json() const;  // run.json scheduling.rt_throttle (null = none)
+  std::optional<RtThrottleRecord> group_record() const;  // run.json scheduling.rt_throttle
 
   // Puts jackd's realtime thread (the one at the server priority) under the server target;
   // `program` names the server in errors (pipewire: its data loop). Throws
@@ -71,8 +72,8 @@ class AudioThreadPolicy {
   void apply_to_server(pid_t jackd_pid, const std::string& program = "jackd");
   // iso-emu: starts the governor over jackd's thread and the clients'. Error(kPermission).
   void start_governor(pid_t jackd_pid, const std::vector<ClientThread>& clients);
-  // iso-emu: stops the governor; its report for run.json (null for the other policies).
-  nlohmann::json stop_governor();
+  // iso-emu: stops the governor; its report for run.json (nullopt for the other policies).
+  std::optional<IsoReport> stop_governor();
 
   // Every audio thread as the kernel has it now, each checked against its target (a thread
   // outside the rt-throttle group, too; under iso-emu a demoted thread is in its class) and,

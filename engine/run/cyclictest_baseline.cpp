@@ -63,7 +63,7 @@ void CyclictestBaseline::stop() noexcept {
 void CyclictestBaseline::fill(RunResult& r) const {
   if (!configured()) return;
   if (!result_) {
-    r.baseline = baseline_error_json(argv_, priority_, interval_us_, error_);
+    r.baseline = baseline_error_record(argv_, priority_, interval_us_, error_);
     r.warnings.push_back("--baseline cyclictest gave no figures: " + error_);
     return;
   }
@@ -76,7 +76,7 @@ void CyclictestBaseline::fill(RunResult& r) const {
     const auto p = r.client_results.front().delay.percentile(99);
     if (p && p->exact) head = static_cast<double>(p->value_us);
   }
-  r.baseline = baseline_json(argv_, priority_, interval_us_, *result_, wake, head);
+  r.baseline = baseline_record(argv_, priority_, interval_us_, *result_, wake, head);
 }
 
 }  // namespace xrunlab

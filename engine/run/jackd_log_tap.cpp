@@ -34,9 +34,9 @@ void JackdLogTap::end_startup() {
   filter_.end_startup();
 }
 
-nlohmann::json JackdLogTap::log_counts() const {
+LogCounts JackdLogTap::log_counts() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return filter_.to_json();
+  return filter_.counts();
 }
 
 void JackdLogTap::set_event_gap(int64_t gap_us) {

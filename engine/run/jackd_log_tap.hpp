@@ -34,7 +34,7 @@ class JackdLogTap {
   // The server is up: from here on jackd's debug lines are filtered.
   void end_startup();
   // {"lines", "kept", "dropped": {kind: n}, "full_log"} of the file so far.
-  nlohmann::json log_counts() const;
+  LogCounts log_counts() const;
   // Late-client lines closer than gap_us belong to one event (half a period).
   void set_event_gap(int64_t gap_us);
   // Lines arriving (engine clock, CLOCK_MONOTONIC_RAW µs) at or after t0_us are counted ...

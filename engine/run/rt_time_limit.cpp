@@ -26,15 +26,11 @@ ChildLimit rttime_child_limit(const RtTimeLimit& l) {
   return {RLIMIT_RTTIME, l.soft_us, l.hard_us, "RLIMIT_RTTIME"};
 }
 
-nlohmann::json rt_time_limit_json(const RtTimeLimit& l,
-                                  const std::vector<std::string>& applied_to) {
-  return {{"soft_us", l.soft_us},
-          {"hard_us", l.hard_us},
-          {"watchdog_us", l.watchdog_us},
-          {"applied_to", applied_to},
-          {"rule",
-           "RLIMIT_RTTIME soft = max(1 s, 4 periods + the largest injected overrun) (SIGXCPU), "
-           "hard = soft + 1 s (SIGKILL); the watchdog kills a client thread at hard + 1 s"}};
+RtTimeLimitRecord rt_time_limit_record(const RtTimeLimit& l,
+                                       const std::vector<std::string>& applied_to) {
+  return {l.soft_us, l.hard_us, l.watchdog_us, applied_to,
+          "RLIMIT_RTTIME soft = max(1 s, 4 periods + the largest injected overrun) (SIGXCPU), "
+          "hard = soft + 1 s (SIGKILL); the watchdog kills a client thread at hard + 1 s"};
 }
 
 RunawayCause runaway_cause(int wait_status, bool killed_by_watchdog, uint64_t seen_ran_ns,

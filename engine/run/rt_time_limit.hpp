@@ -9,10 +9,10 @@
 // does not cover (SCHED_DEADLINE, a limit that was not applied).
 // Non-realtime: the run's thread.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "engine/result/run_records.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab {
@@ -37,8 +37,9 @@ RtTimeLimit rt_time_limit(double period_us, uint64_t largest_overrun_us);
 // RLIMIT_RTTIME at these values, for SpawnSpec::limits.
 ChildLimit rttime_child_limit(const RtTimeLimit& l);
 
-// run.json "rt_time_limit": {soft_us, hard_us, watchdog_us, applied_to: [the programs], rule}.
-nlohmann::json rt_time_limit_json(const RtTimeLimit& l, const std::vector<std::string>& applied_to);
+// run.json "rt_time_limit": the limits, the programs they apply to and the rule, in words.
+RtTimeLimitRecord rt_time_limit_record(const RtTimeLimit& l,
+                                       const std::vector<std::string>& applied_to);
 
 // What stopped a client that ended.
 enum class RunawayCause {

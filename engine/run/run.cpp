@@ -136,9 +136,7 @@ void Runner::note_disk_full(RunResult& r) const {
 void Runner::fill_dma_latency(RunResult& r) const {
   if (!dma_latency_) return;
   const std::optional<int32_t> back = dma_latency_->read_back_us();
-  r.dma_latency = {{"device", dma_latency_->device()},
-                   {"requested_us", dma_latency_->requested_us()},
-                   {"read_back_us", back ? nlohmann::json(*back) : nlohmann::json()}};
+  r.dma_latency = DmaLatencyRecord{dma_latency_->device(), dma_latency_->requested_us(), back};
   if (back && *back != dma_latency_->requested_us()) {
     r.warnings.push_back(fmt::format(
         "--dma-latency: {} read back {} us after writing {} (another holder asked for less)",
@@ -171,7 +169,7 @@ void Runner::finish(const std::exception* failure) {
   finalize(r);
   baseline_.fill(r);
   fill_dma_latency(r);
-  r.affinity = affinity_json(o_.cpus, o_.load_cpus, r.threads_start, r.threads_end, r.loads);
+  r.affinity = affinity_record(o_.cpus, o_.load_cpus, r.threads_start, r.threads_end, r.loads);
   if (failure != nullptr) {
     note_disk_full(r);
     try {

@@ -150,17 +150,19 @@ std::string RunawayGuard::trip(size_t k, RunawayCause cause, const std::string& 
       }
     }
     reason_ = runaway_reason(c.name, cause, ran_ms, policy_text, limit_);
-    r.runaway = {{"client", c.name},
-                 {"index", c.index},
-                 {"pid", c.pid},
-                 {"tid", c.rt_tid},
-                 {"policy", policy_text.empty() ? nlohmann::json() : nlohmann::json(policy_text)},
-                 {"ran_ms", ran_ms},
-                 {"stopped_by", stopped_by(cause)},
-                 {"signal", stop_signal(cause)},
-                 {"running_since_mono_ns", since != 0 ? nlohmann::json(since) : nlohmann::json()},
-                 {"stopped_mono_ns", stopped},
-                 {"reason", reason_}};
+    RunawayRecord a;
+    a.client = c.name;
+    a.index = c.index;
+    a.pid = c.pid;
+    a.tid = c.rt_tid;
+    if (!policy_text.empty()) a.policy = policy_text;
+    a.ran_ms = ran_ms;
+    a.stopped_by = stopped_by(cause);
+    a.signal = stop_signal(cause);
+    if (since != 0) a.running_since_mono_ns = since;
+    a.stopped_mono_ns = stopped;
+    a.reason = reason_;
+    r.runaway = std::move(a);
   });
   return reason_;
 }

@@ -143,9 +143,7 @@ class Runner : public RunSteps, private WindowSteps {
   void fill_dma_latency(RunResult& r) const;
   std::vector<ClientThread> client_threads();
   // run.json "logs": what jackd.log and clients/*.log kept and dropped (after the hub stopped).
-  nlohmann::json log_counts() const {
-    return {{"jackd", tap_.log_counts()}, {"clients", fleet_.log_counts().to_json()}};
-  }
+  LogsRecord log_counts() const { return {tap_.log_counts(), fleet_.log_counts().counts()}; }
   void warn(const std::string& w) {
     live_.with([&](RunResult& r) { r.warnings.push_back(w); });
   }

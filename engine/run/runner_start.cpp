@@ -53,7 +53,7 @@ void Runner::start_server() {
   live_.with([&](RunResult& r) {
     r.server_name = session_.name();
     r.jackd_argv = session_.jackd_argv();
-    r.rt_throttle = policy_.group_json();
+    r.rt_throttle = policy_.group_record();
     for (const std::string& w : session_.warnings()) r.warnings.push_back(w);
     if (!session_.launched()) {
       // The attached server's rate and period are the run's.
@@ -148,7 +148,7 @@ void Runner::start_clients() {
   rt_limit_ = rt_time_limit(session_.period_us(), o_.inject ? o_.inject->usec : 0);
   f.limits = {rttime_child_limit(rt_limit_)};
   live_.with([&](RunResult& r) {
-    r.rt_time_limit = rt_time_limit_json(
+    r.rt_time_limit = rt_time_limit_record(
         rt_limit_, session_.launched()
                        ? std::vector<std::string>{backend_->server_program(), "xrunlab-client"}
                        : std::vector<std::string>{"xrunlab-client"});

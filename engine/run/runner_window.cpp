@@ -210,8 +210,8 @@ void Runner::close_window(const WindowEnd& end) {
   fleet_.send(fmt::format("stop {}\n", end.end_us));
   // A stopped run keeps its last partial second of system data too.
   if (end.end_us > end.last_sample_us + 200000) sample(end.end_us);
-  nlohmann::json iso = policy_.stop_governor();
-  if (!iso.is_null()) live_.with([&](RunResult& r) { r.iso_emulation = std::move(iso); });
+  std::optional<IsoReport> iso = policy_.stop_governor();
+  if (iso) live_.with([&](RunResult& r) { r.iso_emulation = std::move(iso); });
   // Collect the clients' last seconds.
   backend_->set_window(t0, end.end_us);
   mark("window ended");

@@ -10,24 +10,21 @@
 
 namespace xrunlab {
 
-nlohmann::json explain_section(int requested, const std::string& instance, const TraceStats& st,
-                               const TraceCoverage& coverage, const std::vector<double>& steal,
-                               nlohmann::json cycles) {
-  nlohmann::json steal_json = nlohmann::json::array();
-  for (const double s : steal) steal_json.push_back(s);
-  return {{"requested", requested},
-          {"trace",
-           {{"instance", instance},
-            {"clock", "mono"},
-            {"resolution_us", 1},
-            {"events", st.events},
-            {"lost_kernel", st.lost_kernel},
-            {"dropped_store", st.dropped_store},
-            {"unparsed_lines", st.unparsed_lines},
-            {"unseen_switches", st.unseen_switches},
-            {"coverage_ns", {coverage.start_ns, coverage.end_ns}},
-            {"cpu_steal_pct", std::move(steal_json)}}},
-          {"cycles", std::move(cycles)}};
+ExplainRecord explain_section(int requested, const std::string& instance, const TraceStats& st,
+                              const TraceCoverage& coverage, const std::vector<double>& steal,
+                              std::vector<ExplainedCycle> cycles) {
+  ExplainRecord e;
+  e.requested = requested;
+  e.trace.instance = instance;
+  e.trace.events = st.events;
+  e.trace.lost_kernel = st.lost_kernel;
+  e.trace.dropped_store = st.dropped_store;
+  e.trace.unparsed_lines = st.unparsed_lines;
+  e.trace.unseen_switches = st.unseen_switches;
+  e.trace.coverage_ns = {coverage.start_ns, coverage.end_ns};
+  e.trace.cpu_steal_pct = steal;
+  e.cycles = std::move(cycles);
+  return e;
 }
 
 void WindowTraces::check_available() const {
@@ -79,7 +76,7 @@ void WindowTraces::explain(LiveResult& live, int64_t t0_ns) {
     }
   });
   live.with([&](RunResult& r) {
-    nlohmann::json cycles =
+    std::vector<ExplainedCycle> cycles =
         explain_cycles(trace_->events(), r.cycle_table, static_cast<size_t>(explain_), threads,
                        t0_ns, coverage, proc_policy, steal);
     r.explain =
@@ -95,18 +92,18 @@ void WindowTraces::explain(LiveResult& live, int64_t t0_ns) {
 
 std::string WindowTraces::save_xrun_trace(LiveResult& live, const std::string& run_dir) {
   if (!xrun_) return "";
-  nlohmann::json j = xrun_->save(run_dir + "/xrun-trace.dat", run_dir + "/trace-cmd.log");
+  XrunTraceRecord j = xrun_->save(run_dir + "/xrun-trace.dat", run_dir + "/trace-cmd.log");
   std::string said;
-  if (j["file"].is_string()) {
-    const nlohmann::json& back = j["covered_before_xrun_ms"];
+  if (j.file) {
     said = fmt::format(
         "--trace-on-xrun: the ring frozen at the first xrun is in {}/xrun-trace.dat{}", run_dir,
-        back.is_number() ? fmt::format(" (from {:.0f} ms before the xrun)", back.get<double>())
-                         : std::string());
+        j.covered_before_xrun_ms
+            ? fmt::format(" (from {:.0f} ms before the xrun)", *j.covered_before_xrun_ms)
+            : std::string());
   }
-  const bool lost = !j["file"].is_string() && xrun_->frozen();
+  const bool lost = !j.file && xrun_->frozen();
   live.with([&](RunResult& r) {
-    if (lost) r.warnings.push_back("--trace-on-xrun: " + j["error"].get<std::string>());
+    if (lost) r.warnings.push_back("--trace-on-xrun: " + j.error.value_or("unknown"));
     r.trace_on_xrun = std::move(j);
   });
   return said;

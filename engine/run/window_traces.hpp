@@ -23,9 +23,9 @@
 namespace xrunlab {
 
 // run.json's "explain": what was asked, how complete the trace was, and the explained cycles.
-nlohmann::json explain_section(int requested, const std::string& instance, const TraceStats& st,
-                               const TraceCoverage& coverage, const std::vector<double>& steal,
-                               nlohmann::json cycles);
+ExplainRecord explain_section(int requested, const std::string& instance, const TraceStats& st,
+                              const TraceCoverage& coverage, const std::vector<double>& steal,
+                              std::vector<ExplainedCycle> cycles);
 
 class WindowTraces {
  public:

@@ -332,21 +332,4 @@ double IsoGovernor::share_pct() const {
   return share_snapshot_.load(std::memory_order_relaxed);
 }
 
-nlohmann::json to_json(const IsoReport& r) {
-  nlohmann::json events = nlohmann::json::array();
-  for (const IsoEvent& e : r.events) {
-    events.push_back(
-        {{"t_s", e.t_s}, {"action", e.demote ? "demote" : "promote"}, {"share_pct", e.share_pct}});
-  }
-  return {{"label", r.label},
-          {"demotions", r.demotions},
-          {"promotions", r.promotions},
-          {"time_demoted_s", r.time_demoted_s},
-          {"peak_share_pct", r.peak_share_pct},
-          {"mean_share_pct", r.mean_share_pct},
-          {"samples", r.samples},
-          {"events", events},
-          {"errors", r.errors}};
-}
-
 }  // namespace xrunlab

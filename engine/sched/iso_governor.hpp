@@ -23,12 +23,12 @@
 #include <chrono>
 #include <cstdint>
 #include <future>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "engine/result/run_records.hpp"
 #include "engine/wire/sched_target.hpp"
 
 namespace xrunlab {
@@ -82,23 +82,8 @@ class IsoAccounting {
   bool demoted_ = false;
 };
 
-struct IsoEvent {
-  double t_s;        // since IsoGovernor::start()
-  bool demote;       // true: promoted -> demoted; false: demoted -> promoted
-  double share_pct;  // the decayed average share that triggered it
-};
-
-struct IsoReport {
-  std::vector<IsoEvent> events;
-  uint64_t demotions = 0, promotions = 0;
-  double time_demoted_s = 0;  // wall time between each demotion and the next promotion / stop()
-  double peak_share_pct = 0;  // highest decayed average share seen
-  double mean_share_pct = 0;  // time-averaged instantaneous share over the whole run
-                              // (= total CPU time of the threads / (ncpus x run time))
-  uint64_t samples = 0;
-  std::vector<std::string> errors;  // e.g. a thread that vanished (each thread once)
-  std::string label = "EMULATED SCHED_ISO (user-space governor)";
-};
+// IsoEvent and IsoReport, the governor's report, are records of the run
+// (engine/result/run_records.hpp).
 
 // The governor: one thread that samples the audio threads' CPU time and moves them between the
 // promoted and the demoted class. Non-realtime; start() and stop() from one engine thread.
@@ -108,9 +93,6 @@ struct IsoReport {
 // which the next sample gets back, so nothing is lost over time). The files are kept open for the
 // whole run: a thread that exits makes its read fail (ESRCH) instead of a reused tid being
 // measured or rescheduled in its place. Such a thread is recorded in errors once and dropped.
-// For run.json: the report with every event (t_s, demote/promote, share).
-nlohmann::json to_json(const IsoReport& r);
-
 class IsoGovernor {
  public:
   IsoGovernor(double iso_cpu_pct, double iso_period_s, int ncpus,

@@ -376,72 +376,26 @@ HopExplanation explain_hop(const std::vector<TraceEvent>& events, const HopWindo
   return x;
 }
 
-nlohmann::json to_json(const HopExplanation& e) {
-  nlohmann::json blockers = nlohmann::json::array(), irqs = nlohmann::json::array(),
-                 softirqs = nlohmann::json::array();
-  for (const TaskTime& t : e.blockers) {
-    blockers.push_back({{"pid", t.pid},
-                        {"comm", t.comm},
-                        {"prio", t.prio},
-                        {"policy", t.policy},
-                        {"ns", t.ns},
-                        {"lower_priority", t.lower_priority}});
-  }
-  for (const IrqTime& t : e.irqs) {
-    irqs.push_back({{"irq", t.num}, {"name", t.name}, {"count", t.count}, {"ns", t.ns}});
-  }
-  for (const IrqTime& t : e.softirqs) {
-    softirqs.push_back({{"vec", t.num}, {"name", t.name}, {"count", t.count}, {"ns", t.ns}});
-  }
-  nlohmann::json j = {
-      {"hop", e.hop.hop_key},
-      {"thread", e.hop.thread},
-      {"tid", e.hop.tid},
-      {"window_ns", {e.hop.rel_start_ns, e.hop.rel_end_ns}},
-      {"window_mono_ns", {e.hop.start_ns, e.hop.end_ns}},
-      {"late_ns", e.hop.late_ns},
-      {"traced", e.traced},
-      {"cpu", e.cpu >= 0 ? nlohmann::json(e.cpu) : nlohmann::json()},
-      {"cpus", e.cpus},
-      {"woken_ns", e.woken_ns ? nlohmann::json(*e.woken_ns) : nlohmann::json()},
-      {"blockers", blockers},
-      {"irqs", irqs},
-      {"softirqs", softirqs},
-      {"asleep_ns", e.asleep_ns},
-      {"self_ns", e.self_ns},
-      {"idle_ns", e.idle_ns},
-      {"unknown_ns", e.unknown_ns},
-      {"silent_ns", e.silent_ns},
-      {"silent_cpu", e.silent_cpu >= 0 ? nlohmann::json(e.silent_cpu) : nlohmann::json()},
-      {"cpu_steal_pct", e.cpu_steal_pct ? nlohmann::json(*e.cpu_steal_pct) : nlohmann::json()},
-      {"line", e.line}};
-  if (!e.traced) j["no_trace"] = e.no_trace;
-  return j;
-}
-
-nlohmann::json explain_cycles(const std::vector<TraceEvent>& events, const CycleTableResult& table,
-                              size_t n, const ExplainThreads& threads, int64_t origin_ns,
-                              const TraceCoverage& coverage, const PolicyLookup& policy,
-                              const std::vector<double>& steal_pct) {
-  nlohmann::json cycles = nlohmann::json::array();
+std::vector<ExplainedCycle> explain_cycles(const std::vector<TraceEvent>& events,
+                                           const CycleTableResult& table, size_t n,
+                                           const ExplainThreads& threads, int64_t origin_ns,
+                                           const TraceCoverage& coverage,
+                                           const PolicyLookup& policy,
+                                           const std::vector<double>& steal_pct) {
+  std::vector<ExplainedCycle> cycles;
   const std::vector<HopWindow> hops = select_late_hops(table, n, threads, origin_ns);
   for (size_t i = 0; i < hops.size();) {
-    const uint64_t id = hops[i].cycle;
-    nlohmann::json c = {
-        {"cycle", id},
-        {"t_s", hops[i].t_s},
-        {"slack_ns", hops[i].slack_ns ? nlohmann::json(*hops[i].slack_ns) : nlohmann::json()}};
-    std::string line = hops[i].slack_ns ? fmt::format("slack {} us: ", us(*hops[i].slack_ns))
-                                        : std::string("a client did not run: ");
-    nlohmann::json list = nlohmann::json::array();
-    for (bool first = true; i < hops.size() && hops[i].cycle == id; ++i, first = false) {
-      const HopExplanation x = explain_hop(events, hops[i], coverage, policy, steal_pct);
-      line += (first ? "" : "; ") + x.line;
-      list.push_back(to_json(x));
+    ExplainedCycle& c = cycles.emplace_back();
+    c.cycle = hops[i].cycle;
+    c.t_s = hops[i].t_s;
+    c.slack_ns = hops[i].slack_ns;
+    c.line = hops[i].slack_ns ? fmt::format("slack {} us: ", us(*hops[i].slack_ns))
+                              : std::string("a client did not run: ");
+    for (bool first = true; i < hops.size() && hops[i].cycle == c.cycle; ++i, first = false) {
+      HopExplanation x = explain_hop(events, hops[i], coverage, policy, steal_pct);
+      c.line += (first ? "" : "; ") + x.line;
+      c.hops.push_back(std::move(x));
     }
-    c["line"] = line;
-    c["hops"] = std::move(list);
-    cycles.push_back(std::move(c));
   }
   return cycles;
 }

@@ -66,23 +66,17 @@ std::optional<int64_t> covered_from_ns(const std::vector<std::string>& per_cpu_s
   return from;
 }
 
-nlohmann::json XrunTrace::save(const std::string& path, const std::string& log_path) {
-  nlohmann::json j = {{"instance", instance_},
-                      {"buffer_kb_per_cpu", buffer_kb_},
-                      {"xrun_mono_ns", nullptr},
-                      {"frozen_mono_ns", nullptr},
-                      {"file", nullptr},
-                      {"oldest_mono_ns", nullptr},
-                      {"covered_before_xrun_ms", nullptr},
-                      {"argv", nullptr},
-                      {"error", nullptr}};
+XrunTraceRecord XrunTrace::save(const std::string& path, const std::string& log_path) {
+  XrunTraceRecord j;
+  j.instance = instance_;
+  j.buffer_kb_per_cpu = buffer_kb_;
   stop();
   if (!xrun_mono_ns_) {
-    j["error"] = "no xrun during the window: nothing saved";
+    j.error = "no xrun during the window: nothing saved";
     return j;
   }
-  j["xrun_mono_ns"] = *xrun_mono_ns_;
-  j["frozen_mono_ns"] = frozen_mono_ns_;
+  j.xrun_mono_ns = *xrun_mono_ns_;
+  j.frozen_mono_ns = frozen_mono_ns_;
   std::vector<std::string> stats;
   for (int cpu = 0;; ++cpu) {
     const auto text = read_file(instance_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats");
@@ -90,12 +84,12 @@ nlohmann::json XrunTrace::save(const std::string& path, const std::string& log_p
     stats.push_back(*text);
   }
   if (const auto from = covered_from_ns(stats)) {
-    j["oldest_mono_ns"] = *from;
-    j["covered_before_xrun_ms"] = static_cast<double>(*xrun_mono_ns_ - *from) / 1e6;
+    j.oldest_mono_ns = *from;
+    j.covered_before_xrun_ms = static_cast<double>(*xrun_mono_ns_ - *from) / 1e6;
   }
   const std::string name = instance_.substr(instance_.rfind('/') + 1);
   const std::vector<std::string> argv = {"trace-cmd", "extract", "-B", name, "-o", path};
-  j["argv"] = argv;
+  j.argv = argv;
   try {
     SpawnSpec spec;
     spec.argv = argv;
@@ -103,19 +97,19 @@ nlohmann::json XrunTrace::save(const std::string& path, const std::string& log_p
     Child c = Child::spawn(spec);
     if (!c.wait_for(std::chrono::seconds(60))) {
       c.stop(std::chrono::milliseconds(500));
-      j["error"] = "trace-cmd extract did not finish within 60 s (its output: " + log_path + ")";
+      j.error = "trace-cmd extract did not finish within 60 s (its output: " + log_path + ")";
       return j;
     }
     const std::optional<int> st = c.wait_status();
     if (!st || !WIFEXITED(*st) || WEXITSTATUS(*st) != 0) {
-      j["error"] = "trace-cmd extract " + c.describe_exit() + " (its output: " + log_path + ")";
+      j.error = "trace-cmd extract " + c.describe_exit() + " (its output: " + log_path + ")";
       return j;
     }
   } catch (const std::exception& e) {
-    j["error"] = e.what();
+    j.error = e.what();
     return j;
   }
-  j["file"] = path.substr(path.rfind('/') + 1);
+  j.file = path.substr(path.rfind('/') + 1);
   return j;
 }
 

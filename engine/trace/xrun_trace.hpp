@@ -18,10 +18,10 @@
 //
 // Not for realtime code: file I/O and a child process; freeze() is one write(2).
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "engine/result/run_records.hpp"
 #include "engine/sched/sys_journal.hpp"
 #include "engine/trace/trace_session.hpp"
 
@@ -51,10 +51,9 @@ class XrunTrace {
   void stop() noexcept;
 
   // After the window: writes the frozen ring to `path` with trace-cmd (its output to
-  // `log_path`), and returns run.json's "trace_on_xrun": {instance, buffer_kb_per_cpu,
-  // xrun_mono_ns, frozen_mono_ns, file, oldest_mono_ns (from when every CPU is covered),
-  // covered_before_xrun_ms, argv, error}; without an xrun, file null and why. Never throws.
-  nlohmann::json save(const std::string& path, const std::string& log_path);
+  // `log_path`), and returns run.json's "trace_on_xrun" (oldest_mono_ns: from when every CPU is
+  // covered); without an xrun, no file and why. Never throws.
+  XrunTraceRecord save(const std::string& path, const std::string& log_path);
 
   const std::string& instance() const { return instance_; }
 

@@ -574,19 +574,26 @@ TEST(HistogramBlocks, GapAndBlocks) {
 namespace xrunlab {
 namespace {
 
-nlohmann::json explained_hop(const std::string& hop, int64_t window_ns, int64_t asleep_ns,
-                             nlohmann::json blockers, bool traced = true) {
-  return {{"cycle", 7},
-          {"hops",
-           {{{"hop", hop},
-             {"traced", traced},
-             {"window_ns", {1000, 1000 + window_ns}},
-             {"asleep_ns", asleep_ns},
-             {"blockers", std::move(blockers)}}}}};
+ExplainedCycle explained_hop(const std::string& hop, int64_t window_ns, int64_t asleep_ns,
+                             std::vector<TaskTime> blockers, bool traced = true) {
+  ExplainedCycle c;
+  c.cycle = 7;
+  HopExplanation& h = c.hops.emplace_back();
+  h.hop.hop_key = hop;
+  h.traced = traced;
+  h.hop.rel_start_ns = 1000;
+  h.hop.rel_end_ns = 1000 + window_ns;
+  h.asleep_ns = asleep_ns;
+  h.blockers = std::move(blockers);
+  return c;
 }
 
 TEST(ExplainNote, NamesTheHopAsTheSummaryDoesAndWhatTookMostOfItsWindow) {
-  const nlohmann::json loop = {{{"comm", "busy"}, {"pid", 42}, {"ns", 350000}}};
+  TaskTime busy;
+  busy.comm = "busy";
+  busy.pid = 42;
+  busy.ns = 350000;
+  const std::vector<TaskTime> loop = {busy};
   EXPECT_EQ(explain_note(explained_hop("wakeup.c03", 600000, 0, loop)),
             "c03's wake-up: busy pid 42 350 us");
   EXPECT_EQ(explain_note(explained_hop("jackd_wakeup", 600000, 400000, loop)),
@@ -595,10 +602,10 @@ TEST(ExplainNote, NamesTheHopAsTheSummaryDoesAndWhatTookMostOfItsWindow) {
   EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop)), "c01's DSP: nothing competed")
       << "a blocker holding less than half the window is not the cause";
   EXPECT_EQ(explain_note(explained_hop("dsp.c01", 800000, 0, loop, false)), "c01's DSP: no trace");
-  nlohmann::json self = explained_hop("jackd_wakeup", 3000000, 70000, nlohmann::json::array());
-  self["hops"][0]["self_ns"] = 2690000;
+  ExplainedCycle self = explained_hop("jackd_wakeup", 3000000, 70000, {});
+  self.hops[0].self_ns = 2690000;
   EXPECT_EQ(explain_note(self), "jackd's wake-up: itself on its CPU 2690 us");
-  EXPECT_EQ(explain_note({{"cycle", 7}, {"hops", nlohmann::json::array()}}), "");
+  EXPECT_EQ(explain_note(ExplainedCycle{}), "");
 }
 
 }  // namespace

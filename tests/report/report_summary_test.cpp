@@ -205,8 +205,8 @@ TEST(FormatSummary, LogLinesDroppedSaysWhenRepeatedXrunLinesWereCut) {
   EXPECT_NE(debug_only.find("(JACK debug lines after 20 of each kind; counts"), std::string::npos)
       << debug_only;
   EXPECT_EQ(debug_only.find("xrun lines and messages"), std::string::npos);
-  r.logs["jackd"]["dropped"]["xrun: client not finished"] = 5000;
-  r.logs["jackd"]["repeats_kept_per_kind"] = 10000;
+  r.logs->jackd.dropped["xrun: client not finished"] = 5000;
+  r.logs->jackd.repeats_kept_per_kind = 10000;
   const std::string cut = format_summary(r);
   EXPECT_NE(cut.find("(JACK debug lines after 20 of each kind, xrun lines and messages after "
                      "10000 of each kind; counts"),
@@ -251,33 +251,21 @@ TEST(FormatSummary, CpuAffinityLineSaysTheSetsAndWhatWasVerified) {
   r.status = RunStatus::kCompleted;
   finalize(r);
   EXPECT_EQ(format_summary(r).find("CPU affinity"), std::string::npos) << "null: no line";
-  auto line = [&](const nlohmann::json& affinity) {
+  auto line = [&](const AffinityRecord& affinity) {
     r.affinity = affinity;
     const std::string text = format_summary(r);
     const auto at = text.find(" CPU affinity");
     return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
   };
-  EXPECT_EQ(line({{"cpus", {0}},
-                  {"load_cpus", {1}},
-                  {"threads_checked", 30},
-                  {"loads_checked", 1},
-                  {"verified", true}}),
+  EXPECT_EQ(line({{0}, {1}, 30, 1, true}),
             without_newline(
                 summary_field_line("CPU affinity",
                                    " audio threads on CPUs 0; loads on CPUs 1 (verified: 30 thread "
                                    "and 1 load read-backs matched)")));
-  EXPECT_NE(line({{"cpus", {0, 1, 3}},
-                  {"load_cpus", nullptr},
-                  {"threads_checked", 4},
-                  {"loads_checked", 0},
-                  {"verified", false}})
+  EXPECT_NE(line({{0, 1, 3}, {}, 4, 0, false})
                 .find(": audio threads on CPUs 0-1,3 (NOT as requested: see run.json scheduling)"),
             std::string::npos);
-  EXPECT_NE(line({{"cpus", nullptr},
-                  {"load_cpus", {1}},
-                  {"threads_checked", 0},
-                  {"loads_checked", 0},
-                  {"verified", nullptr}})
+  EXPECT_NE(line({{}, {1}, 0, 0, std::nullopt})
                 .find(": loads on CPUs 1 (not verified: the run ended before it was read back "
                       "(0 thread and 0 load read-backs))"),
             std::string::npos);

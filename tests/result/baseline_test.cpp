@@ -52,31 +52,36 @@ TEST(Baseline, RunJsonHasThePercentilesAndTheRatiosToItsP99) {
   CyclictestResult c;
   for (int us = 1; us <= 100; ++us) c.us.add(us);  // p50 50, p99 99, p99.9 100
   c.max_us = 100;
-  const json j = baseline_json({"cyclictest"}, 65, 1333, c, 158.4, std::nullopt);
-  EXPECT_EQ(j["tool"], "cyclictest");
-  EXPECT_EQ(j["policy"], "SCHED_FIFO");
-  EXPECT_EQ(j["wakeups"], 100);
-  EXPECT_EQ(j["p50"]["value_us"], 50);
-  EXPECT_EQ(j["p99"]["value_us"], 99);
-  EXPECT_EQ(j["p99"]["exact"], true);
-  EXPECT_EQ(j["p99_9"]["value_us"], 100);
-  EXPECT_EQ(j["max_us"], 100);
-  EXPECT_EQ(j["holds_cpu_dma_latency"], false);
-  EXPECT_DOUBLE_EQ(j["ratios_to_p99"]["jackd_wakeup_p99"].get<double>(), 1.6);  // 158.4 / 99
-  EXPECT_TRUE(j["ratios_to_p99"]["head_client_delay_p99"].is_null()) << "the run lacks it";
-  EXPECT_EQ(j["bins"].size(), 100u);
+  const BaselineRecord j = baseline_record({"cyclictest"}, 65, 1333, c, 158.4, std::nullopt);
+  EXPECT_EQ(j.tool, "cyclictest");
+  EXPECT_EQ(j.policy, "SCHED_FIFO");
+  EXPECT_EQ(j.wakeups, 100u);
+  ASSERT_TRUE(j.p50 && j.p99 && j.p99_9);
+  EXPECT_EQ(j.p50->value_us, 50);
+  EXPECT_EQ(j.p99->value_us, 99);
+  EXPECT_TRUE(j.p99->exact);
+  EXPECT_EQ(j.p99_9->value_us, 100);
+  EXPECT_EQ(j.max_us, 100);
+  EXPECT_FALSE(j.holds_cpu_dma_latency);
+  ASSERT_TRUE(j.jackd_wakeup_ratio);
+  EXPECT_DOUBLE_EQ(*j.jackd_wakeup_ratio, 1.6);  // 158.4 / 99
+  EXPECT_FALSE(j.head_client_delay_ratio) << "the run lacks it";
+  EXPECT_EQ(j.bins.size(), 100u);
+  EXPECT_FALSE(j.error);
 }
 
 TEST(Baseline, NoRatioAgainstAP99ThatIsOnlyABound) {
   const auto c = read_cyclictest_json(kJson, nullptr);
   ASSERT_TRUE(c);
-  const json j = baseline_json({"cyclictest"}, 0, 1333, *c, 500.0, 600.0);
-  EXPECT_EQ(j["policy"], "SCHED_OTHER");
-  EXPECT_EQ(j["p99"]["exact"], false);
-  EXPECT_TRUE(j["ratios_to_p99"]["jackd_wakeup_p99"].is_null());
-  const json e = baseline_error_json({"cyclictest"}, 65, 1333, "cyclictest exited with status 1");
-  EXPECT_EQ(e["error"], "cyclictest exited with status 1");
-  EXPECT_FALSE(e.contains("p99"));
+  const BaselineRecord j = baseline_record({"cyclictest"}, 0, 1333, *c, 500.0, 600.0);
+  EXPECT_EQ(j.policy, "SCHED_OTHER");
+  ASSERT_TRUE(j.p99);
+  EXPECT_FALSE(j.p99->exact);
+  EXPECT_FALSE(j.jackd_wakeup_ratio);
+  const BaselineRecord e =
+      baseline_error_record({"cyclictest"}, 65, 1333, "cyclictest exited with status 1");
+  EXPECT_EQ(e.error, "cyclictest exited with status 1");
+  EXPECT_FALSE(e.p99);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "engine/result/baseline.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/sample_result.hpp"
 
@@ -84,7 +87,9 @@ RunResult rich_result() {
   r.started_utc = "2026-11-30T10:00:00Z";
   r.ended_utc = "2026-11-30T10:00:03Z";
   r.exit_code = 1;
-  r.iso_emulation = {{"label", "iso-emu 70%"}, {"demotions", 1}};
+  r.iso_emulation = IsoReport{};
+  r.iso_emulation->label = "iso-emu 70%";
+  r.iso_emulation->demotions = 1;
   r.startup_s = 1.25;
   r.engine_peak_rss_kib = 12345;
   r.jackd_cpu_pct = 3.5;
@@ -362,6 +367,144 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   ASSERT_TRUE(r) << why;
   EXPECT_EQ(r->clients, 0);
   EXPECT_EQ(r->frames, 256u);
+}
+
+// The records of options and watchdogs (engine/result/run_records.hpp, explain_record.hpp),
+// every one filled in.
+RunResult with_records() {
+  RunResult r = testing_support::sample_result();
+  IsoReport iso;
+  iso.events = {{0.5, true, 71.5}, {0.75, false, 60.25}};
+  iso.demotions = 1;
+  iso.promotions = 1;
+  iso.errors = {"thread 12 vanished"};
+  r.iso_emulation = iso;
+  r.rt_throttle = RtThrottleRecord{"/sys/fs/cgroup/cpu/xrunlab-1", 80, 1000000};
+  CyclictestResult c;
+  for (int us = 1; us <= 10; ++us) c.us.add(us);
+  c.max_us = 10;
+  r.baseline = baseline_record({"cyclictest", "-m"}, 65, 1333, c, 20.0, std::nullopt);
+  r.dma_latency = DmaLatencyRecord{"/dev/cpu_dma_latency", 0, std::nullopt};
+  r.affinity = AffinityRecord{{0}, {}, 6, 0, true};
+  ExplainRecord e;
+  e.requested = 2;
+  e.trace.instance = "xrunlab-9";
+  e.trace.events = 1200;
+  e.trace.coverage_ns = {1000, 9000};
+  e.trace.cpu_steal_pct = {0.5, 1.25};
+  ExplainedCycle& cycle = e.cycles.emplace_back();
+  cycle.cycle = 7;
+  cycle.t_s = 1.5;
+  cycle.slack_ns = -2000;
+  cycle.line = "slack -2 us: c01's DSP: busy pid 42";
+  HopExplanation& hop = cycle.hops.emplace_back();
+  hop.hop.hop_key = "dsp.c01";
+  hop.hop.thread = "c01";
+  hop.hop.tid = 201;
+  hop.hop.rel_start_ns = 100;
+  hop.hop.rel_end_ns = 900;
+  hop.hop.start_ns = 5100;
+  hop.hop.end_ns = 5900;
+  hop.traced = true;
+  hop.cpu = 1;
+  hop.cpus = {0, 1};
+  hop.woken_ns = 150;
+  hop.blockers = {{42, "busy", 120, "SCHED_OTHER nice 0", 500, true}};
+  hop.irqs = {{19, "eth0", 2, 40}};
+  hop.softirqs = {{1, "TIMER", 1, 10}};
+  hop.line = "busy pid 42";
+  HopExplanation untraced = hop;
+  untraced.traced = false;
+  untraced.no_trace = "before the trace started";
+  untraced.cpu = -1;
+  cycle.hops.push_back(untraced);
+  r.explain = e;
+  XrunTraceRecord t;
+  t.instance = "xrunlab-9-xrun";
+  t.buffer_kb_per_cpu = 4096;
+  t.xrun_mono_ns = 10;
+  t.frozen_mono_ns = 20;
+  t.file = "xrun-trace.dat";
+  t.argv = std::vector<std::string>{"trace-cmd", "extract"};
+  r.trace_on_xrun = t;
+  r.rt_time_limit = RtTimeLimitRecord{1000000, 2000000, 3000000, {"jackd"}, "the rule"};
+  RunawayRecord a;
+  a.client = "c01";
+  a.index = 1;
+  a.pid = 4242;
+  a.tid = 4243;
+  a.ran_ms = 3000;
+  a.stopped_by = "watchdog";
+  a.signal = "SIGKILL";
+  a.stopped_mono_ns = 99;
+  a.reason = "c01 ran away";
+  r.runaway = a;
+  finalize(r);
+  return r;
+}
+
+TEST(RunJsonRead, EveryRecordRoundTripsByteForByte) {
+  const RunResult r = with_records();
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  ASSERT_TRUE(back.explain && back.baseline && back.affinity && back.runaway);
+  ASSERT_EQ(back.explain->cycles.at(0).hops.size(), 2u);
+  const HopExplanation& hop = back.explain->cycles[0].hops[0];
+  EXPECT_EQ(hop.hop.rel_end_ns, 900);
+  EXPECT_EQ(hop.cpus, (std::set<int>{0, 1}));
+  EXPECT_EQ(back.explain->cycles[0].hops[1].cpu, -1) << "null reads back as unknown";
+  EXPECT_EQ(back.explain->cycles[0].hops[1].no_trace, "before the trace started");
+  EXPECT_EQ(back.baseline->p99->value_us, 10);
+  EXPECT_EQ(back.baseline->bins.size(), 10u);
+  EXPECT_TRUE(back.affinity->load_cpus.empty());
+  EXPECT_EQ(back.iso_emulation->events.at(1).demote, false);
+  // run.json's form: sorted keys, the unset sets null, the action a word, the bins pairs.
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_TRUE(j["affinity"]["load_cpus"].is_null());
+  EXPECT_EQ(j["scheduling"]["iso_emulation"]["events"][0]["action"], "demote");
+  EXPECT_EQ(j["baseline"]["bins"][0], nlohmann::json::array({1, 1}));
+  EXPECT_FALSE(j["baseline"].contains("error"));
+  EXPECT_TRUE(j["explain"]["cycles"][0]["hops"][1]["cpu"].is_null());
+  EXPECT_FALSE(j["explain"]["cycles"][0]["hops"][0].contains("no_trace"));
+  EXPECT_EQ(j["explain"]["cycles"][0]["hops"][0]["window_ns"], nlohmann::json::array({100, 900}));
+}
+
+TEST(RunJsonRead, ABaselineWithoutFiguresHasOnlyItsSettingsAndWhy) {
+  RunResult r = testing_support::sample_result();
+  r.baseline = baseline_error_record({"cyclictest"}, 65, 1333, "cyclictest exited with status 1");
+  const std::string text = dumped(r);
+  const nlohmann::json j = nlohmann::json::parse(text)["baseline"];
+  EXPECT_EQ(j["error"], "cyclictest exited with status 1");
+  EXPECT_FALSE(j.contains("p99"));
+  EXPECT_FALSE(j.contains("wakeups"));
+  EXPECT_EQ(dumped(read_back(text)), text);
+}
+
+TEST(RunJsonRead, ARecordOfTheWrongTypeIsRefusedByItsPath) {
+  const nlohmann::json good = nlohmann::json::parse(dumped(with_records()));
+  auto why_of = [](const nlohmann::json& j) {
+    std::string why;
+    EXPECT_FALSE(run_result_from_json(j, &why));
+    return why;
+  };
+  nlohmann::json j = good;
+  j["runaway"]["pid"] = "x";
+  EXPECT_EQ(why_of(j), "'runaway.pid' is not an integer (it is string)");
+  j = good;
+  j["logs"]["jackd"]["dropped"]["Jack: X"] = -1;
+  EXPECT_EQ(why_of(j), "'logs.jackd.dropped.Jack: X' is not a non-negative integer (it is number)");
+  j = good;
+  j["scheduling"]["iso_emulation"]["events"][0]["action"] = "pause";
+  EXPECT_EQ(why_of(j),
+            "'scheduling.iso_emulation.events[0].action' is neither demote nor promote (it is "
+            "'pause')");
+  j = good;
+  j["explain"]["trace"]["coverage_ns"] = {1};
+  EXPECT_EQ(why_of(j), "'explain.trace.coverage_ns' is not [start, end]");
+  j = good;
+  j["affinity"] = "all";
+  EXPECT_EQ(why_of(j), "'affinity' is not an object (it is string)");
 }
 
 }  // namespace

@@ -69,32 +69,36 @@ TEST(AudioThreadPolicy, ReadChecksEveryThreadsAffinityAgainstCpus) {
 // run.json's affinity from what the result holds: every read-back counted, any differing one
 // makes verified false, and a requested set with nothing read back leaves it null.
 TEST(AffinityJson, CountsTheReadBacksAndVerifiesOnlyWhatWasRead) {
-  EXPECT_TRUE(affinity_json({}, {}, {}, {}, nlohmann::json::array()).is_null());
+  EXPECT_FALSE(affinity_record({}, {}, {}, {}, nlohmann::json::array()));
   std::vector<AudioThread> start(3), end(3);
   for (auto* set : {&start, &end}) {
     for (AudioThread& a : *set) a.sched.cpus = {0};
   }
   const nlohmann::json loads = {{{"spec", "cpu:1"}, {"cpus", {1}}}};
-  const nlohmann::json all = affinity_json({0}, {1}, start, end, loads);
-  EXPECT_EQ(all, nlohmann::json({{"cpus", {0}},
-                                 {"load_cpus", {1}},
-                                 {"threads_checked", 6},
-                                 {"loads_checked", 1},
-                                 {"verified", true}}));
-  const nlohmann::json no_loads = affinity_json({0}, {}, start, end, loads);
-  EXPECT_TRUE(no_loads["load_cpus"].is_null());
-  EXPECT_EQ(no_loads["loads_checked"], 0);
-  EXPECT_EQ(no_loads["verified"], true);
+  const std::optional<AffinityRecord> all = affinity_record({0}, {1}, start, end, loads);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->cpus, std::vector<int>{0});
+  EXPECT_EQ(all->load_cpus, std::vector<int>{1});
+  EXPECT_EQ(all->threads_checked, 6);
+  EXPECT_EQ(all->loads_checked, 1);
+  EXPECT_EQ(all->verified, true);
+  const std::optional<AffinityRecord> no_loads = affinity_record({0}, {}, start, end, loads);
+  ASSERT_TRUE(no_loads);
+  EXPECT_TRUE(no_loads->load_cpus.empty());
+  EXPECT_EQ(no_loads->loads_checked, 0);
+  EXPECT_EQ(no_loads->verified, true);
   end[2].sched.cpus = {0, 1};
-  EXPECT_EQ(affinity_json({0}, {1}, start, end, loads)["verified"], false);
+  EXPECT_EQ(affinity_record({0}, {1}, start, end, loads)->verified, false);
   end[2].sched.cpus = {0};
   const nlohmann::json unreadable = {{{"spec", "cpu:1"}, {"cpus", nullptr}}};
-  EXPECT_EQ(affinity_json({0}, {1}, start, end, unreadable)["verified"], false);
+  EXPECT_EQ(affinity_record({0}, {1}, start, end, unreadable)->verified, false);
   // The run ended before the window: nothing read back, nothing verified.
-  const nlohmann::json early = affinity_json({0}, {}, {}, {}, nlohmann::json::array());
-  EXPECT_EQ(early["threads_checked"], 0);
-  EXPECT_TRUE(early["verified"].is_null());
-  EXPECT_TRUE(affinity_json({}, {1}, {}, {}, nlohmann::json::array())["verified"].is_null());
+  const std::optional<AffinityRecord> early =
+      affinity_record({0}, {}, {}, {}, nlohmann::json::array());
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->threads_checked, 0);
+  EXPECT_FALSE(early->verified);
+  EXPECT_FALSE(affinity_record({}, {1}, {}, {}, nlohmann::json::array())->verified);
 }
 
 TEST(AudioThreadPolicy, FifoServerPriorityFromThePolicyClientsFiveBelow) {
@@ -107,7 +111,7 @@ TEST(AudioThreadPolicy, FifoServerPriorityFromThePolicyClientsFiveBelow) {
   EXPECT_EQ(p.targets().client.rt_priority, 75);
   EXPECT_EQ(p.label(), describe(*parse_policy("fifo:80", nullptr)));
   EXPECT_EQ(p.cgroup_procs(), "");
-  EXPECT_TRUE(p.group_json().is_null());
+  EXPECT_FALSE(p.group_record());
 }
 
 TEST(AudioThreadPolicy, OtherPoliciesTakePriority) {

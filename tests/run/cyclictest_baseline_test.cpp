@@ -57,7 +57,7 @@ TEST(CyclictestBaseline, WithoutTheOptionNothingHappens) {
   b.stop();
   RunResult r;
   b.fill(r);
-  EXPECT_TRUE(r.baseline.is_null());
+  EXPECT_FALSE(r.baseline);
   EXPECT_TRUE(r.warnings.empty());
 }
 
@@ -67,8 +67,9 @@ TEST(CyclictestBaseline, ARunThatEndedBeforeItsWindowSaysSo) {
   b.stop();
   RunResult r;
   b.fill(r);
-  EXPECT_EQ(r.baseline["error"], "cyclictest was not started (the run ended before its window)");
-  EXPECT_EQ(r.baseline["tool"], "cyclictest");
+  ASSERT_TRUE(r.baseline);
+  EXPECT_EQ(r.baseline->error, "cyclictest was not started (the run ended before its window)");
+  EXPECT_EQ(r.baseline->tool, "cyclictest");
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0],
             "--baseline cyclictest gave no figures: cyclictest was not started (the run ended "
@@ -87,8 +88,9 @@ TEST(CyclictestBaseline, StoppedWithSigintItsJsonFileGivesTheFigures) {
   EXPECT_EQ(b.error(), "");
   RunResult r;
   b.fill(r);
-  EXPECT_EQ(r.baseline["wakeups"], 12);
-  EXPECT_EQ(r.baseline["interval_us"], 1333);
+  ASSERT_TRUE(r.baseline);
+  EXPECT_EQ(r.baseline->wakeups, 12u);
+  EXPECT_EQ(r.baseline->interval_us, 1333);
   EXPECT_TRUE(r.warnings.empty());
   b.stop();  // idempotent: the figures stay
   EXPECT_EQ(b.error(), "");
@@ -107,7 +109,8 @@ TEST(CyclictestBaseline, ACyclictestThatWritesNothingIsReportedWithItsExitAndLog
       << b.error();
   RunResult r;
   b.fill(r);
-  EXPECT_EQ(r.baseline["error"], b.error());
+  ASSERT_TRUE(r.baseline);
+  EXPECT_EQ(r.baseline->error, b.error());
   EXPECT_EQ(r.warnings.size(), 1u);
 }
 

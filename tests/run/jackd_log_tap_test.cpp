@@ -55,9 +55,9 @@ TEST(JackdLogTap, AfterTheStartUpChatterIsCountedNotWritten) {
   XrunCounts x;
   tap.fill(x);
   EXPECT_EQ(x.log_client_lines, LogFilter::kKeepPerKind + 30);
-  const nlohmann::json j = tap.log_counts();
-  EXPECT_EQ(j["lines"], 1 + 2 * (LogFilter::kKeepPerKind + 30));
-  EXPECT_EQ(j["dropped"]["Jack: JackEngine::ClientNotify"], 30);
+  const LogCounts j = tap.log_counts();
+  EXPECT_EQ(j.lines, 1 + 2 * (LogFilter::kKeepPerKind + 30));
+  EXPECT_EQ(j.dropped.at("Jack: JackEngine::ClientNotify"), 30u);
 }
 
 TEST(JackdLogTap, OnlyLinesInsideTheWindowAreCounted) {

@@ -25,8 +25,8 @@ TEST(WindowTraces, ARunWithoutTracesTouchesNothingAndWritesNothing) {
   traces.explain(live, 0);
   EXPECT_EQ(traces.save_xrun_trace(live, dir.str()), "");
   traces.stop();
-  EXPECT_TRUE(live.owned().explain.is_null());
-  EXPECT_TRUE(live.owned().trace_on_xrun.is_null());
+  EXPECT_FALSE(live.owned().explain);
+  EXPECT_FALSE(live.owned().trace_on_xrun);
   EXPECT_TRUE(live.owned().warnings.empty());
 }
 
@@ -37,17 +37,20 @@ TEST(WindowTraces, TheExplainSectionSaysHowCompleteTheTraceWas) {
   st.dropped_store = 0;
   st.unparsed_lines = 1;
   st.unseen_switches = 2;
-  const nlohmann::json j = explain_section(4, "xrunlab-123", st, TraceCoverage{1000, 9000},
-                                           {0.5, 1.25}, nlohmann::json::array({{{"id", 7}}}));
-  EXPECT_EQ(j["requested"], 4);
-  EXPECT_EQ(j["trace"]["instance"], "xrunlab-123");
-  EXPECT_EQ(j["trace"]["events"], 1200);
-  EXPECT_EQ(j["trace"]["lost_kernel"], 3);
-  EXPECT_EQ(j["trace"]["unparsed_lines"], 1);
-  EXPECT_EQ(j["trace"]["unseen_switches"], 2);
-  EXPECT_EQ(j["trace"]["coverage_ns"], nlohmann::json::array({1000, 9000}));
-  EXPECT_EQ(j["trace"]["cpu_steal_pct"], nlohmann::json::array({0.5, 1.25}));
-  EXPECT_EQ(j["cycles"][0]["id"], 7);
+  ExplainedCycle cycle;
+  cycle.cycle = 7;
+  const ExplainRecord j =
+      explain_section(4, "xrunlab-123", st, TraceCoverage{1000, 9000}, {0.5, 1.25}, {cycle});
+  EXPECT_EQ(j.requested, 4);
+  EXPECT_EQ(j.trace.instance, "xrunlab-123");
+  EXPECT_EQ(j.trace.events, 1200u);
+  EXPECT_EQ(j.trace.lost_kernel, 3u);
+  EXPECT_EQ(j.trace.unparsed_lines, 1u);
+  EXPECT_EQ(j.trace.unseen_switches, 2u);
+  EXPECT_EQ(j.trace.coverage_ns, (std::pair<int64_t, int64_t>{1000, 9000}));
+  EXPECT_EQ(j.trace.cpu_steal_pct, (std::vector<double>{0.5, 1.25}));
+  ASSERT_EQ(j.cycles.size(), 1u);
+  EXPECT_EQ(j.cycles[0].cycle, 7u);
 }
 
 }  // namespace

@@ -109,19 +109,13 @@ inline RunResult sample_result() {
   r.threads_end[1].sched.policy = 0;  // demoted behind our back: the summary must flag it
   r.threads_end[1].sched.rt_priority = 0;
   r.threads_end[1].mismatch = "SCHED_OTHER nice 0, expected SCHED_FIFO 65";
-  r.logs = {
-      {"jackd",
-       {{"lines", 1200},
-        {"kept", 310},
-        {"dropped", {{"Jack: JackEngine::ClientNotify", 850}, {"Jack: JackClient::Close", 40}}},
-        {"full_log", false},
-        {"examples_per_kind", 20}}},
-      {"clients",
-       {{"lines", 400},
-        {"kept", 400},
-        {"dropped", nlohmann::json::object()},
-        {"full_log", false},
-        {"examples_per_kind", 20}}}};
+  r.logs = LogsRecord{};
+  r.logs->jackd.lines = 1200;
+  r.logs->jackd.kept = 310;
+  r.logs->jackd.dropped = {{"Jack: JackEngine::ClientNotify", 850},
+                           {"Jack: JackClient::Close", 40}};
+  r.logs->clients.lines = 400;
+  r.logs->clients.kept = 400;
   r.warnings.push_back("2 xruns in 3 seconds: try a larger period (--period 512)");
   // jack_test's fields by JACK1's rules and a few cycles hop by hop, as the engine joins them.
   r.xruns.card_xruns = 1;

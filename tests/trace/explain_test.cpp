@@ -345,16 +345,17 @@ TEST(Explain, CyclesGroupTheirHopsUnderOneLineThatStartsWithTheSlack) {
       sw(base_us + 690, 1, 4242, "busyloop", 9, 202, "c02", 34),
   };
   const ExplainThreads threads{111, {201, 202}, {"c01", "c02"}};
-  const nlohmann::json c =
+  const std::vector<ExplainedCycle> c =
       explain_cycles(events, t, 5, threads, 1000 * kUs, TraceCoverage{0, 10000 * kUs}, kFifo, {});
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_EQ(c[0]["cycle"], 10);
-  EXPECT_EQ(c[0]["slack_ns"], 5333333 - 800000);
-  const std::string line = c[0]["line"];
-  EXPECT_EQ(line.rfind("slack 4533 us: c02's wake-up", 0), 0u) << line;
-  EXPECT_EQ(c[0]["hops"][0]["hop"], "wakeup.c02");
-  EXPECT_EQ(c[0]["hops"][0]["blockers"][0]["pid"], 4242);
-  EXPECT_EQ(c[0]["hops"][0]["blockers"][0]["ns"], 590 * kUs);
+  EXPECT_EQ(c[0].cycle, 10u);
+  EXPECT_EQ(c[0].slack_ns, 5333333 - 800000);
+  EXPECT_EQ(c[0].line.rfind("slack 4533 us: c02's wake-up", 0), 0u) << c[0].line;
+  ASSERT_FALSE(c[0].hops.empty());
+  EXPECT_EQ(c[0].hops[0].hop.hop_key, "wakeup.c02");
+  ASSERT_FALSE(c[0].hops[0].blockers.empty());
+  EXPECT_EQ(c[0].hops[0].blockers[0].pid, 4242);
+  EXPECT_EQ(c[0].hops[0].blockers[0].ns, 590 * kUs);
 }
 
 }  // namespace
