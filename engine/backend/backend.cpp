@@ -93,11 +93,12 @@ class DummyBackend : public Backend {
            "JackEngine lines)";
   }
   bool driver_xruns_reach_monitor() const override { return false; }
-  nlohmann::json describe() const override {
-    return {{"name", "dummy"},
-            {"driver", "JACK dummy (timer)"},
-            {"reference", reference_text()},
-            {"reference_exact", false}};
+  BackendRecord describe() const override {
+    BackendRecord b;
+    b.name = "dummy";
+    b.driver = "JACK dummy (timer)";
+    b.reference = reference_text();
+    return b;
   }
 };
 
@@ -188,23 +189,24 @@ class VcardBackend : public Backend {
     }
     return n;
   }
-  nlohmann::json describe() const override {
-    nlohmann::json j = {{"name", "vcard"},
-                        {"driver", "JACK alsa driver on the xrunlab ioplug card"},
-                        {"pcm", spec_.pcm_name},
-                        {"plugin", spec_.plugin_path},
-                        {"alsa_config", config_path_},
-                        {"shm", spec_.shm_name},
-                        {"capture_channels", spec_.capture_channels},
-                        {"playback_channels", spec_.playback_channels},
-                        {"clock_channel", spec_.clock_channel},
-                        {"clock",
-                         "CLOCK_MONOTONIC (timerfd); client entry times are read in "
-                         "the same clock for the delay"},
-                        {"reference", reference_text()},
-                        {"reference_exact", true}};
-    if (reader_) j["card"] = reader_->to_json();
-    return j;
+  BackendRecord describe() const override {
+    BackendRecord b;
+    b.name = "vcard";
+    b.driver = "JACK alsa driver on the xrunlab ioplug card";
+    b.reference = reference_text();
+    b.reference_exact = true;
+    VcardBackendRecord& v = b.vcard.emplace();
+    v.pcm = spec_.pcm_name;
+    v.plugin = spec_.plugin_path;
+    v.alsa_config = config_path_;
+    v.shm = spec_.shm_name;
+    v.capture_channels = spec_.capture_channels;
+    v.playback_channels = spec_.playback_channels;
+    v.clock_channel = spec_.clock_channel;
+    v.clock =
+        "CLOCK_MONOTONIC (timerfd); client entry times are read in the same clock for the delay";
+    if (reader_) v.card = reader_->record();
+    return b;
   }
   std::vector<std::string> warnings() const override {
     std::vector<std::string> w;
@@ -241,7 +243,7 @@ class AlsaBackend : public Backend {
     pcm_ = d.pcm;
     const std::string busy = pcm_busy_reason(pcm_);
     if (!busy.empty()) throw Error(ExitCode::kDevice, "--backend alsa: " + busy);
-    info_ = collect_card_info_json(d);
+    info_ = collect_card_info(d);
   }
   std::vector<std::string> driver_argv(const BackendSetup& s) const override {
     return alsa_driver_args(pcm_, s, 0, 0);
@@ -256,20 +258,22 @@ class AlsaBackend : public Backend {
     return "monitor xrun callbacks (driver and client-late xruns) and jackd's log (ALSA "
            "'xrun of at least' lines and JackEngine lines)";
   }
-  nlohmann::json describe() const override {
-    return {{"name", name()},
-            {"driver", "JACK alsa driver"},
-            {"device", device_.empty() ? "(first card)" : device_},
-            {"pcm", pcm_},
-            {"card", info_},
-            {"reference", reference_text()},
-            {"reference_exact", false}};
+  BackendRecord describe() const override {
+    BackendRecord b;
+    b.name = name();
+    b.driver = "JACK alsa driver";
+    b.reference = reference_text();
+    AlsaBackendRecord& a = b.alsa.emplace();
+    a.device = device_.empty() ? "(first card)" : device_;
+    a.pcm = pcm_;
+    a.card = info_;
+    return b;
   }
 
  private:
   std::string device_;
   std::string pcm_;
-  nlohmann::json info_;
+  std::optional<AlsaCardInfo> info_;  // nullopt until check() resolved the device
 };
 
 // Measure under the user's running JACK2 or PipeWire-JACK server: no jackd is launched.
@@ -291,12 +295,12 @@ class AttachBackend : public Backend {
   }
   // The user's hardware ports are left alone: the chain runs between our clients only.
   bool wire_system_ports() const override { return false; }
-  nlohmann::json describe() const override {
-    return {{"name", "attach"},
-            {"server", attached_name()},
-            {"launched", false},
-            {"reference", reference_text()},
-            {"reference_exact", false}};
+  BackendRecord describe() const override {
+    BackendRecord b;
+    b.name = "attach";
+    b.reference = reference_text();
+    b.attach.emplace().server = attached_name();
+    return b;
   }
 
  private:

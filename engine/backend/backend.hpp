@@ -9,12 +9,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/result/backend_record.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/vcard_shared.hpp"
 
@@ -123,8 +123,8 @@ class Backend {
 
   // Called about every 100 ms while the run is live: read what the card recorded.
   virtual void poll() {}
-  // run.json's "backend" object.
-  virtual nlohmann::json describe() const = 0;
+  // What the run records of the backend (run.json's "backend").
+  virtual BackendRecord describe() const = 0;
   // Problems the backend noticed (shown as run warnings).
   virtual std::vector<std::string> warnings() const { return {}; }
   // Removes what prepare() created. Idempotent; runs on every exit path.

@@ -15,17 +15,14 @@ bool is_software_driver(const std::string& driver) {
 
 }  // namespace
 
-nlohmann::json card_info_json(const AlsaDevice& device, const std::optional<AlsaCard>& card,
-                              const std::optional<std::vector<IrqLine>>& irqs,
-                              const std::optional<std::vector<IrqThread>>& threads) {
-  nlohmann::json j;
-  nlohmann::json notes = nlohmann::json::array();
-  j["pcm"] = device.pcm;
-  j["device"] = device.device >= 0 ? nlohmann::json(device.device) : nlohmann::json(nullptr);
+AlsaCardInfo card_info(const AlsaDevice& device, const std::optional<AlsaCard>& card,
+                       const std::optional<std::vector<IrqLine>>& irqs,
+                       const std::optional<std::vector<IrqThread>>& threads) {
+  AlsaCardInfo info;
+  std::vector<std::string>& notes = info.notes;
+  info.pcm = device.pcm;
+  if (device.device >= 0) info.device = device.device;
   if (!card) {
-    for (const char* k : {"card", "id", "driver", "name", "long_name", "irqs", "irq_threads"}) {
-      j[k] = nullptr;
-    }
     notes.push_back(device.card >= 0
                         ? fmt::format("card {} is not in /proc/asound/cards: card, interrupts and "
                                       "interrupt threads unknown",
@@ -33,31 +30,24 @@ nlohmann::json card_info_json(const AlsaDevice& device, const std::optional<Alsa
                         : fmt::format("the PCM name \"{}\" does not say which card it uses: card, "
                                       "interrupts and interrupt threads unknown",
                                       device.pcm));
-    j["notes"] = notes;
-    return j;
+    return info;
   }
-  j["card"] = card->index;
-  j["id"] = card->id;
-  j["driver"] = card->driver;
-  j["name"] = card->name;
-  j["long_name"] = card->long_name;
+  info.card = card->index;
+  info.id = card->id;
+  info.driver = card->driver;
+  info.name = card->name;
+  info.long_name = card->long_name;
   if (card->long_name.empty()) notes.push_back("/proc/asound/cards gives no long name");
 
   bool usb = false;
   if (!irqs) {
-    j["irqs"] = nullptr;
     notes.push_back("/proc/interrupts could not be read: interrupts unknown");
   } else {
-    nlohmann::json arr = nlohmann::json::array();
+    std::vector<CardIrqRecord>& lines = info.irqs.emplace();
     for (const IrqLine& l : *irqs) {
       usb = usb || l.matched_by.find("USB host controller") != std::string::npos;
-      arr.push_back({{"irq", l.irq},
-                     {"count", l.count},
-                     {"action", l.action},
-                     {"card_actions", l.card_actions},
-                     {"matched_by", l.matched_by}});
+      lines.push_back({l.irq, l.count, l.action, l.card_actions, l.matched_by});
     }
-    j["irqs"] = arr;
     if (irqs->empty()) {
       notes.push_back(
           is_software_driver(card->driver)
@@ -76,26 +66,24 @@ nlohmann::json card_info_json(const AlsaDevice& device, const std::optional<Alsa
   }
 
   if (!irqs) {
-    j["irq_threads"] = nullptr;
     notes.push_back("interrupt threads unknown (the interrupts are)");
   } else if (!threads) {
-    j["irq_threads"] = nullptr;
     notes.push_back("the process list could not be read: interrupt threads unknown");
   } else {
-    nlohmann::json arr = nlohmann::json::array();
+    std::vector<CardIrqThreadRecord>& out = info.irq_threads.emplace();
     for (const IrqThread& t : *threads) {
-      const bool known = t.policy >= 0;
-      arr.push_back({{"pid", t.pid},
-                     {"comm", t.comm},
-                     {"irq", t.irq},
-                     {"policy", known ? nlohmann::json(policy_name(t.policy)) : nullptr},
-                     {"priority", known ? nlohmann::json(t.rt_priority) : nullptr}});
-      if (!known) {
+      CardIrqThreadRecord& r = out.emplace_back();
+      r.pid = t.pid;
+      r.comm = t.comm;
+      r.irq = t.irq;
+      if (t.policy >= 0) {
+        r.policy = policy_name(t.policy);
+        r.priority = t.rt_priority;
+      } else {
         notes.push_back(
             fmt::format("the scheduling of {} (pid {}) could not be read", t.comm, t.pid));
       }
     }
-    j["irq_threads"] = arr;
     if (threads->empty() && !irqs->empty()) {
       notes.push_back(
           "no irq/N-name kernel threads for these interrupts: their handlers run in hard "
@@ -103,11 +91,10 @@ nlohmann::json card_info_json(const AlsaDevice& device, const std::optional<Alsa
           "threadirqs boot option)");
     }
   }
-  j["notes"] = notes;
-  return j;
+  return info;
 }
 
-nlohmann::json collect_card_info_json(const AlsaDevice& device, const std::string& proc_root) {
+AlsaCardInfo collect_card_info(const AlsaDevice& device, const std::string& proc_root) {
   std::optional<AlsaCard> card;
   if (device.card >= 0) {
     if (const auto cards = read_asound_cards(proc_root)) {
@@ -127,7 +114,7 @@ nlohmann::json collect_card_info_json(const AlsaDevice& device, const std::strin
       }
     }
   }
-  return card_info_json(device, card, irqs, threads);
+  return card_info(device, card, irqs, threads);
 }
 
 }  // namespace xrunlab

@@ -162,15 +162,10 @@ PipewireThreads read_pipewire_threads(pid_t pid) {
   return t;
 }
 
-nlohmann::json pipewire_threads_json(const PipewireThreads& t) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<PipewireThreadRecord> pipewire_thread_records(const PipewireThreads& t) {
+  std::vector<PipewireThreadRecord> out;
   for (const ThreadSched& s : t.data_loop) {
-    out.push_back({{"pid", s.pid},
-                   {"tid", s.tid},
-                   {"name", s.thread},
-                   {"class", policy_name(s.policy)},
-                   {"priority", s.rt_priority},
-                   {"nice", s.nice}});
+    out.push_back({s.pid, s.tid, s.thread, policy_name(s.policy), s.rt_priority, s.nice});
   }
   return out;
 }
@@ -297,29 +292,28 @@ class PipewireBackend : public Backend {
   // jack.conf loads libpipewire-module-rt in each client: its thread is SCHED_FIFO 88 there.
   bool libjack_makes_clients_realtime() const override { return true; }
 
-  nlohmann::json describe() const override {
-    nlohmann::json j = {
-        {"name", "pipewire"},
-        {"driver", "PipeWire Dummy-Driver (support.node.driver, timer)"},
-        {"program", program_},
-        {"version", version_.empty() ? nlohmann::json() : nlohmann::json(version_)},
-        {"config", config_path_},
-        {"runtime_dir", runtime_dir_},
-        {"socket", config_.core_name},
-        {"libjack", libjack_},
-        {"quantum_requested", config_.quantum},
-        {"rate_requested", config_.rate},
-        {"rt_module", config_.rt_priority > 0 ? nlohmann::json({{"rt.prio", config_.rt_priority}})
-                                              : nlohmann::json()},
-        {"reference", reference_text()},
-        {"reference_exact", false}};
-    if (pid_ > 0) j["pid"] = pid_;
-    j["data_loop_threads"] = pipewire_threads_json(threads_start_);
+  BackendRecord describe() const override {
+    BackendRecord b;
+    b.name = "pipewire";
+    b.driver = "PipeWire Dummy-Driver (support.node.driver, timer)";
+    b.reference = reference_text();
+    PipewireBackendRecord& p = b.pipewire.emplace();
+    p.program = program_;
+    if (!version_.empty()) p.version = version_;
+    p.config = config_path_;
+    p.runtime_dir = runtime_dir_;
+    p.socket = config_.core_name;
+    p.libjack = libjack_;
+    p.quantum_requested = config_.quantum;
+    p.rate_requested = config_.rate;
+    if (config_.rt_priority > 0) p.rt_priority = config_.rt_priority;
+    if (pid_ > 0) p.pid = pid_;
+    p.data_loop_threads = pipewire_thread_records(threads_start_);
     if (!threads_end_.data_loop.empty() || !threads_end_.why.empty()) {
-      j["data_loop_threads_end"] = pipewire_threads_json(threads_end_);
+      p.data_loop_threads_end = pipewire_thread_records(threads_end_);
     }
-    if (!threads_start_.why.empty()) j["data_loop_why"] = threads_start_.why;
-    return j;
+    if (!threads_start_.why.empty()) p.data_loop_why = threads_start_.why;
+    return b;
   }
   std::vector<std::string> warnings() const override { return warnings_; }
 

@@ -13,11 +13,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/result/backend_record.hpp"
 #include "engine/wire/thread_sched.hpp"
 
 namespace xrunlab {
@@ -71,8 +71,8 @@ struct PipewireThreads {
 };
 PipewireThreads read_pipewire_threads(pid_t pid);
 
-// run.json: [{tid, name, class, priority, nice}, ...] (an empty array when none were read).
-nlohmann::json pipewire_threads_json(const PipewireThreads& t);
+// What the run records of the data-loop threads (none when none were read).
+std::vector<PipewireThreadRecord> pipewire_thread_records(const PipewireThreads& t);
 
 // What the summary says of the daemon, only as read: "PipeWire data loop (pid 42, tid 43):
 // SCHED_FIFO 70", "... SCHED_OTHER nice -11", or "PipeWire data loop: unknown (why)".

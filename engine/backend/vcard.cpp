@@ -12,7 +12,6 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/result/result.hpp"
-#include "engine/result/run_json.hpp"
 #include "engine/system/shm_object.hpp"
 
 namespace xrunlab {
@@ -194,33 +193,26 @@ void VcardReader::poll_xruns(int stream) {
   for (; seen < n; ++seen) xruns_[stream].push_back(r.xrun[seen % vcard::kXrunSlots]);
 }
 
-nlohmann::json VcardReader::to_json() const {
-  nlohmann::json streams = nlohmann::json::object();
+VcardCardRecord VcardReader::record() const {
+  VcardCardRecord c;
+  if (stream_ >= 0) c.wake_stream = stream_name(stream_);
+  c.wakes = wakes_;
+  c.missed = missed_;
+  c.wake_latency_us = summarize(latency_);
   for (const int s : {kPlayback, kCapture}) {
     const vcard::StreamRecord& r = shm_->stream[s];
-    nlohmann::json events = nlohmann::json::array();
+    VcardStreamRecord& out = s == kPlayback ? c.playback : c.capture;
+    out.open = r.open.load(std::memory_order_acquire) != 0;
+    out.starts = r.starts.load(std::memory_order_relaxed);
+    out.timer_arms = r.timer_arms.load(std::memory_order_relaxed);
+    out.wakes_written = r.wakes_written.load(std::memory_order_acquire);
+    out.xruns = xruns_[s].size() + xruns_missed_[s];
     for (const vcard::XrunEvent& e : xruns_[s]) {
-      events.push_back({{"boundary", e.boundary},
-                        {"ideal_ns", e.ideal_ns},
-                        {"detected_ns", e.detected_ns},
-                        {"detection_delay_us", floor_us(e.detected_ns - e.ideal_ns)},
-                        {"avail_frames", e.avail_frames}});
+      out.xrun_events.push_back({e.boundary, e.ideal_ns, e.detected_ns,
+                                 floor_us(e.detected_ns - e.ideal_ns), e.avail_frames});
     }
-    streams[stream_name(s)] = {
-        {"open", r.open.load(std::memory_order_acquire) != 0},
-        {"starts", r.starts.load(std::memory_order_relaxed)},
-        {"timer_arms", r.timer_arms.load(std::memory_order_relaxed)},
-        {"wakes_written", r.wakes_written.load(std::memory_order_acquire)},
-        {"xruns", xruns_[s].size() + xruns_missed_[s]},
-        {"xrun_events", events},
-    };
   }
-  return {
-      {"wake_stream", stream_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(stream_name(stream_))},
-      {"wakes", wakes_},
-      {"missed", missed_},
-      {"wake_latency_us", nlohmann::json(xrunlab::to_json(summarize(latency_)))},
-      {"streams", streams}};
+  return c;
 }
 
 }  // namespace xrunlab

@@ -10,10 +10,10 @@
 //     the card detected (VcardReader).
 // None of this is realtime code.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "engine/result/backend_record.hpp"
 #include "engine/result/histogram.hpp"
 #include "engine/wire/vcard_shared.hpp"
 
@@ -86,7 +86,8 @@ class VcardReader {
   const std::vector<vcard::XrunEvent>& xrun_events(int stream) const { return xruns_[stream]; }
   uint64_t xruns_missed(int stream) const { return xruns_missed_[stream]; }
 
-  nlohmann::json to_json() const;
+  // What the run records of the card: both streams and the wake latency.
+  VcardCardRecord record() const;
 
  private:
   struct Wake {

@@ -281,24 +281,20 @@ bool Monitor::port_exists(const std::string& port) const {
   return client_ != nullptr && jack_port_by_name(client_, port.c_str()) != nullptr;
 }
 
-nlohmann::json Monitor::server_settings() const {
-  nlohmann::json j = nlohmann::json::object();
-  if (client_ == nullptr) return j;
-  j["rate_hz"] = jack_get_sample_rate(client_);
-  j["frames"] = jack_get_buffer_size(client_);
-  j["realtime"] = jack_is_realtime(client_) != 0;
-  j["max_delayed_usecs"] = jack_get_max_delayed_usecs(client_);
-  j["max_delayed_usecs_note"] =
-      "as the server reports it; PipeWire's JACK reportedly uses other units";
+std::optional<ServerSettings> Monitor::server_settings() const {
+  if (client_ == nullptr) return std::nullopt;
+  ServerSettings s;
+  s.rate_hz = jack_get_sample_rate(client_);
+  s.frames = jack_get_buffer_size(client_);
+  s.realtime = jack_is_realtime(client_) != 0;
+  s.max_delayed_usecs = jack_get_max_delayed_usecs(client_);
   // The libjack this process loaded: JACK2's, or PipeWire's when run under pw-jack.
-  j["jack_library_version"] = jack_get_version_string();
-  std::vector<std::string> system_ports;
+  s.jack_library_version = jack_get_version_string();
   if (const char** ports = jack_get_ports(client_, nullptr, nullptr, JackPortIsPhysical)) {
-    for (const char** p = ports; *p != nullptr; ++p) system_ports.emplace_back(*p);
+    for (const char** p = ports; *p != nullptr; ++p) s.physical_ports.emplace_back(*p);
     jack_free(ports);
   }
-  j["physical_ports"] = system_ports;
-  return j;
+  return s;
 }
 
 }  // namespace xrunlab

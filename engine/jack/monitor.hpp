@@ -11,7 +11,6 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,8 +58,8 @@ class Monitor {
   // Is `from` connected to `to`? Read from JACK's shared graph (no server request).
   bool connected(const std::string& from, const std::string& to) const;
   // What the server says about itself (for --backend attach, where it is not ours): rate,
-  // frames, realtime, its JACK library version, the clients and system ports it has.
-  nlohmann::json server_settings() const;
+  // frames, realtime, its JACK library version, its physical ports; nullopt when not connected.
+  std::optional<ServerSettings> server_settings() const;
 
   // Xrun events since `since_us` (window start); thread-safe snapshot.
   void set_window_start(uint64_t t0_us);

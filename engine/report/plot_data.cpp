@@ -38,7 +38,7 @@ std::string usecs(double v) {
 std::string plot_title(const RunResult& r) {
   return fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
                      json_text(r.spec, "label", "run"), r.clients, r.ports, r.frames, r.rate,
-                     json_text(r.backend, "name", "dummy"), run_status_name(r.status));
+                     r.backend.name.empty() ? "dummy" : r.backend.name, run_status_name(r.status));
 }
 
 PlotContext plot_context(const RunResult& r) {

@@ -127,8 +127,7 @@ void jack_test_block(std::string& out, const RunResult& r) {
     out += kStarLine;
   }
   // Where the block's numbers come from (no dot leader: old parsers skip it).
-  const bool pipewire =
-      r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire";
+  const bool pipewire = r.backend.is_pipewire();
   if (jack1 && pipewire) {
     out += fmt::format(
         " (jack_test's definitions: JACK1's rules on {} PipeWire wake-ups, {} resolution;\n"
@@ -174,9 +173,7 @@ void own_block(std::string& out, const RunResult& r) {
   out += kOwnTitleLine;
   out += summary_field_line("Status", summary_status_text(r));
   if (!r.scheduling.empty()) out += summary_field_line("Scheduling", " " + r.scheduling);
-  if (r.backend.contains("name")) {
-    out += summary_field_line("Backend", " " + one_line(r.backend.value("name", "")));
-  }
+  if (!r.backend.name.empty()) out += summary_field_line("Backend", " " + one_line(r.backend.name));
   out += summary_field_line("Sample rate", fmt::format("{:6d}   Hz", r.rate));
   out += summary_field_line("Period", usecs_real(r.period_us));
   if (r.jack_test.spare_min_us) {
@@ -199,7 +196,7 @@ void own_block(std::string& out, const RunResult& r) {
   out += summary_field_line("Callback end p99.9", opt_percentile6(r.cycle.p999));
   out += summary_field_line("Callback duration max", opt_usecs6(r.duration.max_us));
   // PipeWire's JACK: its xrun callbacks, and no server log of xruns (nothing to count there).
-  if (r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire") {
+  if (r.backend.is_pipewire()) {
     out += summary_field_line("PipeWire xruns (monitor)",
                               fmt::format("{}   ({} callbacks; at most one a cycle)",
                                           int6(x.monitor_events), x.monitor_callbacks));
@@ -255,16 +252,17 @@ void own_block_rest(std::string& out, const RunResult& r) {
       }
     }
   }
-  if (r.backend.contains("card") && r.backend["card"].contains("wake_latency_us")) {
-    const nlohmann::json& w = r.backend["card"]["wake_latency_us"];
-    auto num = [&](const char* k) -> std::string {
-      if (!w.contains(k)) return "n/a";
-      const nlohmann::json& v = w[k].is_object() ? w[k].value("value_us", nlohmann::json()) : w[k];
-      return v.is_number() ? fmt::format("{}", v.get<int64_t>()) : "n/a";
+  if (r.backend.vcard && r.backend.vcard->card) {
+    const MetricSummary& w = r.backend.vcard->card->wake_latency_us;
+    auto num = [](const std::optional<int64_t>& v) -> std::string {
+      return v ? fmt::format("{}", *v) : "n/a";
+    };
+    auto pct = [&](const std::optional<Percentile>& p) {
+      return num(p ? std::optional<int64_t>(p->value_us) : std::nullopt);
     };
     out += summary_field_line("jackd wake-up (vcard)",
                               fmt::format(" p50 {} / p99 {} / max {} usecs after the interrupt",
-                                          num("p50"), num("p99"), num("max")));
+                                          pct(w.p50), pct(w.p99), num(w.max_us)));
   }
   if (r.baseline) {
     const BaselineRecord& b = *r.baseline;

@@ -286,7 +286,7 @@ RunRecord record_of(const RunResult& r) {
   rec.host = json_text(r.host, "hostname");
   if (r.host.is_object())
     rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
-  rec.backend = json_text(r.backend, "name");
+  rec.backend = r.backend.name;
   if (r.loads.is_array()) {
     for (const nlohmann::json& l : r.loads) {
       const std::string spec = json_text(l, "spec");

@@ -109,4 +109,14 @@ class Histogram {
   int64_t max_ = 0;
 };
 
+// What the writers show of a histogram: its count, extremes, mean and percentiles (nullopt
+// while it is empty).
+struct MetricSummary {
+  uint64_t count = 0;
+  std::optional<int64_t> min_us, max_us;
+  std::optional<double> mean_us;
+  std::optional<Percentile> p50, p99, p999;
+};
+MetricSummary summarize(const Histogram& h);
+
 }  // namespace xrunlab

@@ -207,8 +207,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
   if (settled != nullptr) m = merge_tallies(settled->monitor, settled->last_t_s, m);
   m.key = "monitor";
   // PipeWire's JACK: its own callbacks (at most one per cycle) and no xrun log at all.
-  const bool pipewire =
-      r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire";
+  const bool pipewire = r.backend.is_pipewire();
   m.label = pipewire ? "monitor (PipeWire-JACK xrun callbacks)" : "monitor (JACK2 xrun callbacks)";
   m.unit = "callbacks";
   m.rule =
@@ -338,7 +337,7 @@ void finalize(RunResult& r) {
     r.xrun_count = r.xruns.card_xruns.value_or(r.xruns.log_driver_xruns);
     // PipeWire writes no xrun log: its JACK's xrun callback is its driver's xrun count (a cycle
     // the graph did not finish in time), so the monitor's events are XRUN Count there.
-    if (r.backend.is_object() && r.backend.value("name", std::string()) == "pipewire") {
+    if (r.backend.is_pipewire()) {
       r.xrun_count = r.xruns.monitor_events;
     }
     r.delay_over_spare = r.jack_test.delay_over_spare;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result/backend_record.hpp"
 #include "engine/result/cycle_hops.hpp"
 #include "engine/result/explain_record.hpp"
 #include "engine/result/histogram.hpp"
@@ -27,14 +28,6 @@ inline constexpr size_t kGlitchesKept = 10000;
 // Each client's worst cycles: the worst kWorstCyclesKept by delay, chosen from the
 // telemetry::kWorstPerSecond worst cycles each second reported.
 inline constexpr size_t kWorstCyclesKept = 10;
-
-struct MetricSummary {
-  uint64_t count = 0;
-  std::optional<int64_t> min_us, max_us;
-  std::optional<double> mean_us;
-  std::optional<Percentile> p50, p99, p999;
-};
-MetricSummary summarize(const Histogram& h);
 
 // One client's second (from its telemetry).
 struct ClientSecond {
@@ -227,8 +220,7 @@ struct RunResult {
   nlohmann::json host;  // host_context
   std::string server_name;
   std::vector<std::string> jackd_argv;
-  nlohmann::json backend =
-      nlohmann::json::object();  // Backend::describe(): the card, its reference, its own record
+  BackendRecord backend;  // Backend::describe(): the card, its reference, its own record
   bool driver_xruns_reach_monitor = false;  // see Backend::driver_xruns_reach_monitor
   std::string started_utc, ended_utc;
   RunStatus status = RunStatus::kRunning;  // every state: engine/result/run_status.hpp

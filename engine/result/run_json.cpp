@@ -92,6 +92,20 @@ class JsonOut {
   void record(const char* key, const std::optional<T>& v) {
     out_[key] = v ? json(in_json(write_part<Part>(*v))) : json();
   }
+  // An optional member that run.json leaves out when it is empty (io(key, member) writes null):
+  // a value, a part, a list of parts.
+  template <typename T>
+  void if_set(const char* key, const std::optional<T>& v) {
+    if (v) out_[key] = out_value(*v);
+  }
+  template <typename Part, typename M>
+  void part_if_set(const char* key, const std::optional<M>& m) {
+    if (m) part<Part>(key, *m);
+  }
+  template <typename Part, typename T>
+  void list_if_set(const char* key, const std::optional<std::vector<T>>& v) {
+    if (v) list<Part>(key, *v);
+  }
 
  private:
   json& out_;
@@ -131,6 +145,18 @@ class JsonIn {
   template <typename Part, typename T>
   void record(const char* key, std::optional<T>& v) {
     if (const auto o = in_.object(key)) read_part<Part>(*o, v.emplace());
+  }
+  template <typename T>
+  void if_set(const char* key, std::optional<T>& v) {
+    in_.get(key, v);
+  }
+  template <typename Part, typename M>
+  void part_if_set(const char* key, std::optional<M>& m) {
+    if (const auto o = in_.object(key)) read_part<Part>(*o, m.emplace());
+  }
+  template <typename Part, typename T>
+  void list_if_set(const char* key, std::optional<std::vector<T>>& v) {
+    if (in_.find(key) != nullptr) list<Part>(key, v.emplace());
   }
 
  private:
@@ -767,14 +793,291 @@ struct Threads {
   }
 };
 
-// The sound card as Backend::describe() gives it; before --backend, run.json had the string
-// "dummy" here (read as {"name": "dummy"}).
+// ---- The backend: Backend::describe()'s record --------------------------------------------------
+// run.json writes the backend's keys in alphabetical order, at every level: each table below
+// lists them so, the keys every backend has among its own.
+
+// A part that run.json writes as null when the model does not have it.
+template <typename Part, typename M>
+struct NullUnlessSet {
+  static json write(const std::optional<M>& m) { return m ? write_part<Part>(*m) : json(); }
+  static std::optional<M> read(const in_json& v, const std::string& path) {
+    M m{};
+    read_part<Part>(Object(v, path), m);
+    return m;
+  }
+};
+
+// A list of parts that run.json writes as null when the model does not have it.
+template <typename Part, typename T>
+struct NullUnlessListed {
+  static json write(const std::optional<std::vector<T>>& v) {
+    if (!v) return json();
+    json a = json::array();
+    for (const T& e : *v) a.push_back(write_part<Part>(e));
+    return a;
+  }
+  static std::optional<std::vector<T>> read(const in_json& v, const std::string& path) {
+    if (!v.is_array()) json_refuse(path, "an array", v);
+    std::vector<T> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      read_part<Part>(Object(v[i], json_index_path(path, i)), out.emplace_back());
+    }
+    return out;
+  }
+};
+
+// A summary with its keys (and its percentiles' keys) in alphabetical order.
+struct SortedSummary {
+  static json write(const MetricSummary& m) { return json(in_json(out_value(m))); }
+  static MetricSummary read(const in_json& v, const std::string& path) {
+    return JsonValue<MetricSummary>::of(v, path);
+  }
+};
+
+// PipeWire's module-rt: {"rt.prio": N}, or null when it is not loaded.
+struct RtModule {
+  static json write(const std::optional<int>& prio) {
+    return prio ? json{{"rt.prio", *prio}} : json();
+  }
+  static std::optional<int> read(const in_json& v, const std::string& path) {
+    int prio = 0;
+    Object(v, path).get("rt.prio", prio);
+    return prio;
+  }
+};
+
+struct ServerSettingsPart {
+  template <typename IO, typename S>
+  static void fields(IO& io, S& s) {
+    io("frames", s.frames);
+    io("jack_library_version", s.jack_library_version);
+    io("max_delayed_usecs", s.max_delayed_usecs);
+    io.written("max_delayed_usecs_note",
+               "as the server reports it; PipeWire's JACK reportedly uses other units");
+    io("physical_ports", s.physical_ports);
+    io("rate_hz", s.rate_hz);
+    io("realtime", s.realtime);
+  }
+};
+
+struct VcardXrunPart {
+  template <typename IO, typename E>
+  static void fields(IO& io, E& e) {
+    io("avail_frames", e.avail_frames);
+    io("boundary", e.boundary);
+    io("detected_ns", e.detected_ns);
+    io("detection_delay_us", e.detection_delay_us);
+    io("ideal_ns", e.ideal_ns);
+  }
+};
+
+struct VcardStreamPart {
+  template <typename IO, typename S>
+  static void fields(IO& io, S& s) {
+    io("open", s.open);
+    io("starts", s.starts);
+    io("timer_arms", s.timer_arms);
+    io("wakes_written", s.wakes_written);
+    io.template list<VcardXrunPart>("xrun_events", s.xrun_events);
+    io("xruns", s.xruns);
+  }
+};
+
+// The card's two streams, by name.
+struct VcardStreamsPart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io.template part<VcardStreamPart>("capture", c.capture);
+    io.template part<VcardStreamPart>("playback", c.playback);
+  }
+};
+
+struct VcardCardPart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io("missed", c.missed);
+    io.template part<VcardStreamsPart>("streams", c);
+    io.template with<SortedSummary>("wake_latency_us", c.wake_latency_us);
+    io("wake_stream", c.wake_stream);
+    io("wakes", c.wakes);
+  }
+};
+
+struct CardIrqPart {
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io("action", l.action);
+    io("card_actions", l.card_actions);
+    io("count", l.count);
+    io("irq", l.irq);
+    io("matched_by", l.matched_by);
+  }
+};
+
+struct CardIrqThreadPart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io("comm", t.comm);
+    io("irq", t.irq);
+    io("pid", t.pid);
+    io("policy", t.policy);
+    io("priority", t.priority);
+  }
+};
+
+struct AlsaCardPart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io("card", c.card);
+    io("device", c.device);
+    io("driver", c.driver);
+    io("id", c.id);
+    io.template with<NullUnlessListed<CardIrqThreadPart, CardIrqThreadRecord>>("irq_threads",
+                                                                               c.irq_threads);
+    io.template with<NullUnlessListed<CardIrqPart, CardIrqRecord>>("irqs", c.irqs);
+    io("long_name", c.long_name);
+    io("name", c.name);
+    io("notes", c.notes);
+    io("pcm", c.pcm);
+  }
+};
+
+struct PipewireThreadPart {
+  template <typename IO, typename T>
+  static void fields(IO& io, T& t) {
+    io("class", t.policy);
+    io("name", t.name);
+    io("nice", t.nice);
+    io("pid", t.pid);
+    io("priority", t.priority);
+    io("tid", t.tid);
+  }
+};
+
+// The backend of no known kind, and the dummy: the keys every backend has.
+struct CommonBackendPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    io("driver", b.driver);
+    io("name", b.name);
+    io("reference", b.reference);
+    io("reference_exact", b.reference_exact);
+    io.template part_if_set<ServerSettingsPart>("server_settings", b.server_settings);
+  }
+};
+
+struct VcardBackendPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    auto& v = *b.vcard;
+    io("alsa_config", v.alsa_config);
+    io("capture_channels", v.capture_channels);
+    io.template part_if_set<VcardCardPart>("card", v.card);
+    io("clock", v.clock);
+    io("clock_channel", v.clock_channel);
+    io("driver", b.driver);
+    io("name", b.name);
+    io("pcm", v.pcm);
+    io("playback_channels", v.playback_channels);
+    io("plugin", v.plugin);
+    io("reference", b.reference);
+    io("reference_exact", b.reference_exact);
+    io.template part_if_set<ServerSettingsPart>("server_settings", b.server_settings);
+    io("shm", v.shm);
+  }
+};
+
+struct AlsaBackendPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    auto& a = *b.alsa;
+    io.template with<NullUnlessSet<AlsaCardPart, AlsaCardInfo>>("card", a.card);
+    io("device", a.device);
+    io("driver", b.driver);
+    io("name", b.name);
+    io("pcm", a.pcm);
+    io("reference", b.reference);
+    io("reference_exact", b.reference_exact);
+    io.template part_if_set<ServerSettingsPart>("server_settings", b.server_settings);
+  }
+};
+
+// attach has no driver of its own.
+struct AttachBackendPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    auto& a = *b.attach;
+    io("launched", a.launched);
+    io("name", b.name);
+    io("reference", b.reference);
+    io("reference_exact", b.reference_exact);
+    io("server", a.server);
+    io.template part_if_set<ServerSettingsPart>("server_settings", b.server_settings);
+  }
+};
+
+struct PipewireBackendPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    auto& p = *b.pipewire;
+    io("config", p.config);
+    io.template list<PipewireThreadPart>("data_loop_threads", p.data_loop_threads);
+    io.template list_if_set<PipewireThreadPart>("data_loop_threads_end", p.data_loop_threads_end);
+    io.if_set("data_loop_why", p.data_loop_why);
+    io("driver", b.driver);
+    io("libjack", p.libjack);
+    io("name", b.name);
+    io.if_set("pid", p.pid);
+    io("program", p.program);
+    io("quantum_requested", p.quantum_requested);
+    io("rate_requested", p.rate_requested);
+    io("reference", b.reference);
+    io("reference_exact", b.reference_exact);
+    io.template with<RtModule>("rt_module", p.rt_priority);
+    io("runtime_dir", p.runtime_dir);
+    io.template part_if_set<ServerSettingsPart>("server_settings", b.server_settings);
+    io("socket", p.socket);
+    io("version", p.version);
+  }
+};
+
+// The backend through the table of its kind, which its name says ("alsa:PCM" for alsa); {}
+// when no backend is known. Before --backend, run.json had the string "dummy" here (read as
+// {"name": "dummy"}).
 struct BackendJson {
-  static json write(const in_json& b) { return b.is_null() ? json::object() : json(b); }
-  static in_json read(const in_json& v, const std::string& path) {
-    if (v.is_string()) return {{"name", v.get<std::string>()}};
-    if (!v.is_object()) json_refuse(path, "an object", v);
-    return v;
+  static json write(const BackendRecord& b) {
+    if (b.name.empty()) return json::object();
+    if (b.vcard) return write_part<VcardBackendPart>(b);
+    if (b.alsa) return write_part<AlsaBackendPart>(b);
+    if (b.attach) return write_part<AttachBackendPart>(b);
+    if (b.pipewire) return write_part<PipewireBackendPart>(b);
+    return write_part<CommonBackendPart>(b);
+  }
+  static BackendRecord read(const in_json& v, const std::string& path) {
+    BackendRecord b;
+    if (v.is_string()) {
+      b.name = v.get<std::string>();
+      return b;
+    }
+    const Object o(v, path);
+    o.get("name", b.name);
+    if (b.name == "vcard") {
+      b.vcard.emplace();
+      read_part<VcardBackendPart>(o, b);
+    } else if (b.name == "alsa" || b.name.compare(0, 5, "alsa:") == 0) {
+      b.alsa.emplace();
+      read_part<AlsaBackendPart>(o, b);
+    } else if (b.name == "attach") {
+      b.attach.emplace();
+      read_part<AttachBackendPart>(o, b);
+    } else if (b.name == "pipewire") {
+      b.pipewire.emplace();
+      read_part<PipewireBackendPart>(o, b);
+    } else {
+      read_part<CommonBackendPart>(o, b);
+    }
+    return b;
   }
 };
 
@@ -1166,8 +1469,7 @@ struct MeasurementPart {
     io("seconds_ran", r.seconds_ran);
     io("delay_reference", r.delay_reference);
     io("delay_resolution_us", r.delay_resolution_us);
-    io.written("delay_reference_exact",
-               r.backend.is_object() ? r.backend.value("reference_exact", false) : false);
+    io.written("delay_reference_exact", r.backend.reference_exact);
     io.written("dll_reference",
                "jack_get_cycle_times() current_usecs (DLL estimate; unreliable on the dummy "
                "backend after xruns)");

@@ -128,7 +128,7 @@ std::vector<std::string> match_lines(const RunResult& r) {
 // never for the first one); a late client is counted on its own node's activation, and the
 // Dummy-Driver raises no xrun of its own.
 std::string pipewire_glitch_note(const RunResult& r) {
-  if (!r.backend.is_object() || r.backend.value("name", std::string()) != "pipewire") return "";
+  if (!r.backend.is_pipewire()) return "";
   const AudioResult& a = *r.audio;
   if (a.glitches_total() == 0 || r.xruns.monitor_events >= a.events) return "";
   return fmt::format(

@@ -37,10 +37,9 @@ void Runner::stop_loads_into_result(uint64_t t0_us) {
 void Runner::collect_backend() {
   backend_->poll();
   live_.with([&](RunResult& r) {
-    const nlohmann::json settings =
-        r.backend.is_object() ? r.backend.value("server_settings", nlohmann::json()) : nullptr;
+    std::optional<ServerSettings> settings = std::move(r.backend.server_settings);
     r.backend = backend_->describe();
-    if (!settings.is_null()) r.backend["server_settings"] = settings;
+    r.backend.server_settings = std::move(settings);
     r.xruns.card_xruns = backend_->card_xruns_in_window();
     for (const std::string& w : backend_->warnings()) r.warnings.push_back(w);
   });

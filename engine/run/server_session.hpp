@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,8 +56,8 @@ class ServerSession {
   uint32_t frames() const { return frames_; }
   double period_us() const { return static_cast<double>(frames_) * 1e6 / rate_; }
   Monitor& monitor() { return monitor_; }
-  // attach: what the server says about itself (run.json backend.server_settings); else null.
-  const nlohmann::json& server_settings() const { return settings_; }
+  // attach: what the server says about itself (run.json backend.server_settings); else nullopt.
+  const std::optional<ServerSettings>& server_settings() const { return settings_; }
   // Problems worth a warning in the results (a clock skew between JACK and the engine).
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -87,7 +87,7 @@ class ServerSession {
   Child jackd_;
   Monitor monitor_;
   uint32_t rate_ = 0, frames_ = 0;
-  nlohmann::json settings_;
+  std::optional<ServerSettings> settings_;
   std::vector<std::string> warnings_;
 };
 

@@ -67,7 +67,9 @@ TEST(Backend, DummyDriverArgvAndReference) {
   EXPECT_EQ(a, ClientArgs{});
   EXPECT_EQ(b->clock_port(setup()), "");
   EXPECT_FALSE(b->card_xruns_in_window().has_value());
-  EXPECT_EQ(b->describe()["name"], "dummy");
+  const BackendRecord d = b->describe();
+  EXPECT_EQ(d.name, "dummy");
+  EXPECT_FALSE(d.vcard || d.alsa || d.attach || d.pipewire);
 }
 
 TEST(Backend, AlsaDriverArgvUsesTheDeviceAndNperiods) {
@@ -93,7 +95,11 @@ TEST(Backend, AttachLaunchesNothingAndLeavesTheUsersPortsAlone) {
   EXPECT_EQ(b->server_name(setup()), "studio");
   EXPECT_TRUE(b->driver_argv(setup()).empty());
   EXPECT_EQ(b->reference(), ClientReference::kDll);
-  EXPECT_EQ(b->describe()["launched"], false);
+  const BackendRecord d = b->describe();
+  EXPECT_EQ(d.name, "attach");
+  ASSERT_TRUE(d.attach);
+  EXPECT_EQ(d.attach->server, "studio");
+  EXPECT_FALSE(d.attach->launched);
 }
 
 TEST(Backend, AttachWithoutANameTakesJacksDefault) {

@@ -102,11 +102,13 @@ TEST(Pipewire, ThreadsAreReadNotAssumed) {
   t.data_loop.push_back(fifo);
   EXPECT_EQ(describe_pipewire_threads(t),
             "PipeWire data loop (pid 10, tid 11): SCHED_FIFO 70 (read from the kernel)");
-  const nlohmann::json j = pipewire_threads_json(t);
-  ASSERT_EQ(j.size(), 1u);
-  EXPECT_EQ(j[0]["class"], "SCHED_FIFO");
-  EXPECT_EQ(j[0]["priority"], 70);
-  EXPECT_EQ(j[0]["name"], "data-loop.0");
+  const std::vector<PipewireThreadRecord> records = pipewire_thread_records(t);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].pid, 10);
+  EXPECT_EQ(records[0].tid, 11);
+  EXPECT_EQ(records[0].policy, "SCHED_FIFO");
+  EXPECT_EQ(records[0].priority, 70);
+  EXPECT_EQ(records[0].name, "data-loop.0");
   t.data_loop[0].policy = 0;
   t.data_loop[0].rt_priority = 0;
   t.data_loop[0].nice = -11;

@@ -367,20 +367,22 @@ TEST(VcardReaderTest, PlaybackWhenCaptureIsNotOpenAndXrunsOfBothStreams) {
   reader.poll();  // events are read once
   EXPECT_EQ(reader.xrun_events(VcardReader::kCapture).size(), 2u);
 
-  const nlohmann::json j = reader.to_json();
-  EXPECT_EQ(j["wake_stream"], "playback");
-  EXPECT_EQ(j["wakes"], 10);
-  EXPECT_EQ(j["missed"], 0);
-  EXPECT_EQ(j["wake_latency_us"]["count"], 10);
-  EXPECT_EQ(j["wake_latency_us"]["p50"]["value_us"], 2);
-  EXPECT_EQ(j["wake_latency_us"]["p99"]["value_us"], 2);
-  EXPECT_EQ(j["wake_latency_us"]["max"], 2);
-  EXPECT_EQ(j["streams"]["playback"]["open"], true);
-  EXPECT_EQ(j["streams"]["capture"]["open"], false);
-  EXPECT_EQ(j["streams"]["capture"]["xruns"], 2);
-  EXPECT_EQ(j["streams"]["capture"]["xrun_events"][0]["boundary"], 56);
-  EXPECT_EQ(j["streams"]["capture"]["xrun_events"][0]["detection_delay_us"], 7000);
-  EXPECT_EQ(j["streams"]["playback"]["xruns"], 1);
+  const VcardCardRecord c = reader.record();
+  EXPECT_EQ(c.wake_stream, "playback");
+  EXPECT_EQ(c.wakes, 10u);
+  EXPECT_EQ(c.missed, 0u);
+  EXPECT_EQ(c.wake_latency_us.count, 10u);
+  ASSERT_TRUE(c.wake_latency_us.p50 && c.wake_latency_us.p99);
+  EXPECT_EQ(c.wake_latency_us.p50->value_us, 2);
+  EXPECT_EQ(c.wake_latency_us.p99->value_us, 2);
+  EXPECT_EQ(c.wake_latency_us.max_us, 2);
+  EXPECT_TRUE(c.playback.open);
+  EXPECT_FALSE(c.capture.open);
+  EXPECT_EQ(c.capture.xruns, 2u);
+  ASSERT_EQ(c.capture.xrun_events.size(), 2u);
+  EXPECT_EQ(c.capture.xrun_events[0].boundary, 56u);
+  EXPECT_EQ(c.capture.xrun_events[0].detection_delay_us, 7000);
+  EXPECT_EQ(c.playback.xruns, 1u);
 }
 
 TEST(VcardReaderTest, MoreXrunsThanSlotsKeepsTheNewest) {

@@ -211,7 +211,7 @@ TEST(DiskFull, PlotsThatDoNotFitAreLeftOutAndSaidSo) {
   RunResult r = sample_result();
   r.schema_version = 1;
   r.spec = {{"label", "plots"}};
-  r.backend = {{"name", "dummy"}};
+  r.backend.name = "dummy";
   finalize(r);
   const RenderedPlots plots = render_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR);
   ASSERT_TRUE(plots.warnings.empty()) << plots.warnings.front();

@@ -202,12 +202,14 @@ TEST_F(MonitorTest, ActivatesAndReadsTheServersSettings) {
   EXPECT_EQ(monitor_.rate(), kRate);
   EXPECT_EQ(monitor_.frames(), kFrames);
   EXPECT_FALSE(monitor_.server_gone());
-  const nlohmann::json s = monitor_.server_settings();
-  EXPECT_EQ(s["rate_hz"], kRate);
-  EXPECT_EQ(s["frames"], kFrames);
-  EXPECT_EQ(s["realtime"], false);  // jackd -r
-  EXPECT_EQ(s["physical_ports"], nlohmann::json({"system:capture_1", "system:capture_2",
-                                                 "system:playback_1", "system:playback_2"}));
+  const std::optional<ServerSettings> s = monitor_.server_settings();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->rate_hz, kRate);
+  EXPECT_EQ(s->frames, kFrames);
+  EXPECT_FALSE(s->realtime);  // jackd -r
+  EXPECT_EQ(s->physical_ports,
+            (std::vector<std::string>{"system:capture_1", "system:capture_2", "system:playback_1",
+                                      "system:playback_2"}));
   // JACK's clock runs: two readings a sleep apart differ.
   const uint64_t t0 = monitor_.now_us();
   std::this_thread::sleep_for(5ms);

@@ -22,7 +22,7 @@ using nlohmann::json;
 RunResult plotted_result() {
   RunResult r;
   r.spec = {{"label", "fifo-3"}};
-  r.backend = {{"name", "dummy"}};
+  r.backend.name = "dummy";
   r.status = RunStatus::kCompleted;
   r.clients = 3;
   r.ports = 2;
@@ -71,10 +71,10 @@ TEST(PlotTitle, FromTheModel) {
   RunResult r = plotted_result();
   EXPECT_EQ(plot_title(r), "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed");
   r.spec = nullptr;
-  r.backend = {{"name", "vcard"}};
+  r.backend.name = "vcard";
   r.status = RunStatus::kIncomplete;
   EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, vcard, incomplete");
-  r.backend = json::object();  // a result that names no backend: from before --backend
+  r.backend = BackendRecord{};  // a result that names no backend: from before --backend
   EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, incomplete");
 }
 

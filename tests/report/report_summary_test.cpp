@@ -217,7 +217,7 @@ TEST(FormatSummary, LogLinesDroppedSaysWhenRepeatedXrunLinesWereCut) {
 TEST(FormatSummary, UnderPipewireNoLineIsNamedAfterJack2OrJackd) {
   RunResult r;
   r.status = RunStatus::kCompleted;
-  r.backend = {{"name", "pipewire"}};
+  r.backend.name = "pipewire";
   r.jack_test.definitions = "jack1-rules";
   r.xruns.monitor_events = 2;
   r.xruns.monitor_callbacks = 2;

@@ -46,7 +46,7 @@ RunResult run_result() {
   RunResult r = testing_support::sample_result();
   r.schema_version = 1;
   r.spec = {{"label", "fifo"}};
-  r.backend = {{"name", "dummy"}};
+  r.backend.name = "dummy";
   r.client_results[0].delay_dll.add(-12, 3);
   r.client_results[1].delay.add(25000, 2);
   finalize(r);

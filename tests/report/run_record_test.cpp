@@ -742,7 +742,7 @@ TEST(RecordOf, JackTestsFieldsFromTheModel) {
 
   // Where it ran: for grouping runs (summary/compare --by).
   r.host = {{"hostname", "studio"}, {"kernel", {{"release", "6.1.0-rt7"}}}};
-  r.backend = {{"name", "alsa"}, {"card", "hw:0"}};
+  r.backend.name = "alsa";
   const RunRecord where = record_of(r);
   EXPECT_EQ(where.host, "studio");
   EXPECT_EQ(where.kernel, "6.1.0-rt7");

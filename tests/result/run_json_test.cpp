@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
 
 #include "engine/result/baseline.hpp"
 #include "tests/support/files.hpp"
@@ -71,6 +73,78 @@ RunResult read_back(const std::string& text) {
   return r.value_or(RunResult{});
 }
 
+// A vcard backend with its card's record, as VcardBackend::describe() fills it.
+BackendRecord vcard_backend() {
+  BackendRecord b;
+  b.name = "vcard";
+  b.driver = "JACK alsa driver on the xrunlab ioplug card";
+  b.reference = "vcard period boundary";
+  b.reference_exact = true;
+  VcardBackendRecord& v = b.vcard.emplace();
+  v.pcm = "xrunlab_vcard";
+  v.plugin = "/usr/lib/xrunlab/libasound_module_pcm_xrunlab.so";
+  v.alsa_config = "/runs/r1/vcard-asound.conf";
+  v.shm = "/xrunlab-vcard-xrunlab-1-0";
+  v.capture_channels = 5;
+  v.playback_channels = 4;
+  v.clock_channel = 5;
+  v.clock = "CLOCK_MONOTONIC (timerfd)";
+  VcardCardRecord& c = v.card.emplace();
+  c.wake_stream = "capture";
+  c.wakes = 1875;
+  c.missed = 1;
+  Histogram h;
+  h.add(12, 1000);
+  h.add(40, 874);
+  h.add(900);
+  c.wake_latency_us = summarize(h);
+  c.capture = {true, 2, 1880, 1876, 1, {{900, 1000000, 1250000, 250, 512}}};
+  c.playback = {true, 1, 1879, 0, 0, {}};
+  return b;
+}
+
+// A pipewire backend with the data loop read at both ends, as PipewireBackend::describe() fills
+// it.
+BackendRecord pipewire_backend() {
+  BackendRecord b;
+  b.name = "pipewire";
+  b.driver = "PipeWire Dummy-Driver (support.node.driver, timer)";
+  b.reference = "jack_frames_since_cycle_start";
+  PipewireBackendRecord& p = b.pipewire.emplace();
+  p.program = "/usr/bin/pipewire";
+  p.version = "0.3.65";
+  p.config = "/runs/r1/pipewire.conf";
+  p.runtime_dir = "/tmp/xrunlab-pipewire-xrunlab-1-0.abc";
+  p.socket = "xrunlab-1-0";
+  p.libjack = "/usr/lib/x86_64-linux-gnu/pipewire-0.3/jack/libjack.so.0";
+  p.quantum_requested = 256;
+  p.rate_requested = 48000;
+  p.rt_priority = 70;
+  p.pid = 4100;
+  p.data_loop_threads = {{4100, 4102, "pipewire", "SCHED_FIFO", 70, 0}};
+  p.data_loop_threads_end = {{{4100, 4102, "pipewire", "SCHED_OTHER", 0, -11}}};
+  return b;
+}
+
+// run.json's backend of `b`: the object as written, in its order.
+nlohmann::ordered_json backend_json(const BackendRecord& b) {
+  RunResult r = testing_support::sample_result();
+  r.backend = b;
+  return to_json(r)["jack"]["backend"];
+}
+
+// Every object's keys in alphabetical order, at every level.
+bool keys_sorted(const nlohmann::ordered_json& j) {
+  if (j.is_array()) return std::all_of(j.begin(), j.end(), keys_sorted);
+  if (!j.is_object()) return true;
+  std::string last;
+  for (const auto& [k, v] : j.items()) {
+    if (k < last || !keys_sorted(v)) return false;
+    last = k;
+  }
+  return true;
+}
+
 // The sample with every part run.json can hold filled in: backend, audio with glitches, worst
 // cycles, the card's xruns, iso-emu, loads, host and spec.
 RunResult rich_result() {
@@ -82,7 +156,7 @@ RunResult rich_result() {
   r.host = {{"hostname", "vm"}, {"cpus", 2}};
   r.server_name = "xrunlab-1-0";
   r.jackd_argv = {"jackd", "-R", "-d", "dummy"};
-  r.backend = {{"name", "vcard"}, {"reference_exact", true}, {"card", {{"xruns", 2}}}};
+  r.backend = vcard_backend();
   r.driver_xruns_reach_monitor = true;
   r.started_utc = "2026-11-30T10:00:00Z";
   r.ended_utc = "2026-11-30T10:00:03Z";
@@ -223,7 +297,8 @@ TEST(RunJsonRead, OlderSchemaReads) {
   std::string why;
   const auto r = run_result_from_json(j, &why);
   ASSERT_TRUE(r) << why;
-  EXPECT_EQ(r->backend, nlohmann::json({{"name", "dummy"}}));
+  EXPECT_EQ(r->backend.name, "dummy");
+  EXPECT_FALSE(r->backend.vcard || r->backend.alsa || r->backend.attach || r->backend.pipewire);
   EXPECT_TRUE(r->loads.is_null());  // not known, rather than "none"
   EXPECT_FALSE(r->audio);
   EXPECT_FALSE(r->jackd_cpu_pct);
@@ -336,6 +411,18 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   j = good;
   j["jack"]["backend"] = 3;
   EXPECT_EQ(why_of(j), "'jack.backend' is not an object (it is number)");
+  j = good;
+  j["jack"]["backend"] = backend_json(vcard_backend());
+  j["jack"]["backend"]["reference_exact"] = "yes";
+  EXPECT_EQ(why_of(j), "'jack.backend.reference_exact' is not true or false (it is string)");
+  j["jack"]["backend"] = backend_json(vcard_backend());
+  j["jack"]["backend"]["card"]["streams"]["capture"]["xrun_events"][0]["boundary"] = -1;
+  EXPECT_EQ(why_of(j),
+            "'jack.backend.card.streams.capture.xrun_events[0].boundary' is not a non-negative "
+            "integer (it is number)");
+  j["jack"]["backend"] = backend_json(pipewire_backend());
+  j["jack"]["backend"]["data_loop_threads"] = {{{"class", 1}}};
+  EXPECT_EQ(why_of(j), "'jack.backend.data_loop_threads[0].class' is not a string (it is number)");
   j = good;
   j["audio"] = "yes";
   EXPECT_EQ(why_of(j), "'audio' is not an object (it is string)");
@@ -505,6 +592,216 @@ TEST(RunJsonRead, ARecordOfTheWrongTypeIsRefusedByItsPath) {
   j = good;
   j["affinity"] = "all";
   EXPECT_EQ(why_of(j), "'affinity' is not an object (it is string)");
+}
+
+// Each backend's record is written with the keys, the nulls and the absences Backend::describe()
+// gives it, in alphabetical order, and read back as the same record.
+TEST(RunJsonBackend, VcardWithItsCardRoundTrips) {
+  const nlohmann::ordered_json j = backend_json(vcard_backend());
+  EXPECT_TRUE(keys_sorted(j)) << j.dump(2);
+  const nlohmann::json card = j["card"];
+  const nlohmann::json expected = {
+      {"name", "vcard"},
+      {"driver", "JACK alsa driver on the xrunlab ioplug card"},
+      {"pcm", "xrunlab_vcard"},
+      {"plugin", "/usr/lib/xrunlab/libasound_module_pcm_xrunlab.so"},
+      {"alsa_config", "/runs/r1/vcard-asound.conf"},
+      {"shm", "/xrunlab-vcard-xrunlab-1-0"},
+      {"capture_channels", 5},
+      {"playback_channels", 4},
+      {"clock_channel", 5},
+      {"clock", "CLOCK_MONOTONIC (timerfd)"},
+      {"reference", "vcard period boundary"},
+      {"reference_exact", true},
+      {"card",
+       {{"wake_stream", "capture"},
+        {"wakes", 1875},
+        {"missed", 1},
+        {"wake_latency_us", nlohmann::json(to_json(vcard_backend().vcard->card->wake_latency_us))},
+        {"streams",
+         {{"playback",
+           {{"open", true},
+            {"starts", 1},
+            {"timer_arms", 1879},
+            {"wakes_written", 0},
+            {"xruns", 0},
+            {"xrun_events", nlohmann::json::array()}}},
+          {"capture",
+           {{"open", true},
+            {"starts", 2},
+            {"timer_arms", 1880},
+            {"wakes_written", 1876},
+            {"xruns", 1},
+            {"xrun_events",
+             {{{"boundary", 900},
+               {"ideal_ns", 1000000},
+               {"detected_ns", 1250000},
+               {"detection_delay_us", 250},
+               {"avail_frames", 512}}}}}}}}}}};
+  EXPECT_EQ(nlohmann::json(j), expected);
+  EXPECT_EQ(card["wake_latency_us"]["p99"]["value_us"], 40);
+
+  RunResult r = testing_support::sample_result();
+  r.backend = vcard_backend();
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  ASSERT_TRUE(back.backend.vcard && back.backend.vcard->card);
+  EXPECT_TRUE(back.backend.reference_exact);
+  EXPECT_EQ(back.backend.vcard->clock_channel, 5);
+  EXPECT_EQ(back.backend.vcard->card->capture.xrun_events.at(0).detection_delay_us, 250);
+  EXPECT_EQ(back.backend.vcard->card->wake_latency_us.max_us, 900);
+  EXPECT_EQ(to_json(back)["measurement"]["delay_reference_exact"], true);
+
+  // Before the card exists: no "card" at all; its wake stream unknown: null.
+  BackendRecord early = vcard_backend();
+  early.vcard->card.reset();
+  EXPECT_FALSE(backend_json(early).contains("card"));
+  BackendRecord unknown = vcard_backend();
+  unknown.vcard->card->wake_stream.reset();
+  EXPECT_TRUE(backend_json(unknown)["card"]["wake_stream"].is_null());
+}
+
+TEST(RunJsonBackend, PipewireWithItsThreadsRoundTrips) {
+  const nlohmann::ordered_json j = backend_json(pipewire_backend());
+  EXPECT_TRUE(keys_sorted(j)) << j.dump(2);
+  const nlohmann::json thread_start = {{"pid", 4100},        {"tid", 4102},
+                                       {"name", "pipewire"}, {"class", "SCHED_FIFO"},
+                                       {"priority", 70},     {"nice", 0}};
+  const nlohmann::json thread_end = {{"pid", 4100},        {"tid", 4102},
+                                     {"name", "pipewire"}, {"class", "SCHED_OTHER"},
+                                     {"priority", 0},      {"nice", -11}};
+  const nlohmann::json expected = {
+      {"name", "pipewire"},
+      {"driver", "PipeWire Dummy-Driver (support.node.driver, timer)"},
+      {"program", "/usr/bin/pipewire"},
+      {"version", "0.3.65"},
+      {"config", "/runs/r1/pipewire.conf"},
+      {"runtime_dir", "/tmp/xrunlab-pipewire-xrunlab-1-0.abc"},
+      {"socket", "xrunlab-1-0"},
+      {"libjack", "/usr/lib/x86_64-linux-gnu/pipewire-0.3/jack/libjack.so.0"},
+      {"quantum_requested", 256},
+      {"rate_requested", 48000},
+      {"rt_module", {{"rt.prio", 70}}},
+      {"reference", "jack_frames_since_cycle_start"},
+      {"reference_exact", false},
+      {"pid", 4100},
+      {"data_loop_threads", {thread_start}},
+      {"data_loop_threads_end", {thread_end}}};
+  EXPECT_EQ(nlohmann::json(j), expected);
+
+  RunResult r = testing_support::sample_result();
+  r.backend = pipewire_backend();
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  ASSERT_TRUE(back.backend.pipewire);
+  EXPECT_TRUE(back.backend.is_pipewire());
+  EXPECT_EQ(back.backend.pipewire->rt_priority, 70);
+  ASSERT_TRUE(back.backend.pipewire->data_loop_threads_end);
+  EXPECT_EQ(back.backend.pipewire->data_loop_threads_end->at(0).nice, -11);
+
+  // Before the daemon started, its threads unread, its version and module-rt unknown: pid and
+  // the end's threads absent, no threads and why, version and rt_module null.
+  BackendRecord early = pipewire_backend();
+  PipewireBackendRecord& p = *early.pipewire;
+  p.pid.reset();
+  p.data_loop_threads.clear();
+  p.data_loop_threads_end.reset();
+  p.data_loop_why = "the daemon (pid 4100) has no thread besides its main";
+  p.version.reset();
+  p.rt_priority.reset();
+  const nlohmann::ordered_json e = backend_json(early);
+  EXPECT_TRUE(keys_sorted(e));
+  EXPECT_FALSE(e.contains("pid"));
+  EXPECT_FALSE(e.contains("data_loop_threads_end"));
+  EXPECT_EQ(e["data_loop_threads"], nlohmann::ordered_json::array());
+  EXPECT_EQ(e["data_loop_why"], "the daemon (pid 4100) has no thread besides its main");
+  EXPECT_TRUE(e["version"].is_null());
+  EXPECT_TRUE(e["rt_module"].is_null());
+  r.backend = early;
+  EXPECT_EQ(dumped(read_back(dumped(r))), dumped(r));
+}
+
+TEST(RunJsonBackend, AlsaAttachAndDummyRoundTrip) {
+  BackendRecord alsa;
+  alsa.name = "alsa:hw:0";
+  alsa.driver = "JACK alsa driver";
+  alsa.reference = "jack_get_cycle_times current_usecs";
+  AlsaBackendRecord& a = alsa.alsa.emplace();
+  a.device = "(first card)";
+  a.pcm = "hw:0";
+  AlsaCardInfo& info = a.card.emplace();
+  info.pcm = "hw:0";
+  info.device = 0;
+  info.card = 0;
+  info.id = "PCH";
+  info.driver = "HDA-Intel";
+  info.name = "HDA Intel PCH";
+  info.long_name = "HDA Intel PCH at 0xf7f10000 irq 32";
+  info.irqs = {{{32, 6801, "snd_hda_intel:card0", {"snd_hda_intel:card0"}, "the card's handler"}}};
+  info.irq_threads = {{{145, "irq/32-snd_hda_", 32, "SCHED_FIFO", 50},
+                       {150, "irq/32-snd_hda_", 32, std::nullopt, std::nullopt}}};
+  info.notes = {"the scheduling of irq/32-snd_hda_ (pid 150) could not be read"};
+
+  BackendRecord attach;
+  attach.name = "attach";
+  attach.reference = "jack_get_cycle_times current_usecs (the attached server's DLL estimate)";
+  attach.attach.emplace().server = "default";
+  attach.server_settings = ServerSettings{48000, 256, true, 0.5, "1.9.21", {"system:capture_1"}};
+
+  BackendRecord dummy;
+  dummy.name = "dummy";
+  dummy.driver = "JACK dummy (timer)";
+  dummy.reference = "jack_frames_since_cycle_start";
+
+  for (const BackendRecord& b : {alsa, attach, dummy}) {
+    EXPECT_TRUE(keys_sorted(backend_json(b))) << b.name;
+    RunResult r = testing_support::sample_result();
+    r.backend = b;
+    EXPECT_EQ(dumped(read_back(dumped(r))), dumped(r)) << b.name;
+  }
+
+  const nlohmann::json aj = backend_json(alsa);
+  EXPECT_EQ(aj["card"]["irq_threads"][0], nlohmann::json({{"pid", 145},
+                                                          {"comm", "irq/32-snd_hda_"},
+                                                          {"irq", 32},
+                                                          {"policy", "SCHED_FIFO"},
+                                                          {"priority", 50}}));
+  EXPECT_TRUE(aj["card"]["irq_threads"][1]["policy"].is_null());
+  EXPECT_EQ(aj["card"]["irqs"][0]["card_actions"], nlohmann::json({"snd_hda_intel:card0"}));
+  AlsaBackendRecord unknown = *alsa.alsa;
+  unknown.card->irqs.reset();
+  unknown.card->irq_threads.reset();
+  alsa.alsa = unknown;
+  EXPECT_TRUE(backend_json(alsa)["card"]["irqs"].is_null());
+  EXPECT_TRUE(backend_json(alsa)["card"]["irq_threads"].is_null());
+  alsa.alsa->card.reset();
+  EXPECT_TRUE(backend_json(alsa)["card"].is_null());
+
+  EXPECT_EQ(nlohmann::json(backend_json(attach)),
+            nlohmann::json({{"name", "attach"},
+                            {"server", "default"},
+                            {"launched", false},
+                            {"reference", attach.reference},
+                            {"reference_exact", false},
+                            {"server_settings",
+                             {{"rate_hz", 48000},
+                              {"frames", 256},
+                              {"realtime", true},
+                              {"max_delayed_usecs", 0.5},
+                              {"max_delayed_usecs_note",
+                               "as the server reports it; PipeWire's JACK reportedly uses other "
+                               "units"},
+                              {"jack_library_version", "1.9.21"},
+                              {"physical_ports", {"system:capture_1"}}}}}));
+  EXPECT_EQ(nlohmann::json(backend_json(dummy)),
+            nlohmann::json({{"name", "dummy"},
+                            {"driver", "JACK dummy (timer)"},
+                            {"reference", "jack_frames_since_cycle_start"},
+                            {"reference_exact", false}}));
+  // No backend known: an empty object.
+  EXPECT_EQ(backend_json(BackendRecord{}), nlohmann::ordered_json::object());
 }
 
 }  // namespace

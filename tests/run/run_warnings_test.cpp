@@ -107,7 +107,7 @@ TEST(AudioMatchWarnings, UnderPipewireGlitchesWithoutXrunCallbacksAreExplainedBy
   r.audio->totals.glitches = 3;
   r.audio->events = 2;
   r.xruns.monitor_events = 0;
-  r.backend = {{"name", "pipewire"}};
+  r.backend.name = "pipewire";
   const std::vector<std::string> w = audio_match_warnings(r);
   ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[0],
@@ -124,10 +124,10 @@ TEST(AudioMatchWarnings, UnderPipewireGlitchesWithoutXrunCallbacksAreExplainedBy
   EXPECT_EQ(audio_match_warnings(r).size(), 1u);
   // Under JACK2 the note is not PipeWire's to make.
   r.xruns.monitor_events = 0;
-  r.backend = {{"name", "dummy"}};
+  r.backend.name = "dummy";
   EXPECT_EQ(audio_match_warnings(r).size(), 1u);
   // Nothing heard: nothing to explain.
-  r.backend = {{"name", "pipewire"}};
+  r.backend.name = "pipewire";
   r.audio = AudioResult{};
   EXPECT_TRUE(audio_match_warnings(r).empty());
 }
