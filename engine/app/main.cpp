@@ -42,7 +42,7 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
   using namespace xrunlab;
   if (cmd.fail_if.empty() && cmd.junit.empty()) return 0;
   JunitCase c;
-  c.name = r.spec.value("label", std::string("run"));
+  c.name = r.spec ? r.spec->label : "run";
   c.classname = "xrunlab.run";
   c.seconds = r.seconds_ran;
   if (r.status != RunStatus::kCompleted) {

@@ -461,7 +461,7 @@ int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& 
   ResumedState resumed = resume_campaign(old, plan, dir, o.replan);
   resumed.state.file = o.file;
   resumed.state.file_text = text;
-  const nlohmann::json here = collect_host_context();
+  const nlohmann::json here = to_json(collect_host_context());
   resumed.state.host = old ? old->host : here;
   const bool todo = std::any_of(resumed.state.runs.begin(), resumed.state.runs.end(),
                                 [](const CampaignRunRecord& r) { return r.status != "completed"; });

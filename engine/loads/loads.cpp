@@ -92,22 +92,24 @@ void LoadSet::stop(std::chrono::milliseconds grace) {
   }
 }
 
-nlohmann::json to_json(const LoadResult& r, uint64_t t0_us) {
-  auto rel = [&](uint64_t t) {
-    return t == 0 ? nlohmann::json(nullptr)
-                  : nlohmann::json((static_cast<double>(t) - static_cast<double>(t0_us)) / 1e6);
+LoadRecord load_record(const LoadResult& r, uint64_t t0_us) {
+  auto rel = [&](uint64_t t) -> std::optional<double> {
+    if (t == 0) return std::nullopt;
+    return (static_cast<double>(t) - static_cast<double>(t0_us)) / 1e6;
   };
-  return {{"spec", r.spec.text},
-          {"kind", r.spec.kind},
-          {"nice", r.spec.nice},
-          {"argv", r.spec.tool_args},
-          {"pid", r.pid},
-          {"cpus", r.cpus.empty() ? nlohmann::json() : nlohmann::json(r.cpus)},
-          {"start_s", rel(r.started_us)},
-          {"stop_s", rel(r.stopped_us)},
-          {"report", r.report},
-          {"error", r.error},
-          {"log", r.log_path}};
+  LoadRecord l;
+  l.spec = r.spec.text;
+  l.kind = r.spec.kind;
+  l.nice = r.spec.nice;
+  l.argv = r.spec.tool_args;
+  l.pid = r.pid;
+  if (!r.cpus.empty()) l.cpus = r.cpus;
+  l.start_s = rel(r.started_us);
+  l.stop_s = rel(r.stopped_us);
+  l.report = r.report;
+  l.error = r.error;
+  l.log = r.log_path;
+  return l;
 }
 
 }  // namespace xrunlab

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/loads/load_spec.hpp"
+#include "engine/result/load_record.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab {
@@ -57,7 +58,7 @@ class LoadSet {
   bool stopped_ = false;
 };
 
-// For run.json, with times relative to the measurement window start `t0_us`.
-nlohmann::json to_json(const LoadResult& r, uint64_t t0_us);
+// What run.json keeps of it, with times relative to the measurement window start `t0_us`.
+LoadRecord load_record(const LoadResult& r, uint64_t t0_us);
 
 }  // namespace xrunlab

@@ -37,17 +37,16 @@ std::string usecs(double v) {
 
 std::string plot_title(const RunResult& r) {
   return fmt::format("{}: {} clients x {} ports, {} frames @ {} Hz, {}, {}",
-                     json_text(r.spec, "label", "run"), r.clients, r.ports, r.frames, r.rate,
+                     r.spec ? r.spec->label : "run", r.clients, r.ports, r.frames, r.rate,
                      r.backend.name.empty() ? "dummy" : r.backend.name, run_status_name(r.status));
 }
 
 PlotContext plot_context(const RunResult& r) {
   PlotContext c;
   c.policy = r.scheduling;
-  if (r.loads.is_array()) {
-    for (const nlohmann::json& l : r.loads) {
-      std::string spec = json_text(l, "spec");
-      if (spec.empty()) spec = json_text(l, "kind");
+  if (r.loads) {
+    for (const LoadRecord& l : *r.loads) {
+      const std::string& spec = l.spec.empty() ? l.kind : l.spec;
       if (spec.empty()) continue;
       c.loads += (c.loads.empty() ? "" : ", ") + spec;
     }

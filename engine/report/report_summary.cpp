@@ -705,10 +705,10 @@ std::string fault_line(const std::vector<AudioThread>& start, const std::vector<
 // The background loads and what each did, so two runs "with compile" can be seen to have had
 // the same pressure.
 std::string load_lines(const RunResult& r) {
-  if (!r.loads.is_array() || r.loads.empty()) return " Loads: none (idle machine)\n";
+  if (!r.loads || r.loads->empty()) return " Loads: none (idle machine)\n";
   std::string out = " Loads:\n";
-  for (const auto& l : r.loads) {
-    const auto& rep = l.value("report", nlohmann::json());
+  for (const LoadRecord& l : *r.loads) {
+    const nlohmann::json& rep = l.report;  // xrunlab-load's own report
     std::string did;
     if (rep.is_object()) {
       const double cpu = rep.value("cpu_user_s", 0.0) + rep.value("cpu_system_s", 0.0);
@@ -719,10 +719,9 @@ std::string load_lines(const RunResult& r) {
         did += fmt::format(", {:.1f} MiB", rep.value("bytes", 0.0) / (1024.0 * 1024.0));
       }
     } else {
-      did = "no report: " + l.value("error", std::string());
+      did = "no report: " + l.error;
     }
-    out += fmt::format("   {:<24} nice {:+d}  {}\n", one_line(l.value("spec", std::string())),
-                       l.value("nice", 0), one_line(did));
+    out += fmt::format("   {:<24} nice {:+d}  {}\n", one_line(l.spec), l.nice, one_line(did));
   }
   return out;
 }

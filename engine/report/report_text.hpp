@@ -17,7 +17,7 @@ inline std::string one_line(std::string_view s) {
 }
 
 // o[key] when o is an object and that member a string, else `fallback`: the free-form parts of
-// the result model (spec, backend, loads) hold JSON.
+// the result model (backend) hold JSON.
 inline std::string json_text(const nlohmann::json& o, const char* key,
                              std::string_view fallback = {}) {
   if (!o.is_object()) return std::string(fallback);

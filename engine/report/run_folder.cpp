@@ -92,10 +92,8 @@ void write_run_files(const std::string& run_dir, const std::vector<RunFile>& fil
 }
 
 PlotFormat run_plot_format(const RunResult& r) {
-  if (!r.spec.is_object()) return PlotFormat::kPng;
-  const auto it = r.spec.find("plot_format");
-  if (it == r.spec.end() || !it->is_string()) return PlotFormat::kPng;
-  return parse_plot_format(it->get<std::string>()).value_or(PlotFormat::kPng);
+  if (!r.spec) return PlotFormat::kPng;
+  return parse_plot_format(r.spec->plot_format).value_or(PlotFormat::kPng);
 }
 
 void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,

@@ -279,20 +279,20 @@ const std::vector<RecordField>& record_fields() {
 RunRecord record_of(const RunResult& r) {
   RunRecord rec;
   rec.definitions = r.jack_test.definitions.empty() ? "callback-delay" : r.jack_test.definitions;
-  rec.label = json_text(r.spec, "label");
+  rec.label = r.spec ? r.spec->label : "";
   rec.started_utc = r.started_utc;
   rec.status = run_status_name(r.status);
   rec.policy = r.scheduling;
-  rec.host = json_text(r.host, "hostname");
-  if (r.host.is_object())
-    rec.kernel = json_text(r.host.value("kernel", nlohmann::json()), "release");
+  if (r.host) {
+    rec.host = r.host->hostname;
+    rec.kernel = r.host->kernel.release;
+  }
   rec.backend = r.backend.name;
-  if (r.loads.is_array()) {
-    for (const nlohmann::json& l : r.loads) {
-      const std::string spec = json_text(l, "spec");
-      if (spec.empty()) continue;
+  if (r.loads) {
+    for (const LoadRecord& l : *r.loads) {
+      if (l.spec.empty()) continue;
       if (!rec.loads.empty()) rec.loads += '+';
-      rec.loads += spec;
+      rec.loads += l.spec;
     }
   }
   rec.seconds = r.seconds_ran;

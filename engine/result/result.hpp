@@ -12,7 +12,10 @@
 #include "engine/result/cycle_hops.hpp"
 #include "engine/result/explain_record.hpp"
 #include "engine/result/histogram.hpp"
+#include "engine/result/host_record.hpp"
+#include "engine/result/load_record.hpp"
 #include "engine/result/run_records.hpp"
+#include "engine/result/run_spec.hpp"
 #include "engine/result/run_status.hpp"
 #include "engine/result/xrun_cycles.hpp"
 #include "engine/wire/telemetry.hpp"
@@ -216,8 +219,8 @@ struct RunResult {
   int schema_version = 0;
   std::string xrunlab_version;
   std::vector<std::string> command_line;
-  nlohmann::json spec;  // the full run options
-  nlohmann::json host;  // host_context
+  std::optional<RunSpec> spec;     // the run's options (null in a model made by hand)
+  std::optional<HostRecord> host;  // the machine (null in a model made by hand)
   std::string server_name;
   std::vector<std::string> jackd_argv;
   BackendRecord backend;  // Backend::describe(): the card, its reference, its own record
@@ -238,12 +241,13 @@ struct RunResult {
   std::vector<AudioThread> threads_start, threads_end;  // read back from the kernel
   std::optional<IsoReport> iso_emulation;               // --policy iso-emu: the governor's report
   std::optional<RtThrottleRecord> rt_throttle;          // --policy rt-throttle: its group
-  nlohmann::json loads = nlohmann::json::array();       // one object per --load (loads.hpp)
-  std::optional<BaselineRecord> baseline;               // --baseline cyclictest
-  std::optional<DmaLatencyRecord> dma_latency;          // --dma-latency
-  std::optional<AffinityRecord> affinity;               // --cpus / --load-cpus
-  std::optional<ExplainRecord> explain;                 // --explain: the worst cycles' late hops
-  std::optional<XrunTraceRecord> trace_on_xrun;         // --trace-on-xrun
+  // One record per --load; not known (null) in runs from before --load.
+  std::optional<std::vector<LoadRecord>> loads = std::vector<LoadRecord>{};
+  std::optional<BaselineRecord> baseline;        // --baseline cyclictest
+  std::optional<DmaLatencyRecord> dma_latency;   // --dma-latency
+  std::optional<AffinityRecord> affinity;        // --cpus / --load-cpus
+  std::optional<ExplainRecord> explain;          // --explain: the worst cycles' late hops
+  std::optional<XrunTraceRecord> trace_on_xrun;  // --trace-on-xrun
   // RLIMIT_RTTIME on the realtime processes and the watchdog's threshold; nullopt when the run
   // stopped before its clients started.
   std::optional<RtTimeLimitRecord> rt_time_limit;

@@ -224,6 +224,41 @@ struct NullUnlessPresent {
   }
 };
 
+// A part that run.json writes as null when the model has none (std::optional<Part::Model>).
+template <typename Part>
+struct OptionalPart {
+  static json write(const std::optional<typename Part::Model>& m) {
+    return m ? write_part<Part>(*m) : json();
+  }
+  static std::optional<typename Part::Model> read(const in_json& v, const std::string& path) {
+    typename Part::Model m{};
+    read_part<Part>(Object(v, path), m);
+    return m;
+  }
+};
+
+// A list of parts that run.json writes as null when the model does not know it.
+template <typename Part>
+struct OptionalList {
+  using Model = typename Part::Model;
+  static json write(const std::optional<std::vector<Model>>& v) {
+    if (!v) return json();
+    json a = json::array();
+    for (const Model& e : *v) a.push_back(write_part<Part>(e));
+    return a;
+  }
+  static std::optional<std::vector<Model>> read(const in_json& v, const std::string& path) {
+    if (!v.is_array()) json_refuse(path, "an array", v);
+    std::vector<Model> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      Model e{};
+      read_part<Part>(Object(v[i], json_index_path(path, i)), e);
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+};
+
 // ---- The parts of run.json ------------------------------------------------------------------
 
 struct PercentilePart {
@@ -1535,6 +1570,105 @@ json per_second_json(const RunResult& r) {
           {"system_rows", r.system_flushed.n + r.system.size()}};
 }
 
+// The run's options. Their keys are in alphabetical order, as run.json has always had them.
+struct SpecPart {
+  using Model = RunSpec;
+  template <typename IO, typename S>
+  static void fields(IO& io, S& s) {
+    io("audio_check", s.audio_check);
+    io("backend", s.backend);
+    io("baseline", s.baseline);
+    io("client_binary", s.client_binary);
+    io("clients", s.clients);
+    io("cpus", s.cpus);
+    io("dma_latency", s.dma_latency);
+    io("dsp_load_pct", s.dsp_load_pct);
+    io("duration_s", s.duration_s);
+    io("explain", s.explain);
+    io("full_log", s.full_log);
+    io("inject", s.inject);
+    io("inject_client", s.inject_client);
+    io("jackd", s.jackd);
+    io("label", s.label);
+    io("load_cpus", s.load_cpus);
+    io("loads", s.loads);
+    io("nperiods", s.nperiods);
+    io("output", s.output);
+    io("period_frames", s.period_frames);
+    io("plot_format", s.plot_format);
+    io("plots", s.plots);
+    io("policy", s.policy);
+    io("ports", s.ports);
+    io("priority", s.priority);
+    io("rate_hz", s.rate_hz);
+    io("record", s.record);
+    io("record_format", s.record_format);
+    io("server_timeout_s", s.server_timeout_s);
+    io("source", s.source);
+    io("trace_on_xrun", s.trace_on_xrun);
+  }
+};
+
+// The machine, its keys in alphabetical order at every level, as run.json has always had them.
+struct HostCpuPart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io("count", c.count);
+    io("governors", c.governors);
+    io("model", c.model);
+  }
+};
+
+struct HostJackPart {
+  template <typename IO, typename H>
+  static void fields(IO& io, H& h) {
+    io("jackd_version", h.jackd_version);
+  }
+};
+
+struct HostKernelPart {
+  template <typename IO, typename K>
+  static void fields(IO& io, K& k) {
+    io("cmdline", k.cmdline);
+    io("machine", k.machine);
+    io("preempt", k.preempt);
+    io("release", k.release);
+    io("sysname", k.sysname);
+    io("version", k.version);
+  }
+};
+
+struct HostPart {
+  using Model = HostRecord;
+  template <typename IO, typename H>
+  static void fields(IO& io, H& h) {
+    io.template part<HostCpuPart>("cpu", h.cpu);
+    io("hostname", h.hostname);
+    io.template part<HostJackPart>("jack", h);
+    io.template part<HostKernelPart>("kernel", h.kernel);
+    io("memory_total_kib", h.memory_total_kib);
+  }
+};
+
+// One background load, its keys in alphabetical order, as run.json has always had them.
+struct LoadPart {
+  using Model = LoadRecord;
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io("argv", l.argv);
+    io("cpus", l.cpus);
+    io("error", l.error);
+    io("kind", l.kind);
+    io("log", l.log);
+    io("nice", l.nice);
+    io("pid", l.pid);
+    io("report", l.report);
+    io("spec", l.spec);
+    io("start_s", l.start_s);
+    io("stop_s", l.stop_s);
+  }
+};
+
 // The whole document.
 struct RunPart {
   template <typename IO, typename R>
@@ -1542,8 +1676,8 @@ struct RunPart {
     io("schema_version", r.schema_version);
     io("xrunlab_version", r.xrunlab_version);
     io("command_line", r.command_line);
-    io("spec", r.spec);
-    io("host", r.host);
+    io.template with<OptionalPart<SpecPart>>("spec", r.spec);
+    io.template with<OptionalPart<HostPart>>("host", r.host);
     io.template part<JackPart>("jack", r);
     io("started_utc", r.started_utc);
     io("ended_utc", r.ended_utc);
@@ -1551,7 +1685,7 @@ struct RunPart {
     io("status_detail", r.status_detail);
     io("exit_code", r.exit_code);
     io.template part<SchedulingPart>("scheduling", r);
-    io("loads", r.loads);
+    io.template with<OptionalList<LoadPart>>("loads", r.loads);
     io.template record<BaselinePart>("baseline", r.baseline);
     io.template record<DmaLatencyPart>("dma_latency", r.dma_latency);
     io.template record<AffinityPart>("affinity", r.affinity);
@@ -1616,7 +1750,7 @@ RunResult run_from(const Object& j) {
   }
   RunResult r;
   // Runs from before --load have no "loads": null, "not known", rather than "none".
-  r.loads = nullptr;
+  r.loads = std::nullopt;
   read_part<RunPart>(j, r);
   if (const auto x = j.object("xruns"); x && x->find("monitor_events") == nullptr) {
     x->get("events_total", r.xruns.monitor_events);
@@ -1647,6 +1781,10 @@ json to_json(const MetricSummary& m) {
 
 json to_json(const RunResult& r) {
   return write_part<RunPart>(r);
+}
+
+json to_json(const HostRecord& h) {
+  return write_part<HostPart>(h);
 }
 
 const std::vector<std::string>& client_second_columns() {

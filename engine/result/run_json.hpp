@@ -13,6 +13,8 @@ namespace xrunlab {
 
 nlohmann::ordered_json to_json(const MetricSummary& m);
 nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
+// run.json's "host" (a campaign's campaign.json holds the same object).
+nlohmann::ordered_json to_json(const HostRecord& h);
 
 // The RunResult that to_json wrote: to_json(*run_result_from_json(to_json(r))) is to_json(r).
 // The result is as finalize() left it (derived totals and client summaries as written): do not

@@ -41,7 +41,7 @@ std::optional<AffinityRecord> affinity_record(const std::vector<int>& cpus,
                                               const std::vector<int>& load_cpus,
                                               const std::vector<AudioThread>& threads_start,
                                               const std::vector<AudioThread>& threads_end,
-                                              const nlohmann::json& loads) {
+                                              const std::optional<std::vector<LoadRecord>>& loads) {
   if (cpus.empty() && load_cpus.empty()) return std::nullopt;
   bool mismatch = false;
   int threads = 0, load_count = 0;
@@ -53,11 +53,10 @@ std::optional<AffinityRecord> affinity_record(const std::vector<int>& cpus,
       }
     }
   }
-  if (!load_cpus.empty() && loads.is_array()) {
-    for (const nlohmann::json& l : loads) {
+  if (!load_cpus.empty() && loads) {
+    for (const LoadRecord& l : *loads) {
       ++load_count;
-      const nlohmann::json back = l.value("cpus", nlohmann::json());
-      mismatch = mismatch || !back.is_array() || back.get<std::vector<int>>() != load_cpus;
+      mismatch = mismatch || l.cpus != load_cpus;
     }
   }
   const bool unchecked = (!cpus.empty() && threads == 0) || (!load_cpus.empty() && load_count == 0);

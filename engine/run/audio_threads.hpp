@@ -41,7 +41,7 @@ std::optional<AffinityRecord> affinity_record(const std::vector<int>& cpus,
                                               const std::vector<int>& load_cpus,
                                               const std::vector<AudioThread>& threads_start,
                                               const std::vector<AudioThread>& threads_end,
-                                              const nlohmann::json& loads);
+                                              const std::optional<std::vector<LoadRecord>>& loads);
 
 class AudioThreadPolicy {
  public:

@@ -52,7 +52,7 @@ Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line
   r.schema_version = kSchemaVersion;
   r.xrunlab_version = kVersion;
   r.command_line = command_line;
-  r.spec = to_json(o);
+  r.spec = run_spec(o);
   r.clients = o.clients;
   r.ports = o.ports;
   r.frames = o.period;

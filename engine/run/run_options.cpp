@@ -47,40 +47,40 @@ int RunOptions::server_priority() const {
   return carries_priority ? policy.priority : priority;
 }
 
-nlohmann::json to_json(const RunOptions& o) {
-  std::vector<std::string> load_texts;
-  for (const LoadSpec& l : o.loads) load_texts.push_back(l.text);
-  return {{"clients", o.clients},
-          {"ports", o.ports},
-          {"period_frames", o.period},
-          {"rate_hz", o.rate},
-          {"duration_s", o.duration_s},
-          {"dsp_load_pct", o.dsp_load_pct},
-          {"label", o.label},
-          {"output", o.output},
-          {"priority", o.priority},
-          {"policy", o.policy.text},
-          {"loads", load_texts},
-          {"baseline", baseline_tool_name(o.baseline)},
-          {"dma_latency", o.dma_latency},
-          {"cpus", format_cpu_list(o.cpus)},
-          {"load_cpus", format_cpu_list(o.load_cpus)},
-          {"explain", o.explain},
-          {"trace_on_xrun", o.trace_on_xrun},
-          {"full_log", o.full_log},
-          {"inject", o.inject ? format_inject_spec(*o.inject) : std::string()},
-          {"inject_client", o.inject_client},
-          {"jackd", o.jackd},
-          {"client_binary", o.client_binary},
-          {"server_timeout_s", o.server_timeout_s},
-          {"plots", o.plots},
-          {"plot_format", plot_format_name(o.plot_format)},
-          {"backend", o.backend ? o.backend->text : std::string()},
-          {"nperiods", o.nperiods},
-          {"audio_check", o.audio_check},
-          {"record", o.record},
-          {"record_format", o.record_format},
-          {"source", o.source}};
+RunSpec run_spec(const RunOptions& o) {
+  RunSpec s;
+  s.clients = o.clients;
+  s.ports = o.ports;
+  s.period_frames = o.period;
+  s.rate_hz = o.rate;
+  s.duration_s = o.duration_s;
+  s.dsp_load_pct = o.dsp_load_pct;
+  s.label = o.label;
+  s.output = o.output;
+  s.priority = o.priority;
+  s.policy = o.policy.text;
+  for (const LoadSpec& l : o.loads) s.loads.push_back(l.text);
+  s.baseline = baseline_tool_name(o.baseline);
+  s.dma_latency = o.dma_latency;
+  s.cpus = format_cpu_list(o.cpus);
+  s.load_cpus = format_cpu_list(o.load_cpus);
+  s.explain = o.explain;
+  s.trace_on_xrun = o.trace_on_xrun;
+  s.full_log = o.full_log;
+  s.inject = o.inject ? format_inject_spec(*o.inject) : std::string();
+  s.inject_client = o.inject_client;
+  s.jackd = o.jackd;
+  s.client_binary = o.client_binary;
+  s.server_timeout_s = o.server_timeout_s;
+  s.plots = o.plots;
+  s.plot_format = plot_format_name(o.plot_format);
+  s.backend = o.backend ? o.backend->text : std::string();
+  s.nperiods = o.nperiods;
+  s.audio_check = o.audio_check;
+  s.record = o.record;
+  s.record_format = o.record_format;
+  s.source = o.source;
+  return s;
 }
 
 void validate(const RunOptions& o) {

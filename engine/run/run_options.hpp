@@ -13,6 +13,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/loads/load_spec.hpp"
 #include "engine/report/plot_format.hpp"
+#include "engine/result/run_spec.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/source_audio.hpp"
@@ -83,7 +84,7 @@ struct RunOptions {
 };
 
 // run.json's "spec": every option as the user would write it (specs by their text).
-nlohmann::json to_json(const RunOptions& o);
+RunSpec run_spec(const RunOptions& o);
 
 // The checks that involve more than one flag, and the ranges. Throws xrunlab::Error(kUsage)
 // naming the option at fault.

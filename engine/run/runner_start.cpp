@@ -59,8 +59,10 @@ void Runner::start_server() {
       // The attached server's rate and period are the run's.
       r.frames = session_.frames();
       r.rate = session_.rate();
-      r.spec["period_frames"] = session_.frames();
-      r.spec["rate_hz"] = session_.rate();
+      if (r.spec) {
+        r.spec->period_frames = session_.frames();
+        r.spec->rate_hz = session_.rate();
+      }
       r.backend.server_settings = session_.server_settings();
       // Neither started nor scheduled by us: its threads as the kernel shows them, or unknown.
       r.scheduling = attached_scheduling_label(describe_target(policy_.targets().client),

@@ -22,10 +22,10 @@ void Runner::stop_loads_into_result(uint64_t t0_us) {
   if (loads_.empty() || loads_recorded_) return;
   loads_recorded_ = true;
   loads_.stop();
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<LoadRecord> out;
   std::vector<std::string> problems;
   for (const LoadResult& l : loads_.results()) {
-    out.push_back(to_json(l, t0_us));
+    out.push_back(load_record(l, t0_us));
     if (!l.error.empty()) problems.push_back("load '" + l.spec.text + "': " + l.error);
   }
   live_.with([&](RunResult& r) {

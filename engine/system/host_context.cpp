@@ -89,7 +89,7 @@ uint64_t parse_mem_total_kib(std::string_view meminfo) {
   return value;
 }
 
-nlohmann::json scaling_governors() {
+std::vector<std::string> scaling_governors() {
   namespace fs = std::filesystem;
   std::set<std::string> names;
   std::error_code ec;
@@ -105,7 +105,7 @@ nlohmann::json scaling_governors() {
       if (!gov.empty()) names.insert(to_valid_utf8(gov));
     }
   }
-  return nlohmann::json(names);  // sorted, distinct; [] when cpufreq is absent
+  return {names.begin(), names.end()};  // sorted, distinct; empty when cpufreq is absent
 }
 
 }  // namespace
@@ -155,48 +155,40 @@ std::string parse_cpu_model(std::string_view cpuinfo_text) {
   return "";
 }
 
-nlohmann::json collect_host_context() {
-  using nlohmann::json;
+HostRecord collect_host_context() {
   const auto or_unknown = [](std::string_view v) {
     return v.empty() ? std::string("unknown") : to_valid_utf8(v);
   };
 
-  json ctx = json::object();
+  HostRecord h;
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  ctx["hostname"] = or_unknown(host);
+  h.hostname = or_unknown(host);
 
-  json kernel = json::object();
   utsname uts{};
   const bool have_uts = ::uname(&uts) == 0;
-  kernel["sysname"] = or_unknown(have_uts ? uts.sysname : "");
-  kernel["release"] = or_unknown(have_uts ? uts.release : "");
-  kernel["version"] = or_unknown(have_uts ? uts.version : "");
-  kernel["machine"] = or_unknown(have_uts ? uts.machine : "");
-  std::string preempt = detect_preempt_model(have_uts ? uts.version : "");
+  h.kernel.sysname = or_unknown(have_uts ? uts.sysname : "");
+  h.kernel.release = or_unknown(have_uts ? uts.release : "");
+  h.kernel.version = or_unknown(have_uts ? uts.version : "");
+  h.kernel.machine = or_unknown(have_uts ? uts.machine : "");
+  h.kernel.preempt = detect_preempt_model(have_uts ? uts.version : "");
   const auto realtime = read_file("/sys/kernel/realtime");
-  if (realtime && trim(*realtime) == "1") preempt = "PREEMPT_RT";
-  kernel["preempt"] = preempt;
+  if (realtime && trim(*realtime) == "1") h.kernel.preempt = "PREEMPT_RT";
   const auto cmdline = read_file("/proc/cmdline");
-  kernel["cmdline"] = cmdline ? to_valid_utf8(trim(*cmdline)) : "unknown";
-  ctx["kernel"] = std::move(kernel);
+  h.kernel.cmdline = cmdline ? to_valid_utf8(trim(*cmdline)) : "unknown";
 
-  json cpu = json::object();
   const auto cpuinfo = read_file("/proc/cpuinfo");
-  cpu["model"] = or_unknown(cpuinfo ? parse_cpu_model(*cpuinfo) : "");
+  h.cpu.model = or_unknown(cpuinfo ? parse_cpu_model(*cpuinfo) : "");
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  cpu["count"] = online > 0 ? static_cast<int64_t>(online) : 0;
-  cpu["governors"] = scaling_governors();
-  ctx["cpu"] = std::move(cpu);
+  h.cpu.count = online > 0 ? static_cast<int64_t>(online) : 0;
+  h.cpu.governors = scaling_governors();
 
   const auto meminfo = read_file("/proc/meminfo");
-  ctx["memory_total_kib"] = meminfo ? parse_mem_total_kib(*meminfo) : 0;
+  h.memory_total_kib = meminfo ? parse_mem_total_kib(*meminfo) : 0;
 
-  json jack = json::object();
-  jack["jackd_version"] = or_unknown(
+  h.jackd_version = or_unknown(
       first_stdout_line(argv_spec({"jackd", "--version"}), std::chrono::milliseconds(5000)));
-  ctx["jack"] = std::move(jack);
-  return ctx;
+  return h;
 }
 
 }  // namespace xrunlab

@@ -4,18 +4,19 @@
 // The machine context every result carries (kernel, CPU, memory, JACK version).
 // Non-realtime: called once per run, before or after the measurement.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "engine/result/host_record.hpp"
+
 namespace xrunlab {
 
-// Keys: hostname; kernel {sysname, release, version, machine, preempt, cmdline};
-// cpu {model, count, governors[]}; memory_total_kib; jack {jackd_version}.
-// Unreadable sources give "unknown", 0 or an empty array; never throws for missing files.
-// Strings are made valid UTF-8 (invalid bytes become '?') so the JSON always serialises.
+// The hostname; the kernel (uname, its preemption model, /proc/cmdline); the CPU model, count
+// and governors; the memory; jackd's version.
+// Unreadable sources give "unknown", 0 or an empty list; never throws for missing files.
+// Texts are made valid UTF-8 (invalid bytes become '?') so run.json always serialises them.
 // jackd_version is the first line of `jackd --version` (fork+execvp, no shell), or "unknown".
-nlohmann::json collect_host_context();
+HostRecord collect_host_context();
 
 // "PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT" or "none", from the flag words of a
 // `uname -v` string such as "#1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)".

@@ -112,8 +112,8 @@ TEST(Options, SourceFileIsCheckedBeforeTheRun) {
             "it)");
   const Command c = parse({"run", "--record", "--record-format", "flac"});
   EXPECT_EQ(c.run.record_format, "flac");
-  EXPECT_EQ(to_json(c.run).at("record_format"), "flac");
-  EXPECT_EQ(to_json(c.run).at("source"), "");
+  EXPECT_EQ(run_spec(c.run).record_format, "flac");
+  EXPECT_EQ(run_spec(c.run).source, "");
 }
 
 // summary and compare group by label, or by host, kernel, backend or policy (compare also by
@@ -162,10 +162,10 @@ TEST(EnumOptions, FormatTakesTextJsonOrCsv) {
 TEST(EnumOptions, BaselineTakesNoneOrCyclictestAndRunJsonSaysItsWord) {
   const RunOptions none = parse({"run"}).run;
   EXPECT_EQ(none.baseline, BaselineTool::kNone);
-  EXPECT_EQ(to_json(none).at("baseline"), "none");
+  EXPECT_EQ(run_spec(none).baseline, "none");
   const RunOptions cyc = parse({"run", "--baseline", "cyclictest"}).run;
   EXPECT_EQ(cyc.baseline, BaselineTool::kCyclictest);
-  EXPECT_EQ(to_json(cyc).at("baseline"), "cyclictest");
+  EXPECT_EQ(run_spec(cyc).baseline, "cyclictest");
   EXPECT_EQ(parse({"run", "--baseline=none"}).run.baseline, BaselineTool::kNone);
   for (const BaselineTool t : {BaselineTool::kNone, BaselineTool::kCyclictest}) {
     EXPECT_EQ(parse_baseline_tool(baseline_tool_name(t)).value(), t);
@@ -399,10 +399,10 @@ TEST(Options, SpecsArriveTyped) {
   EXPECT_EQ(o.loads[1].nice, 5);
   ASSERT_TRUE(o.backend.has_value());
   EXPECT_EQ(o.backend->kind, BackendSpec::Kind::kDummy);
-  const auto j = to_json(o);
-  EXPECT_EQ(j.at("policy"), "other:-20");
-  EXPECT_EQ(j.at("loads"), nlohmann::json({"cpu:2", "io-write:64@nice=5"}));
-  EXPECT_EQ(j.at("backend"), "dummy");
+  const RunSpec s = run_spec(o);
+  EXPECT_EQ(s.policy, "other:-20");
+  EXPECT_EQ(s.loads, (std::vector<std::string>{"cpu:2", "io-write:64@nice=5"}));
+  EXPECT_EQ(s.backend, "dummy");
   // The defaults are typed too: fifo, no loads, no inject, the backend chosen at run time.
   const RunOptions d = parse({"run"}).run;
   EXPECT_EQ(d.policy.kind, PolicyKind::kFifo);
@@ -421,15 +421,21 @@ TEST(Options, BadSpecsNameTheFlagAndTheValue) {
             std::string::npos);
 }
 
-TEST(Options, SpecJsonHasEverySetting) {
-  const auto j = to_json(parse({"run", "--clients", "3"}).run);
-  EXPECT_EQ(j.at("clients"), 3);
-  EXPECT_EQ(j.at("period_frames"), 64);
-  EXPECT_EQ(j.at("backend"), "");  // chosen when the run starts (vcard without a sound card)
-  EXPECT_EQ(j.at("nperiods"), 2);
-  const auto k = to_json(parse({"run", "--backend", "alsa:hw:1", "--nperiods", "3"}).run);
-  EXPECT_EQ(k.at("backend"), "alsa:hw:1");
-  EXPECT_EQ(k.at("nperiods"), 3);
+TEST(Options, SpecHasEverySetting) {
+  const RunSpec s = run_spec(parse({"run", "--clients", "3"}).run);
+  EXPECT_EQ(s.clients, 3);
+  EXPECT_EQ(s.period_frames, 64u);
+  EXPECT_EQ(s.rate_hz, 48000u);
+  EXPECT_EQ(s.label, "default");
+  EXPECT_EQ(s.policy, "fifo");
+  EXPECT_EQ(s.baseline, "none");
+  EXPECT_EQ(s.inject, "");
+  EXPECT_EQ(s.plot_format, "png");
+  EXPECT_EQ(s.backend, "");  // chosen when the run starts (vcard without a sound card)
+  EXPECT_EQ(s.nperiods, 2);
+  const RunSpec k = run_spec(parse({"run", "--backend", "alsa:hw:1", "--nperiods", "3"}).run);
+  EXPECT_EQ(k.backend, "alsa:hw:1");
+  EXPECT_EQ(k.nperiods, 3);
 }
 
 TEST(Options, BackendAndNperiodsAreValidated) {
@@ -454,13 +460,13 @@ TEST(Options, CpusAndLoadCpusArriveAsSortedCpuSets) {
   const RunOptions o = parse({"run", "--cpus", "3,0-1", "--load", "cpu:1", "--load-cpus", "2"}).run;
   EXPECT_EQ(o.cpus, (std::vector<int>{0, 1, 3}));
   EXPECT_EQ(o.load_cpus, (std::vector<int>{2}));
-  const auto j = to_json(o);
-  EXPECT_EQ(j.at("cpus"), "0-1,3");
-  EXPECT_EQ(j.at("load_cpus"), "2");
+  const RunSpec s = run_spec(o);
+  EXPECT_EQ(s.cpus, "0-1,3");
+  EXPECT_EQ(s.load_cpus, "2");
   const RunOptions d = parse({"run"}).run;
   EXPECT_TRUE(d.cpus.empty());
   EXPECT_TRUE(d.load_cpus.empty());
-  EXPECT_EQ(to_json(d).at("cpus"), "");
+  EXPECT_EQ(run_spec(d).cpus, "");
 }
 
 TEST(Options, MalformedCpuListsAndLoadCpusWithoutALoadAreUsageErrors) {

@@ -21,7 +21,7 @@ using namespace xrunlab;
 std::string realistic_run_json() {
   RunResult r;
   r.schema_version = 1;
-  r.spec = {{"label", "bench"}};
+  r.spec.emplace().label = "bench";
   r.status = RunStatus::kCompleted;
   r.clients = 14;
   r.ports = 4;

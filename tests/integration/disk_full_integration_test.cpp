@@ -210,7 +210,7 @@ TEST(DiskFull, PlotsThatDoNotFitAreLeftOutAndSaidSo) {
   if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   RunResult r = sample_result();
   r.schema_version = 1;
-  r.spec = {{"label", "plots"}};
+  r.spec.emplace().label = "plots";
   r.backend.name = "dummy";
   finalize(r);
   const RenderedPlots plots = render_plots(r, XRUNLAB_SOURCE_SCRIPTS_DIR);

@@ -215,7 +215,7 @@ TEST(LoadSet, StartFailuresAreTypedErrors) {
   }
 }
 
-TEST(LoadResultJson, TimesRelativeToTheWindow) {
+TEST(LoadRecord, TimesRelativeToTheWindow) {
   LoadResult r;
   r.spec = spec("cpu:2@nice=5");
   r.pid = 42;
@@ -223,22 +223,22 @@ TEST(LoadResultJson, TimesRelativeToTheWindow) {
   r.stopped_us = 4'500'000;
   r.log_path = "loads/1-cpu.log";
   r.report = {{"iterations", 0}};
-  const nlohmann::json j = to_json(r, 2'000'000);
-  EXPECT_EQ(j["spec"], "cpu:2@nice=5");
-  EXPECT_EQ(j["kind"], "cpu");
-  EXPECT_EQ(j["nice"], 5);
-  EXPECT_EQ(j["argv"], nlohmann::json({"cpu", "2"}));
-  EXPECT_EQ(j["pid"], 42);
-  EXPECT_EQ(j["start_s"], -1.0);
-  EXPECT_EQ(j["stop_s"], 2.5);
-  EXPECT_EQ(j["report"], r.report);
-  EXPECT_EQ(j["error"], "");
-  EXPECT_EQ(j["log"], "loads/1-cpu.log");
-  EXPECT_TRUE(j["cpus"].is_null()) << "no affinity read back";
+  const LoadRecord l = load_record(r, 2'000'000);
+  EXPECT_EQ(l.spec, "cpu:2@nice=5");
+  EXPECT_EQ(l.kind, "cpu");
+  EXPECT_EQ(l.nice, 5);
+  EXPECT_EQ(l.argv, (std::vector<std::string>{"cpu", "2"}));
+  EXPECT_EQ(l.pid, 42);
+  EXPECT_EQ(l.start_s, -1.0);
+  EXPECT_EQ(l.stop_s, 2.5);
+  EXPECT_EQ(l.report, r.report);
+  EXPECT_EQ(l.error, "");
+  EXPECT_EQ(l.log, "loads/1-cpu.log");
+  EXPECT_FALSE(l.cpus) << "no affinity read back";
   r.cpus = {1};
-  EXPECT_EQ(to_json(r, 2'000'000)["cpus"], nlohmann::json({1}));
+  EXPECT_EQ(load_record(r, 2'000'000).cpus, std::vector<int>{1});
   r.stopped_us = 0;  // still running when written
-  EXPECT_TRUE(to_json(r, 2'000'000)["stop_s"].is_null());
+  EXPECT_FALSE(load_record(r, 2'000'000).stop_s);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ using nlohmann::json;
 // has a bad second 2; two xruns and one audible glitch; two loads.
 RunResult plotted_result() {
   RunResult r;
-  r.spec = {{"label", "fifo-3"}};
+  r.spec.emplace().label = "fifo-3";
   r.backend.name = "dummy";
   r.status = RunStatus::kCompleted;
   r.clients = 3;
@@ -32,8 +32,10 @@ RunResult plotted_result() {
   r.spare_us = 4000;
   r.delay_resolution_us = 20.833333333333332;
   r.scheduling = "SCHED_FIFO 70 (server) / 65 (clients)";
-  r.loads = json::array(
-      {{{"spec", "compile"}, {"kind", "compile"}}, {{"kind", "hackbench"}}, {{"spec", 3}}});
+  r.loads = std::vector<LoadRecord>(3);
+  (*r.loads)[0].spec = "compile";
+  (*r.loads)[0].kind = "compile";
+  (*r.loads)[1].kind = "hackbench";
   for (int index = 1; index <= 3; ++index) {
     ClientResult c;
     c.index = index;
@@ -70,7 +72,7 @@ RunResult plotted_result() {
 TEST(PlotTitle, FromTheModel) {
   RunResult r = plotted_result();
   EXPECT_EQ(plot_title(r), "fifo-3: 3 clients x 2 ports, 256 frames @ 48000 Hz, dummy, completed");
-  r.spec = nullptr;
+  r.spec = std::nullopt;
   r.backend.name = "vcard";
   r.status = RunStatus::kIncomplete;
   EXPECT_EQ(plot_title(r), "run: 3 clients x 2 ports, 256 frames @ 48000 Hz, vcard, incomplete");
@@ -81,7 +83,7 @@ TEST(PlotTitle, FromTheModel) {
 TEST(PlotContext, ReadsEveryField) {
   const PlotContext c = plot_context(plotted_result());
   EXPECT_EQ(c.policy, "SCHED_FIFO 70 (server) / 65 (clients)");
-  EXPECT_EQ(c.loads, "compile, hackbench");  // the kind when there is no spec; junk skipped
+  EXPECT_EQ(c.loads, "compile, hackbench");  // the kind when there is no spec; neither: skipped
   EXPECT_DOUBLE_EQ(c.period_us, 5333.333333333333);
   EXPECT_DOUBLE_EQ(c.spare_us, 4000.0);
   EXPECT_DOUBLE_EQ(c.resolution_us, 20.833333333333332);
@@ -98,9 +100,9 @@ TEST(PlotContext, ReadsEveryField) {
 // "none". Impossible numbers stay unknown.
 TEST(PlotContext, OlderOrEmptyResult) {
   RunResult r = plotted_result();
-  r.loads = nullptr;
+  r.loads = std::nullopt;
   EXPECT_EQ(plot_context(r).loads, "");
-  r.loads = json::array();
+  r.loads = std::vector<LoadRecord>{};
   EXPECT_EQ(plot_context(r).loads, "none");
 
   const PlotContext empty = plot_context(RunResult{});

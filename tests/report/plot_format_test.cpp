@@ -114,11 +114,11 @@ TEST(PlotFormat, ContentChecks) {
 TEST(PlotFormat, ARunsFormatIsItsSpecs) {
   RunResult r;
   EXPECT_EQ(run_plot_format(r), PlotFormat::kPng);
-  r.spec = {{"plots", true}};
+  r.spec.emplace().plots = true;
   EXPECT_EQ(run_plot_format(r), PlotFormat::kPng);
-  r.spec["plot_format"] = "svg";
+  r.spec->plot_format = "svg";
   EXPECT_EQ(run_plot_format(r), PlotFormat::kSvg);
-  r.spec["plot_format"] = "png";
+  r.spec->plot_format = "png";
   EXPECT_EQ(run_plot_format(r), PlotFormat::kPng);
 }
 
@@ -148,7 +148,7 @@ TEST(PlotFormat, WriteRunFolderDrawsTheRunsFormat) {
   if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   TempDir tmp("plot-format-run");
   RunResult r = testing_support::sample_result();
-  r.spec = {{"plot_format", "svg"}};
+  r.spec.emplace().plot_format = "svg";
   const std::string dir = tmp.file("run");
   write_run_folder(r, dir, /*plots=*/true, XRUNLAB_SOURCE_SCRIPTS_DIR);
   for (const std::string& name : plot_files(PlotFormat::kSvg)) {

@@ -116,9 +116,11 @@ TEST(DrawPlots, TimelineAndLatencyFromTheModel) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   PlotTmp tmp;
   RunResult r = small_result();
-  r.spec = {{"label", "fifo:70"}};
+  r.spec.emplace().label = "fifo:70";
   r.scheduling = "SCHED_FIFO 70 (server) / 65 (clients)";
-  r.loads = nlohmann::json::array({{{"spec", "compile"}}, {{"spec", "hackbench:4"}}});
+  r.loads = std::vector<LoadRecord>(2);
+  (*r.loads)[0].spec = "compile";
+  (*r.loads)[1].spec = "hackbench:4";
   r.spare_us = 4000;
   r.xruns.events = {{5.25, 252000, 3}, {5.75, 276000, 1}};
   AudioResult a;
@@ -178,8 +180,8 @@ TEST(DrawPlots, HostileTitleAndFolderAreOnlyData) {
   const std::string hostile = "<touch pwned; a 'b' \"c\" `touch pwned` $(touch pwned)";
   fs::create_directories(base.path() / hostile);
   RunResult r = small_result();
-  r.spec = {{"label", "-e x\" ; system(\"touch " + marker.string() + "\") ; print \"`touch " +
-                          marker.string() + "` @ARG1 _{x}^2"}};
+  r.spec.emplace().label = "-e x\" ; system(\"touch " + marker.string() + "\") ; print \"`touch " +
+                           marker.string() + "` @ARG1 _{x}^2";
   r.scheduling = "$(touch " + marker.string() + ")";
   // A relative $TMPDIR starting with '<', used from its parent folder.
   const fs::path cwd = fs::current_path();

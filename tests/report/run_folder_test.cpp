@@ -45,7 +45,7 @@ bool have_gnuplot() {
 RunResult run_result() {
   RunResult r = testing_support::sample_result();
   r.schema_version = 1;
-  r.spec = {{"label", "fifo"}};
+  r.spec.emplace().label = "fifo";
   r.backend.name = "dummy";
   r.client_results[0].delay_dll.add(-12, 3);
   r.client_results[1].delay.add(25000, 2);

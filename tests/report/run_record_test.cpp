@@ -709,7 +709,7 @@ TEST(FindRunFolders, ACampaignGivesItsFinishedCountedRunsOnly) {
 
 TEST(RecordOf, JackTestsFieldsFromTheModel) {
   RunResult r = testing_support::sample_result();
-  r.spec = {{"label", "fifo"}};
+  r.spec.emplace().label = "fifo";
   r.started_utc = "2026-11-30T10:00:00Z";
   const RunRecord rec = record_of(r);
   EXPECT_EQ(rec.label, "fifo");
@@ -741,7 +741,8 @@ TEST(RecordOf, JackTestsFieldsFromTheModel) {
   EXPECT_EQ(rec.ctxt_rate, r.avg_ctxt);
 
   // Where it ran: for grouping runs (summary/compare --by).
-  r.host = {{"hostname", "studio"}, {"kernel", {{"release", "6.1.0-rt7"}}}};
+  r.host.emplace().hostname = "studio";
+  r.host->kernel.release = "6.1.0-rt7";
   r.backend.name = "alsa";
   const RunRecord where = record_of(r);
   EXPECT_EQ(where.host, "studio");
@@ -820,7 +821,7 @@ TEST(ReadRunFolder, IsTheRecordOfTheWholeRunJson) {
   TempDir tmp;
   RunResult r = testing_support::sample_result();
   r.schema_version = 1;
-  r.spec = {{"label", "fifo"}};
+  r.spec.emplace().label = "fifo";
   const std::string text = to_json(r).dump(2);
   std::ofstream(tmp.str() + "/run.json") << text;
   std::string why;

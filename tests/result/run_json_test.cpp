@@ -152,8 +152,39 @@ RunResult rich_result() {
   r.schema_version = 1;
   r.xrunlab_version = "0.1.0";
   r.command_line = {"xrunlab", "run", "--label", "rich"};
-  r.spec = {{"label", "rich"}, {"period_frames", 256}};
-  r.host = {{"hostname", "vm"}, {"cpus", 2}};
+  RunSpec& spec = r.spec.emplace();
+  spec.clients = 2;
+  spec.ports = 4;
+  spec.period_frames = 256;
+  spec.rate_hz = 48000;
+  spec.duration_s = 3;
+  spec.dsp_load_pct = 30;
+  spec.label = "rich";
+  spec.output = "results";
+  spec.priority = 70;
+  spec.policy = "fifo";
+  spec.loads = {"compile:2", "io-write:8@nice=5"};
+  spec.baseline = "none";
+  spec.cpus = "0-1";
+  spec.load_cpus = "1";
+  spec.explain = 5;
+  spec.inject = "8000:100";
+  spec.inject_client = 1;
+  spec.jackd = "jackd";
+  spec.server_timeout_s = 10;
+  spec.plots = true;
+  spec.plot_format = "svg";
+  spec.backend = "vcard";
+  spec.nperiods = 2;
+  spec.audio_check = true;
+  spec.record = true;
+  spec.record_format = "wav";
+  HostRecord& host = r.host.emplace();
+  host.hostname = "vm";
+  host.kernel = {"Linux", "6.1.0-rt7", "#1 SMP PREEMPT_RT", "x86_64", "PREEMPT_RT", "quiet"};
+  host.cpu = {"QEMU Virtual CPU", 2, {"performance"}};
+  host.memory_total_kib = 4026532;
+  host.jackd_version = "jackdmp version 1.9.21";
   r.server_name = "xrunlab-1-0";
   r.jackd_argv = {"jackd", "-R", "-d", "dummy"};
   r.backend = vcard_backend();
@@ -238,6 +269,62 @@ TEST(RunJsonRead, EveryPartRoundTripsByteForByte) {
   EXPECT_TRUE(back.client_results[1].delay.empty());
 }
 
+// The run's options, its loads and its machine come back typed, each as run.json writes it
+// (its keys in alphabetical order, as run.json has always had them).
+TEST(RunJsonRead, SpecLoadsAndHostRoundTrip) {
+  const RunResult r = rich_result();
+  const std::string text = dumped(r);
+  const RunResult back = read_back(text);
+  EXPECT_EQ(dumped(back), text);
+  ASSERT_TRUE(back.spec);
+  EXPECT_EQ(back.spec->label, "rich");
+  EXPECT_EQ(back.spec->period_frames, 256u);
+  EXPECT_EQ(back.spec->loads, r.spec->loads);
+  EXPECT_EQ(back.spec->plot_format, "svg");
+  ASSERT_TRUE(back.host);
+  EXPECT_EQ(back.host->kernel.release, "6.1.0-rt7");
+  EXPECT_EQ(back.host->cpu.governors, std::vector<std::string>{"performance"});
+  EXPECT_EQ(back.host->jackd_version, "jackdmp version 1.9.21");
+  ASSERT_TRUE(back.loads);
+  ASSERT_EQ(back.loads->size(), 2u);
+  EXPECT_EQ(back.loads->at(1).spec, "io-write:8@nice=5");
+  EXPECT_EQ(back.loads->at(1).cpus, std::vector<int>{1});
+  EXPECT_FALSE(back.loads->at(0).cpus);
+  EXPECT_EQ(back.loads->at(0).stop_s, 3.25);
+  EXPECT_EQ(back.loads->at(0).report, r.loads->at(0).report);
+
+  const nlohmann::ordered_json j = to_json(r);
+  auto keys = [](const nlohmann::ordered_json& o) {
+    std::vector<std::string> k;
+    for (const auto& [key, v] : o.items()) k.push_back(key);
+    return k;
+  };
+  for (const nlohmann::ordered_json* o :
+       {&j["spec"], &j["host"], &j["host"]["kernel"], &j["host"]["cpu"], &j["loads"][0]}) {
+    const std::vector<std::string> k = keys(*o);
+    EXPECT_TRUE(std::is_sorted(k.begin(), k.end())) << o->dump();
+  }
+  EXPECT_EQ(keys(j["spec"]).size(), 31u);
+  EXPECT_EQ(j["host"]["jack"],
+            nlohmann::ordered_json({{"jackd_version", "jackdmp version 1.9.21"}}));
+  EXPECT_TRUE(j["loads"][0]["cpus"].is_null());  // not read back
+  EXPECT_EQ(j["loads"][1]["cpus"], nlohmann::ordered_json({1}));
+
+  // Without them (a model made by hand, a run from before --load): null.
+  RunResult none = r;
+  none.spec.reset();
+  none.host.reset();
+  none.loads.reset();
+  const nlohmann::ordered_json n = to_json(none);
+  EXPECT_TRUE(n["spec"].is_null());
+  EXPECT_TRUE(n["host"].is_null());
+  EXPECT_TRUE(n["loads"].is_null());
+  const RunResult none_back = read_back(n.dump());
+  EXPECT_FALSE(none_back.spec);
+  EXPECT_FALSE(none_back.host);
+  EXPECT_FALSE(none_back.loads);
+}
+
 // A slack hop with missed deadlines: the negative values in its bins come back exactly (run.json
 // read and written again is the same text, the low percentiles exact); the ones beyond the bins
 // come back as run.json keeps them, a count and the least value.
@@ -299,7 +386,7 @@ TEST(RunJsonRead, OlderSchemaReads) {
   ASSERT_TRUE(r) << why;
   EXPECT_EQ(r->backend.name, "dummy");
   EXPECT_FALSE(r->backend.vcard || r->backend.alsa || r->backend.attach || r->backend.pipewire);
-  EXPECT_TRUE(r->loads.is_null());  // not known, rather than "none"
+  EXPECT_FALSE(r->loads);  // not known, rather than "none"
   EXPECT_FALSE(r->audio);
   EXPECT_FALSE(r->jackd_cpu_pct);
   EXPECT_FALSE(r->xruns.card_xruns);
@@ -439,6 +526,25 @@ TEST(RunJsonRead, RefusalsNameTheKey) {
   j = good;
   j["settings"]["frames"] = 5000000000;
   EXPECT_EQ(why_of(j), "'settings.frames' is not an integer in range (it is number)");
+  const nlohmann::json rich = nlohmann::json::parse(dumped(rich_result()));
+  j = rich;
+  j["spec"]["clients"] = "x";
+  EXPECT_EQ(why_of(j), "'spec.clients' is not an integer (it is string)");
+  j = rich;
+  j["spec"]["loads"] = {"compile:2", 7};
+  EXPECT_EQ(why_of(j), "'spec.loads[1]' is not a string (it is number)");
+  j = rich;
+  j["host"]["kernel"]["release"] = 6;
+  EXPECT_EQ(why_of(j), "'host.kernel.release' is not a string (it is number)");
+  j = rich;
+  j["host"] = "vm";
+  EXPECT_EQ(why_of(j), "'host' is not an object (it is string)");
+  j = rich;
+  j["loads"][1]["cpus"] = "1";
+  EXPECT_EQ(why_of(j), "'loads[1].cpus' is not an array (it is string)");
+  j = rich;
+  j["loads"] = {{{"spec", "cpu:1"}}, 3};
+  EXPECT_EQ(why_of(j), "'loads[1]' is not an object (it is number)");
   j = good;
   j.erase("schema_version");
   EXPECT_EQ(why_of(j), "no 'schema_version': not an xrunlab run.json");

@@ -69,12 +69,14 @@ TEST(AudioThreadPolicy, ReadChecksEveryThreadsAffinityAgainstCpus) {
 // run.json's affinity from what the result holds: every read-back counted, any differing one
 // makes verified false, and a requested set with nothing read back leaves it null.
 TEST(AffinityJson, CountsTheReadBacksAndVerifiesOnlyWhatWasRead) {
-  EXPECT_FALSE(affinity_record({}, {}, {}, {}, nlohmann::json::array()));
+  EXPECT_FALSE(affinity_record({}, {}, {}, {}, std::vector<LoadRecord>{}));
   std::vector<AudioThread> start(3), end(3);
   for (auto* set : {&start, &end}) {
     for (AudioThread& a : *set) a.sched.cpus = {0};
   }
-  const nlohmann::json loads = {{{"spec", "cpu:1"}, {"cpus", {1}}}};
+  std::vector<LoadRecord> loads(1);
+  loads[0].spec = "cpu:1";
+  loads[0].cpus = std::vector<int>{1};
   const std::optional<AffinityRecord> all = affinity_record({0}, {1}, start, end, loads);
   ASSERT_TRUE(all);
   EXPECT_EQ(all->cpus, std::vector<int>{0});
@@ -90,15 +92,16 @@ TEST(AffinityJson, CountsTheReadBacksAndVerifiesOnlyWhatWasRead) {
   end[2].sched.cpus = {0, 1};
   EXPECT_EQ(affinity_record({0}, {1}, start, end, loads)->verified, false);
   end[2].sched.cpus = {0};
-  const nlohmann::json unreadable = {{{"spec", "cpu:1"}, {"cpus", nullptr}}};
+  std::vector<LoadRecord> unreadable = loads;
+  unreadable[0].cpus = std::nullopt;
   EXPECT_EQ(affinity_record({0}, {1}, start, end, unreadable)->verified, false);
   // The run ended before the window: nothing read back, nothing verified.
   const std::optional<AffinityRecord> early =
-      affinity_record({0}, {}, {}, {}, nlohmann::json::array());
+      affinity_record({0}, {}, {}, {}, std::vector<LoadRecord>{});
   ASSERT_TRUE(early);
   EXPECT_EQ(early->threads_checked, 0);
   EXPECT_FALSE(early->verified);
-  EXPECT_FALSE(affinity_record({}, {1}, {}, {}, nlohmann::json::array())->verified);
+  EXPECT_FALSE(affinity_record({}, {1}, {}, {}, std::vector<LoadRecord>{})->verified);
 }
 
 TEST(AudioThreadPolicy, FifoServerPriorityFromThePolicyClientsFiveBelow) {

@@ -79,19 +79,30 @@ inline RunResult sample_result() {
   r.xruns.log_client_lines = 3;
   r.xruns.late_clients = {"xrunlab-c2"};
   r.policy_spec = "fifo";
-  r.loads = nlohmann::json::array(
-      {{{"spec", "compile:2"},
-        {"kind", "compile"},
-        {"nice", 0},
-        {"report", {{"cpu_user_s", 30.5}, {"cpu_system_s", 5.0}, {"iterations", 3}, {"bytes", 0}}}},
-       {{"spec", "io-write:8@nice=5"},
-        {"kind", "io-write"},
-        {"nice", 5},
-        {"report",
-         {{"cpu_user_s", 0.1},
-          {"cpu_system_s", 1.5},
-          {"iterations", 0},
-          {"bytes", 8.0 * 1024 * 1024 * 100}}}}});
+  r.loads = std::vector<LoadRecord>(2);
+  LoadRecord& compile = (*r.loads)[0];
+  compile.spec = "compile:2";
+  compile.kind = "compile";
+  compile.argv = {"compile", "2"};
+  compile.pid = 5101;
+  compile.start_s = -1.5;
+  compile.stop_s = 3.25;
+  compile.report = {{"cpu_user_s", 30.5}, {"cpu_system_s", 5.0}, {"iterations", 3}, {"bytes", 0}};
+  compile.log = "loads/1-compile.log";
+  LoadRecord& io = (*r.loads)[1];
+  io.spec = "io-write:8@nice=5";
+  io.kind = "io-write";
+  io.nice = 5;
+  io.argv = {"io-write", "8"};
+  io.pid = 5102;
+  io.cpus = std::vector<int>{1};
+  io.start_s = -1.5;
+  io.stop_s = 3.25;
+  io.report = {{"cpu_user_s", 0.1},
+               {"cpu_system_s", 1.5},
+               {"iterations", 0},
+               {"bytes", 8.0 * 1024 * 1024 * 100}};
+  io.log = "loads/2-io-write.log";
   for (int k = 0; k < 2; ++k) {
     AudioThread a;
     a.role = k == 0 ? "server" : "xrunlab-c1";

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
+#include "engine/result/run_json.hpp"
+
 namespace xrunlab {
 namespace {
 
@@ -56,50 +61,24 @@ TEST(ParseCpuModel, MissingOrEmpty) {
   EXPECT_EQ(parse_cpu_model("model name\t: trimmed \r\n"), "trimmed");
 }
 
-void expect_string(const nlohmann::json& obj, const char* key) {
-  ASSERT_TRUE(obj.contains(key)) << key;
-  EXPECT_TRUE(obj.at(key).is_string()) << key;
-  EXPECT_FALSE(obj.at(key).get<std::string>().empty()) << key;
-}
-
-TEST(CollectHostContext, HasEveryKeyWithTheRightType) {
-  const nlohmann::json ctx = collect_host_context();
-  ASSERT_TRUE(ctx.is_object());
-  expect_string(ctx, "hostname");
-
-  ASSERT_TRUE(ctx.contains("kernel"));
-  const nlohmann::json& kernel = ctx.at("kernel");
-  ASSERT_TRUE(kernel.is_object());
-  for (const char* key : {"sysname", "release", "version", "machine", "preempt"}) {
-    expect_string(kernel, key);
+TEST(CollectHostContext, FillsEveryField) {
+  const HostRecord h = collect_host_context();
+  // Every text is known or "unknown", never empty (the command line may be).
+  for (const std::string* text :
+       {&h.hostname, &h.kernel.sysname, &h.kernel.release, &h.kernel.version, &h.kernel.machine,
+        &h.kernel.preempt, &h.cpu.model, &h.jackd_version}) {
+    EXPECT_FALSE(text->empty());
   }
-  ASSERT_TRUE(kernel.contains("cmdline"));
-  EXPECT_TRUE(kernel.at("cmdline").is_string());
-  const std::string preempt = kernel.at("preempt").get<std::string>();
+  const std::string& preempt = h.kernel.preempt;
   EXPECT_TRUE(preempt == "PREEMPT_RT" || preempt == "PREEMPT_DYNAMIC" || preempt == "PREEMPT" ||
               preempt == "none")
       << preempt;
-
-  ASSERT_TRUE(ctx.contains("cpu"));
-  const nlohmann::json& cpu = ctx.at("cpu");
-  ASSERT_TRUE(cpu.is_object());
-  expect_string(cpu, "model");
-  ASSERT_TRUE(cpu.contains("count"));
-  EXPECT_TRUE(cpu.at("count").is_number_integer());
-  EXPECT_GE(cpu.at("count").get<int64_t>(), 1);
-  ASSERT_TRUE(cpu.contains("governors"));
-  ASSERT_TRUE(cpu.at("governors").is_array());
-  for (const auto& g : cpu.at("governors")) EXPECT_TRUE(g.is_string());
-
-  ASSERT_TRUE(ctx.contains("memory_total_kib"));
-  EXPECT_TRUE(ctx.at("memory_total_kib").is_number_unsigned());
-  EXPECT_GT(ctx.at("memory_total_kib").get<uint64_t>(), 0u);
-
-  ASSERT_TRUE(ctx.contains("jack"));
-  ASSERT_TRUE(ctx.at("jack").is_object());
-  expect_string(ctx.at("jack"), "jackd_version");
-
-  EXPECT_NO_THROW((void)ctx.dump());  // every string is valid UTF-8
+  EXPECT_GE(h.cpu.count, 1);
+  EXPECT_TRUE(std::is_sorted(h.cpu.governors.begin(), h.cpu.governors.end()));
+  EXPECT_EQ(std::adjacent_find(h.cpu.governors.begin(), h.cpu.governors.end()),
+            h.cpu.governors.end());
+  EXPECT_GT(h.memory_total_kib, 0u);
+  EXPECT_NO_THROW((void)to_json(h).dump());  // every text is valid UTF-8
 }
 
 }  // namespace
