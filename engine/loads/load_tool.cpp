@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <exception>
 #include <new>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +27,7 @@
 #include "engine/loads/load_supervisor.hpp"
 #include "engine/loads/load_workers.hpp"
 #include "engine/loads/scratch_folder.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/system/atomic_file.hpp"
 
 namespace xrunlab {
@@ -174,23 +174,23 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
   rusage self{}, children{};
   ::getrusage(RUSAGE_SELF, &self);
   ::getrusage(RUSAGE_CHILDREN, &children);
-  nlohmann::ordered_json j;
-  j["kind"] = o.kind;
-  j["args"] = args;
-  j["iterations"] = sup != nullptr ? sup->iterations() : 0;
-  j["bytes"] = sup != nullptr ? sup->bytes() : 0;
-  j["cpu_user_s"] = seconds(self.ru_utime) + seconds(children.ru_utime);
-  j["cpu_system_s"] = seconds(self.ru_stime) + seconds(children.ru_stime);
-  j["workers_started"] = sup != nullptr ? sup->workers_started() : 0;
-  j["exit_statuses"] =
-      sup != nullptr ? std::vector<int>(sup->exit_statuses().begin(), sup->exit_statuses().end())
-                     : std::vector<int>{};
-  j["errors"] = errors;
-  j["scratch_removed"] = out.scratch_removed;
-  j["stopped_by"] = out.stopped_by;
-  j["duration_s"] = out.duration_s;
-  j["nice"] = o.nice;
-  return j.dump(2) + "\n";
+  LoadReport r;
+  r.kind = o.kind;
+  r.args = args;
+  r.cpu_user_s = seconds(self.ru_utime) + seconds(children.ru_utime);
+  r.cpu_system_s = seconds(self.ru_stime) + seconds(children.ru_stime);
+  if (sup != nullptr) {
+    r.iterations = sup->iterations();
+    r.bytes = sup->bytes();
+    r.workers_started = sup->workers_started();
+    r.exit_statuses.assign(sup->exit_statuses().begin(), sup->exit_statuses().end());
+  }
+  r.errors = errors;
+  r.scratch_removed = out.scratch_removed;
+  r.stopped_by = out.stopped_by;
+  r.duration_s = out.duration_s;
+  r.nice = o.nice;
+  return to_json(r).dump(2) + "\n";
 }
 
 }  // namespace

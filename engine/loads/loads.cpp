@@ -10,6 +10,7 @@
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/result/run_json.hpp"
 #include "engine/system/clock.hpp"
 #include "engine/wire/thread_sched.hpp"
 
@@ -80,11 +81,13 @@ void LoadSet::stop(std::chrono::milliseconds grace) {
       children_[i].stop(std::chrono::milliseconds(0));
     }
     if (r.stopped_us == 0) r.stopped_us = mono_raw_us();
-    r.report = nlohmann::json::parse(read_file(r.report_path).value_or(""), nullptr,
-                                     /*allow_exceptions=*/false);
-    if (r.report.is_discarded()) {
-      r.report = nullptr;
-      if (r.error.empty()) r.error = "no report (" + children_[i].describe_exit() + ")";
+    const nlohmann::json report = nlohmann::json::parse(read_file(r.report_path).value_or(""),
+                                                        nullptr, /*allow_exceptions=*/false);
+    std::string why;
+    r.report = report.is_discarded() ? std::nullopt : load_report_from_json(report, &why);
+    if (!r.report && r.error.empty()) {
+      r.error = why.empty() ? "no report (" + children_[i].describe_exit() + ")"
+                            : "its report is not readable: " + why;
     }
     // Belt and braces: the supervisor removes its scratch folder itself.
     std::error_code ec;

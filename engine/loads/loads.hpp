@@ -28,8 +28,8 @@ struct LoadResult {
   // workers and their programs inherit it. Empty when it could not be read (cpus_why says why).
   std::vector<int> cpus;
   std::string cpus_why;
-  nlohmann::json report;  // xrunlab-load's own report (null if it wrote none)
-  std::string error;      // why it ended early or reported nothing
+  std::optional<LoadReport> report;  // xrunlab-load's own report (nullopt: it wrote none)
+  std::string error;                 // why it ended early or reported nothing
 };
 
 class LoadSet {

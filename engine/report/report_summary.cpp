@@ -708,15 +708,12 @@ std::string load_lines(const RunResult& r) {
   if (!r.loads || r.loads->empty()) return " Loads: none (idle machine)\n";
   std::string out = " Loads:\n";
   for (const LoadRecord& l : *r.loads) {
-    const nlohmann::json& rep = l.report;  // xrunlab-load's own report
     std::string did;
-    if (rep.is_object()) {
-      const double cpu = rep.value("cpu_user_s", 0.0) + rep.value("cpu_system_s", 0.0);
-      did = fmt::format("cpu {:.1f} s", cpu);
-      if (rep.value("iterations", 0) > 0)
-        did += fmt::format(", {} iterations", rep.value("iterations", 0));
-      if (rep.value("bytes", 0.0) > 0) {
-        did += fmt::format(", {:.1f} MiB", rep.value("bytes", 0.0) / (1024.0 * 1024.0));
+    if (const std::optional<LoadReport>& rep = l.report) {  // xrunlab-load's own report
+      did = fmt::format("cpu {:.1f} s", rep->cpu_user_s + rep->cpu_system_s);
+      if (rep->iterations > 0) did += fmt::format(", {} iterations", rep->iterations);
+      if (rep->bytes > 0) {
+        did += fmt::format(", {:.1f} MiB", static_cast<double>(rep->bytes) / (1024.0 * 1024.0));
       }
     } else {
       did = "no report: " + l.error;

@@ -3,16 +3,29 @@
 // What run.json keeps of one background load (--load): its spec, its supervisor, when it ran
 // and what it reported (engine/loads/loads.hpp load_record()).
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace xrunlab {
 
-// bugprone-exception-escape: clang-tidy 14 flags every struct holding a nlohmann::json, in a
-// member or its own (what it takes for a throw is inside the library's noexcept members).
-// NOLINTNEXTLINE(bugprone-exception-escape)
+// xrunlab-load's report (engine/loads/load_tool.cpp writes it as its --report file, run.json
+// keeps it in its load's record): what the load did over its life.
+struct LoadReport {
+  std::string kind;
+  std::vector<std::string> args;
+  uint64_t iterations = 0;                  // runs of its program (builds, hackbench runs, ...)
+  uint64_t bytes = 0;                       // written or read, for the I/O loads
+  double cpu_user_s = 0, cpu_system_s = 0;  // the supervisor and its children
+  uint64_t workers_started = 0;
+  std::vector<int> exit_statuses;  // of its workers, as waitpid gave them
+  std::vector<std::string> errors;
+  bool scratch_removed = false;
+  std::string stopped_by;  // "SIGTERM", "duration", "error", ...
+  double duration_s = 0;
+  int nice = 0;
+};
+
 struct LoadRecord {
   std::string spec;  // --load's text
   std::string kind;
@@ -23,11 +36,9 @@ struct LoadRecord {
   std::optional<std::vector<int>> cpus;
   // Seconds from the measurement window's start; not known when it did not start or stop.
   std::optional<double> start_s, stop_s;
-  // xrunlab-load's own report, as that program wrote it (null when it wrote none): its shape
-  // belongs to xrunlab-load (engine/loads/load_tool.cpp), run.json keeps it whole.
-  nlohmann::json report;
-  std::string error;  // why it ended early or reported nothing
-  std::string log;    // its log file
+  std::optional<LoadReport> report;  // nullopt: it wrote none
+  std::string error;                 // why it ended early or reported nothing
+  std::string log;                   // its log file
 };
 
 }  // namespace xrunlab

@@ -1651,6 +1651,25 @@ struct HostPart {
 };
 
 // One background load, its keys in alphabetical order, as run.json has always had them.
+struct LoadReportPart {
+  template <typename IO, typename L>
+  static void fields(IO& io, L& l) {
+    io("kind", l.kind);
+    io("args", l.args);
+    io("iterations", l.iterations);
+    io("bytes", l.bytes);
+    io("cpu_user_s", l.cpu_user_s);
+    io("cpu_system_s", l.cpu_system_s);
+    io("workers_started", l.workers_started);
+    io("exit_statuses", l.exit_statuses);
+    io("errors", l.errors);
+    io("scratch_removed", l.scratch_removed);
+    io("stopped_by", l.stopped_by);
+    io("duration_s", l.duration_s);
+    io("nice", l.nice);
+  }
+};
+
 struct LoadPart {
   using Model = LoadRecord;
   template <typename IO, typename L>
@@ -1662,7 +1681,7 @@ struct LoadPart {
     io("log", l.log);
     io("nice", l.nice);
     io("pid", l.pid);
-    io("report", l.report);
+    io.template record<LoadReportPart>("report", l.report);
     io("spec", l.spec);
     io("start_s", l.start_s);
     io("stop_s", l.stop_s);
@@ -1785,6 +1804,21 @@ json to_json(const RunResult& r) {
 
 json to_json(const HostRecord& h) {
   return write_part<HostPart>(h);
+}
+
+json to_json(const LoadReport& l) {
+  return write_part<LoadReportPart>(l);
+}
+
+std::optional<LoadReport> load_report_from_json(const nlohmann::json& j, std::string* why) {
+  try {
+    LoadReport l;
+    read_part<LoadReportPart>(Object(j, "", "xrunlab-load's report"), l);
+    return l;
+  } catch (const JsonRefused& e) {
+    if (why != nullptr) *why = e.what();
+    return std::nullopt;
+  }
 }
 
 const std::vector<std::string>& client_second_columns() {

@@ -16,6 +16,11 @@ nlohmann::ordered_json to_json(const RunResult& r);  // keys in a readable order
 // run.json's "host" (a campaign's campaign.json holds the same object).
 nlohmann::ordered_json to_json(const HostRecord& h);
 
+// xrunlab-load's --report file, written and read with the table run.json keeps it by (a load's
+// "report"). nullopt with *why when `j` is not such a report.
+nlohmann::ordered_json to_json(const LoadReport& l);
+std::optional<LoadReport> load_report_from_json(const nlohmann::json& j, std::string* why);
+
 // The RunResult that to_json wrote: to_json(*run_result_from_json(to_json(r))) is to_json(r).
 // The result is as finalize() left it (derived totals and client summaries as written): do not
 // finalize it again. What run.json does not hold stays empty: the clients' histograms (in

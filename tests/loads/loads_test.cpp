@@ -17,6 +17,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/proc_pid_stat.hpp"
 #include "engine/loads/process_tree.hpp"
+#include "engine/result/run_json.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -118,15 +119,16 @@ TEST(LoadSet, StartsEachLoadUnderItsSupervisorAndReadsItsReportAfterStop) {
     EXPECT_GE(r.stopped_us, r.started_us);
     EXPECT_FALSE(path_exists(r.scratch_dir)) << r.scratch_dir;
     EXPECT_TRUE(path_exists(r.log_path));
-    ASSERT_TRUE(r.report.is_object()) << r.spec.text;
-    EXPECT_EQ(r.report["kind"], "exec");
-    EXPECT_EQ(r.report["stopped_by"], "SIGTERM");
-    EXPECT_EQ(r.report["scratch_removed"], true);
-    EXPECT_EQ(r.report["errors"], nlohmann::json::array());
-    EXPECT_EQ(r.report["iterations"], 1) << "sleep was started once and never ended by itself";
+    ASSERT_TRUE(r.report) << r.spec.text;
+    EXPECT_EQ(r.report->kind, "exec");
+    EXPECT_EQ(r.report->stopped_by, "SIGTERM");
+    EXPECT_TRUE(r.report->scratch_removed);
+    EXPECT_TRUE(r.report->errors.empty());
+    EXPECT_EQ(r.report->iterations, 1u) << "sleep was started once and never ended by itself";
   }
-  EXPECT_EQ(loads.results()[0].report["args"], nlohmann::json({"sleep", "30"}));
-  EXPECT_EQ(loads.results()[1].report["nice"], 3);
+  ASSERT_TRUE(loads.results()[0].report && loads.results()[1].report);
+  EXPECT_EQ(loads.results()[0].report->args, (std::vector<std::string>{"sleep", "30"}));
+  EXPECT_EQ(loads.results()[1].report->nice, 3);
 
   // Twice is safe and changes nothing.
   const std::vector<LoadResult> before = loads.results();
@@ -134,7 +136,7 @@ TEST(LoadSet, StartsEachLoadUnderItsSupervisorAndReadsItsReportAfterStop) {
   ASSERT_EQ(loads.results().size(), before.size());
   for (size_t i = 0; i < before.size(); ++i) {
     EXPECT_EQ(loads.results()[i].stopped_us, before[i].stopped_us);
-    EXPECT_EQ(loads.results()[i].report, before[i].report);
+    EXPECT_EQ(to_json(*loads.results()[i].report), to_json(*before[i].report));
   }
 }
 
@@ -150,10 +152,10 @@ TEST(LoadSet, ALoadThatEndsEarlyIsNamedByCheckRunning) {
                                         std::string(strsignal(SIGKILL)) + ")); see " +
                                         cpu.log_path);
   loads.stop();
-  EXPECT_TRUE(cpu.report.is_null()) << "a killed supervisor wrote no report";
+  EXPECT_FALSE(cpu.report) << "a killed supervisor wrote no report";
   EXPECT_EQ(cpu.error, "no report (killed by signal 9 (" + std::string(strsignal(SIGKILL)) + "))");
   EXPECT_FALSE(path_exists(cpu.scratch_dir)) << "removed by the set when its supervisor could not";
-  EXPECT_TRUE(loads.results()[0].report.is_object());
+  EXPECT_TRUE(loads.results()[0].report);
   EXPECT_EQ(loads.results()[0].error, "");
 }
 
@@ -222,7 +224,7 @@ TEST(LoadRecord, TimesRelativeToTheWindow) {
   r.started_us = 1'000'000;
   r.stopped_us = 4'500'000;
   r.log_path = "loads/1-cpu.log";
-  r.report = {{"iterations", 0}};
+  r.report.emplace().iterations = 7;
   const LoadRecord l = load_record(r, 2'000'000);
   EXPECT_EQ(l.spec, "cpu:2@nice=5");
   EXPECT_EQ(l.kind, "cpu");
@@ -231,7 +233,8 @@ TEST(LoadRecord, TimesRelativeToTheWindow) {
   EXPECT_EQ(l.pid, 42);
   EXPECT_EQ(l.start_s, -1.0);
   EXPECT_EQ(l.stop_s, 2.5);
-  EXPECT_EQ(l.report, r.report);
+  ASSERT_TRUE(l.report);
+  EXPECT_EQ(l.report->iterations, 7u);
   EXPECT_EQ(l.error, "");
   EXPECT_EQ(l.log, "loads/1-cpu.log");
   EXPECT_FALSE(l.cpus) << "no affinity read back";

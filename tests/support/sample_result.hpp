@@ -87,7 +87,17 @@ inline RunResult sample_result() {
   compile.pid = 5101;
   compile.start_s = -1.5;
   compile.stop_s = 3.25;
-  compile.report = {{"cpu_user_s", 30.5}, {"cpu_system_s", 5.0}, {"iterations", 3}, {"bytes", 0}};
+  compile.report.emplace();
+  compile.report->cpu_user_s = 30.5;
+  compile.report->cpu_system_s = 5.0;
+  compile.report->iterations = 3;
+  compile.report->kind = "compile";
+  compile.report->args = {"2"};
+  compile.report->workers_started = 3;
+  compile.report->exit_statuses = {0, 0, 0};
+  compile.report->scratch_removed = true;
+  compile.report->stopped_by = "SIGTERM";
+  compile.report->duration_s = 4.75;
   compile.log = "loads/1-compile.log";
   LoadRecord& io = (*r.loads)[1];
   io.spec = "io-write:8@nice=5";
@@ -98,10 +108,17 @@ inline RunResult sample_result() {
   io.cpus = std::vector<int>{1};
   io.start_s = -1.5;
   io.stop_s = 3.25;
-  io.report = {{"cpu_user_s", 0.1},
-               {"cpu_system_s", 1.5},
-               {"iterations", 0},
-               {"bytes", 8.0 * 1024 * 1024 * 100}};
+  io.report.emplace();
+  io.report->cpu_user_s = 0.1;
+  io.report->cpu_system_s = 1.5;
+  io.report->bytes = uint64_t{8} * 1024 * 1024 * 100;
+  io.report->kind = "io-write";
+  io.report->args = {"8"};
+  io.report->workers_started = 1;
+  io.report->scratch_removed = true;
+  io.report->stopped_by = "SIGTERM";
+  io.report->duration_s = 4.75;
+  io.report->nice = 5;
   io.log = "loads/2-io-write.log";
   for (int k = 0; k < 2; ++k) {
     AudioThread a;
