@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
@@ -17,7 +18,13 @@
 namespace xrunlab {
 
 LoadSet::~LoadSet() {
-  stop(std::chrono::milliseconds(1000));
+  // A destructor must not throw: stop() reads the reports, which allocates. Should it throw,
+  // each Child's destructor still kills and reaps its supervisor.
+  try {
+    stop(std::chrono::milliseconds(1000));
+  } catch (...) {
+    // Nothing is left to report to: the run's result was written before the set is destroyed.
+  }
 }
 
 void LoadSet::start(const std::vector<LoadSpec>& specs, const std::string& tool,

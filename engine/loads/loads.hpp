@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +16,6 @@
 
 namespace xrunlab {
 
-// bugprone-exception-escape: clang-tidy 14 flags every struct holding a nlohmann::json, in a
-// member or its own (what it takes for a throw is inside the library's noexcept members).
-// NOLINTNEXTLINE(bugprone-exception-escape)
 struct LoadResult {
   LoadSpec spec;
   int64_t pid = 0;
