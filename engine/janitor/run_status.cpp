@@ -50,10 +50,6 @@ bool set_summary_status(const std::string& run_dir, const std::string& status,
   return true;
 }
 
-std::string string_member(const nlohmann::json& j, const char* name) {
-  return j.is_object() && j.contains(name) && j[name].is_string() ? j[name].get<std::string>() : "";
-}
-
 }  // namespace
 
 bool is_final_status(const std::string& status) {
@@ -64,7 +60,8 @@ bool is_final_status(const std::string& status) {
 std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
   const std::optional<std::string> text = read_file(run_dir + "/run.json");
   const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-  const std::string status = string_member(j, "status");
+  const RunStatusWords words = run_status_words(j);
+  const std::string& status = words.status;
   std::optional<RunResult> r = text ? load_checkpoint(run_dir) : std::nullopt;
   if (is_final_status(status)) {
     // The engine's own result stands; its summary.txt follows it (it is written after run.json).
@@ -77,7 +74,7 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
         }
       }
     }
-    if (set_summary_status(run_dir, status, string_member(j, "status_detail"))) {
+    if (set_summary_status(run_dir, status, words.detail)) {
       return "kept the final status '" + status + "' of " + run_dir +
              " (the rest of the folder unreadable: summary.txt's Status line written again)";
     }
@@ -87,10 +84,7 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
     // run.json that the files beside it do not match: the engine was killed while writing its
     // results, after the other files and before run.json (which goes last). run.json and
     // summary.txt's Status line change, by hand; the figures stay as they are.
-    nlohmann::json edited = j;
-    edited["status"] = kKilled;
-    edited["status_detail"] = k.detail;
-    write_run_files(run_dir, {{"run.json", edited.dump(2) + "\n"}});
+    write_run_files(run_dir, {{"run.json", with_run_status(j, RunStatus::kKilled, k.detail)}});
     set_summary_status(run_dir, kKilled, k.detail);
     return "marked " + run_dir +
            "/run.json and summary.txt's Status line killed (the rest of the folder did not "

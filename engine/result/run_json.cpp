@@ -26,6 +26,10 @@ using json = nlohmann::ordered_json;
 using in_json = nlohmann::json;
 using Object = JsonObject;
 
+// The keys the janitor reads and sets without the rest of the document (run_status_words).
+constexpr const char* kStatusKey = "status";
+constexpr const char* kStatusDetailKey = "status_detail";
+
 // ---- The two walkers ------------------------------------------------------------------------
 
 // How a member is written: as itself; an optional as null when not known; a percentile and a
@@ -1700,8 +1704,8 @@ struct RunPart {
     io.template part<JackPart>("jack", r);
     io("started_utc", r.started_utc);
     io("ended_utc", r.ended_utc);
-    io("status", r.status);
-    io("status_detail", r.status_detail);
+    io(kStatusKey, r.status);
+    io(kStatusDetailKey, r.status_detail);
     io("exit_code", r.exit_code);
     io.template part<SchedulingPart>("scheduling", r);
     io.template with<OptionalList<LoadPart>>("loads", r.loads);
@@ -1871,6 +1875,20 @@ std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::stri
     if (why != nullptr) *why = e.what();
     return std::nullopt;
   }
+}
+
+RunStatusWords run_status_words(const nlohmann::json& j) {
+  auto text = [&](const char* key) {
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  return {text(kStatusKey), text(kStatusDetailKey)};
+}
+
+std::string with_run_status(nlohmann::json j, RunStatus status, const std::string& detail) {
+  j[kStatusKey] = run_status_name(status);
+  j[kStatusDetailKey] = detail;
+  return j.dump(2) + "\n";
 }
 
 std::optional<RunResult> read_run_json(const std::string& path, std::string* why) {

@@ -55,6 +55,16 @@ std::optional<LoadReport> load_report_from_json(const nlohmann::json& j, std::st
 // columns, or "schema_version" is missing (not an xrunlab run.json).
 std::optional<RunResult> run_result_from_json(const nlohmann::json& j, std::string* why);
 
+// run.json's status and its detail alone, from a document the whole reader may refuse (one cut
+// short or edited by hand): the janitor still marks such a run killed. Each is "" where it is
+// absent or not a string.
+struct RunStatusWords {
+  std::string status, detail;
+};
+RunStatusWords run_status_words(const nlohmann::json& j);
+// That document with its status and detail set and the rest as it is, as run.json's text.
+std::string with_run_status(nlohmann::json j, RunStatus status, const std::string& detail);
+
 // A run.json file read with run_result_from_json. nullopt with *why (may be null) when it cannot
 // be read, is not JSON or is refused; *why then names the file.
 std::optional<RunResult> read_run_json(const std::string& path, std::string* why = nullptr);

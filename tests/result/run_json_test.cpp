@@ -912,5 +912,23 @@ TEST(RunJsonBackend, AlsaAttachAndDummyRoundTrip) {
   EXPECT_EQ(backend_json(BackendRecord{}), nlohmann::ordered_json::object());
 }
 
+// The janitor's view of a run.json the whole reader refuses: its status words, and the same
+// document marked with another status.
+TEST(RunStatusWords, ReadAndSetWithoutTheRestOfTheDocument) {
+  nlohmann::json j = nlohmann::json::parse(dumped(testing_support::sample_result()));
+  j["settings"]["clients"] = "two";  // refused by run_result_from_json
+  j["status"] = "running";
+  const RunStatusWords w = run_status_words(j);
+  EXPECT_EQ(w.status, "running");
+  EXPECT_EQ(w.detail, j["status_detail"].get<std::string>());
+  const nlohmann::json marked =
+      nlohmann::json::parse(with_run_status(j, RunStatus::kKilled, "SIGKILL"));
+  EXPECT_EQ(marked["status"], "killed");
+  EXPECT_EQ(marked["status_detail"], "SIGKILL");
+  EXPECT_EQ(marked["settings"]["clients"], "two") << "the rest as it was";
+  EXPECT_EQ(run_status_words(nlohmann::json::array()).status, "");
+  EXPECT_EQ(run_status_words({{"status", 3}}).status, "") << "not a string";
+}
+
 }  // namespace
 }  // namespace xrunlab
