@@ -112,8 +112,10 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> command_line(argv, argv + argc);
     const RunOutcome out = run_measurement(cmd.run, command_line, self_exe(argv[0]), g_stop);
-    std::fputs(format_summary(out.result).c_str(), stdout);
-    std::printf("\nResults: %s\n", out.run_dir.c_str());
+    const Verbosity verbosity = cmd.run.quiet     ? Verbosity::kQuiet
+                                : cmd.run.verbose ? Verbosity::kVerbose
+                                                  : Verbosity::kNormal;
+    std::fputs(terminal_result(out.result, out.run_dir, verbosity).c_str(), stdout);
     std::fflush(stdout);
     if (out.code != ExitCode::kOk) {
       std::fprintf(stderr, "xrunlab: %s: %s\n", run_status_name(out.result.status),

@@ -647,18 +647,38 @@ std::string summary_field_line(std::string_view label, std::string_view value) {
   return s;
 }
 
-// The audio threads as the kernel showed them (chrt -p / schedtool style), at the top: what was
-// measured is only meaningful under the scheduling it actually ran with.
-void thread_block(std::string& out, const char* title, const std::vector<AudioThread>& threads) {
-  if (threads.empty()) return;
-  out += fmt::format(" Audio threads {}:\n", title);
+// The audio threads as the kernel showed them (chrt -p / schedtool style), one line each: what
+// was measured is only meaningful under the scheduling it actually ran with. The start's
+// reading, then "end: same" or the end's reading ("end: gone" when it was not read again).
+void thread_table(std::string& out, const std::vector<AudioThread>& start,
+                  const std::vector<AudioThread>& end) {
+  if (start.empty() && end.empty()) return;
+  out += " Audio threads (start; end when it differs):\n";
   size_t width = 12;  // "server" and the clients' names (xrunlab-8790-0-c01) line up
-  for (const AudioThread& a : threads) width = std::max(width, one_line(a.role).size());
-  for (const AudioThread& a : threads) {
-    out += fmt::format(
-        "   {:<{}} {}{}\n", one_line(a.role), width, one_line(format_thread_line(a.sched)),
-        a.mismatch.empty() ? ""
-                           : "  <-- NOT " + one_line(a.expected) + ": " + one_line(a.mismatch));
+  for (const auto* list : {&start, &end}) {
+    for (const AudioThread& a : *list) width = std::max(width, one_line(a.role).size());
+  }
+  auto state = [](const AudioThread& a) {
+    return one_line(format_thread_line(a.sched)) +
+           (a.mismatch.empty() ? ""
+                               : "  <-- NOT " + one_line(a.expected) + ": " + one_line(a.mismatch));
+  };
+  std::vector<bool> shown(end.size(), false);
+  for (const AudioThread& s : start) {
+    std::string at_end = "gone (not read at the end)";
+    for (size_t i = 0; i < end.size(); ++i) {
+      if (shown[i] || end[i].role != s.role) continue;
+      shown[i] = true;
+      at_end = state(end[i]) == state(s) ? "same" : state(end[i]);
+      break;
+    }
+    out += fmt::format("   {:<{}} {}  end: {}\n", one_line(s.role), width, state(s), at_end);
+  }
+  for (size_t i = 0; i < end.size(); ++i) {
+    if (!shown[i]) {
+      out += fmt::format("   {:<{}} (not read at the start)  end: {}\n", one_line(end[i].role),
+                         width, state(end[i]));
+    }
   }
 }
 
@@ -724,26 +744,53 @@ std::string load_lines(const RunResult& r) {
 }
 
 std::string format_summary(const RunResult& r) {
-  std::string out;
+  std::string out = answer_block(run_answer(r));
   if (!r.scheduling.empty() || !r.threads_start.empty()) {
     out += fmt::format(" Policy: {}{}\n", one_line(r.scheduling),
                        r.policy_spec.empty() ? "" : " (--policy " + one_line(r.policy_spec) + ")");
     out += load_lines(r);
-    thread_block(out, "at start", r.threads_start);
-    thread_block(out, "at end", r.threads_end);
-    out += fault_line(r.threads_start, r.threads_end);
-    out += "\n";
   }
+  out += "\n";
   jack_test_block(out, r);
   own_block(out, r);
   client_table(out, r);
   hop_table(out, r);
   xrun_cycle_table(out, r);
+  if (!r.threads_start.empty() || !r.threads_end.empty()) {
+    out += "\n";
+    thread_table(out, r.threads_start, r.threads_end);
+    out += fault_line(r.threads_start, r.threads_end);
+  }
   if (!r.warnings.empty()) {
     out += '\n';
     for (const std::string& w : r.warnings) out += "warning: " + one_line(w) + "\n";
   }
   return out;
+}
+
+std::string terminal_result(const RunResult& r, const std::string& dir, Verbosity v) {
+  if (v == Verbosity::kVerbose) return format_summary(r) + "\nResults: " + dir + "\n";
+  const RunAnswer a = run_answer(r);
+  std::string out = "xrunlab: " + a.verdict + "\n";
+  if (v == Verbosity::kQuiet) return out + "Results: " + dir + "\n";
+  std::string jack;
+  for (size_t i = 1; i < a.figures.size(); ++i) {
+    jack += (i > 1 ? ", " : "") + a.figures[i].label + " " + a.figures[i].value;
+  }
+  out += "  jack_test: " + jack + "\n";
+  for (const std::string& w : a.witnesses) {
+    if (w.find("(agrees)") == std::string::npos) out += "  witness " + w + "\n";
+  }
+  if (!a.worst_cycle.empty()) out += "  " + a.worst_cycle + "\n";
+  if (!a.floor.empty()) out += "  " + a.floor + "\n";
+  for (size_t i = 0; i < a.warnings.size() && i < kTerminalWarnings; ++i) {
+    out += "warning: " + one_line(a.warnings[i]) + "\n";
+  }
+  if (a.warnings.size() > kTerminalWarnings) {
+    out += fmt::format("warning: ... and {} more in summary.txt\n",
+                       a.warnings.size() - kTerminalWarnings);
+  }
+  return out + "Results: " + dir + " (summary.txt has every figure; -v prints it here)\n";
 }
 
 std::vector<SummaryLine> parse_summary_lines(std::string_view text) {

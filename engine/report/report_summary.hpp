@@ -2,22 +2,29 @@
 #pragma once
 // summary.txt: the text summary of one run, and a reader of jack_test-style summary blocks.
 //
-// The file starts with jack_test 4.1's block, byte for byte in its layout (a leading space,
-// the same labels and dot leaders, ':' in column 32, integers right-aligned in 6 characters,
-// loads and rates as "%8.1f"), so scripts written for the 2004-2005 results still read it.
-// xrunlab's own block follows in the same style, then a per-client table and the warnings:
+// The file leads with its answer (engine/report/run_answer.hpp: the verdict, the few figures
+// it rests on with their definitions, how the other xrun witnesses compare, the worst cycle).
+// jack_test 4.1's block follows, byte for byte in its layout (a leading space, the same labels
+// and dot leaders, ':' in column 32, integers right-aligned in 6 characters, loads and rates as
+// "%8.1f"), so scripts written for the 2004-2005 results still read it; the answer block has no
+// such lines, so jack_test's block is where parse_summary finds its fields. xrunlab's own block
+// follows in the same style, then the per-client, hop and xrun tables, the audio threads (one
+// line each, start and end) and the warnings:
+//
+//    Result: clean: 0 xrun events in 300 s at 64 frames (1.33 ms), worst slack 212 us
+//      xrun events      0   runs of consecutive cycles ...
+//      ...
+//    Policy: SCHED_FIFO 70 (server) / 65 (clients) (--policy fifo)
 //
 //    ************* SUMMARY RESULT ****************
 //    Total seconds ran . . . . . . :   300
 //    ...
-//    Average Context-Switch Rate . : 14361.3 /sec
 //    *********************************************
 //    ************* XRUNLAB RESULT ****************
 //    Status  . . . . . . . . . . . : completed
 //    ...
-//    *********************************************
-//    Per client (usecs):
-//      idx  name  cycles  delay_max  ...
+//    Audio threads (start; end when it differs):
+//      server  pid 8785 tid 8792 jackd/jackd  SCHED_FIFO prio 70 nice 0 cpus 0-1  end: same
 //
 //   warning: ...
 //
@@ -27,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/report/run_answer.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -37,6 +45,19 @@ inline constexpr size_t kSummaryColonIndex = 31;
 // The whole summary.txt. Inexact percentiles (see Percentile) are printed as ">=N";
 // missing values as "n/a" (the jack_test block prints 0 for a missing maximum, as jack_test did).
 std::string format_summary(const RunResult& r);
+
+enum class Verbosity {
+  kQuiet,    // -q: the verdict line and the folder
+  kNormal,   // the answer: verdict, jack_test's figures, worst cycle, floor, warnings, folder
+  kVerbose,  // -v: the whole summary.txt, then the folder
+};
+
+// What `xrunlab run` prints when the run is over. `dir`: the run folder.
+std::string terminal_result(const RunResult& r, const std::string& dir, Verbosity v);
+
+// At most this many warnings on the terminal; the rest are counted ("and N more in
+// summary.txt").
+inline constexpr size_t kTerminalWarnings = 4;
 
 // The Status line's value: " status (detail)", each made one line.
 std::string summary_status_text(const RunResult& r);

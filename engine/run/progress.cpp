@@ -24,15 +24,37 @@ constexpr std::string_view kPrefix = "xrunlab: ";
 
 }  // namespace
 
-std::string progress_text(const ProgressFigures& f) {
+std::string progress_bar(uint64_t elapsed_s, double duration_s, int width) {
+  if (width <= 0) return "";
+  const double share =
+      duration_s > 0 ? std::clamp(static_cast<double>(elapsed_s) / duration_s, 0.0, 1.0) : 0.0;
+  const auto filled = static_cast<size_t>(std::floor(share * width));
+  return "[" + std::string(filled, '#') + std::string(static_cast<size_t>(width) - filled, '.') +
+         "]";
+}
+
+std::string progress_text(const ProgressFigures& f, int bar_width) {
   const double elapsed = static_cast<double>(f.elapsed_s);
   // To the millisecond, so a fractional --duration leaves "0.3 s", not 0.2999999999999998.
   const double left = std::round(std::max(0.0, f.duration_s - elapsed) * 1000.0) / 1000.0;
+  const std::string bar =
+      bar_width > 0 ? progress_bar(f.elapsed_s, f.duration_s, bar_width) + " " : std::string();
+  const std::string events = f.xrun_events
+                                 ? fmt::format("xrun events {}", *f.xrun_events)
+                                 : fmt::format("xrun events (monitor) {}", f.monitor_xrun_events);
   return fmt::format(
-      "{}{}/{} s, {} s left | monitor xruns {} | xrun cycles {} | worst slack {}", kPrefix,
-      f.elapsed_s, f.duration_s, left, f.monitor_xrun_events,
-      f.xrun_cycles ? std::to_string(*f.xrun_cycles) : std::string("-"),
-      f.slack_min_ns ? fmt::format("{} us", floor_us(*f.slack_min_ns)) : std::string("-"));
+      "{}{}{}/{} s, {} s left | {} | worst slack {}", kPrefix, bar, f.elapsed_s, f.duration_s, left,
+      events, f.slack_min_ns ? fmt::format("{} us", floor_us(*f.slack_min_ns)) : std::string("-"));
+}
+
+ProgressMode progress_mode(bool quiet, int fd) {
+  if (quiet) return ProgressMode::kOff;
+  return ::isatty(fd) == 1 ? ProgressMode::kTerminal : ProgressMode::kLines;
+}
+
+uint64_t plain_line_every_s(double duration_s) {
+  const double tenth = std::isfinite(duration_s) ? duration_s / 10.0 : 0.0;
+  return static_cast<uint64_t>(std::clamp(std::ceil(tenth), 10.0, 60.0));
 }
 
 std::string progress_fit(const std::string& text, int columns) {
@@ -66,6 +88,13 @@ void ProgressLine::show(const std::string& text, int columns) {
   std::fprintf(out_, "\r%s%s", progress_fit(text, columns).c_str(), kClearToEnd);
   std::fflush(out_);
   shown_ = true;
+}
+
+void ProgressLine::line(const std::string& text) {
+  if (!enabled_) return;
+  clear();
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
 }
 
 void ProgressLine::clear() noexcept {

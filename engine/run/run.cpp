@@ -39,7 +39,8 @@ std::string dirname_of(const std::string& path) {
 Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line,
                const std::string& self_exe, const std::atomic<bool>& stop)
     : o_(o),
-      progress_(stderr, ProgressLine::wanted(o.quiet, STDERR_FILENO)),
+      progress_mode_(progress_mode(o.quiet, STDERR_FILENO)),
+      progress_(stderr, progress_mode_ != ProgressMode::kOff),
       self_exe_(self_exe),
       stop_(stop),
       backend_(make_backend(*o.backend)),

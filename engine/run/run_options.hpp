@@ -75,8 +75,9 @@ struct RunOptions {
   std::string record_format = "wav";  // --record-format wav|flac
   std::string source;                 // --source FILE: the user's audio instead of the signal
   std::optional<SourceAudioInfo> source_info;  // its probe (check_source), when given
-  bool quiet = false;
-  int repeat = 1;  // --repeat N: a one-case campaign of N runs (engine/campaign)
+  bool quiet = false;    // --quiet: no progress; the verdict line and the folder at the end
+  bool verbose = false;  // --verbose: the whole summary at the end
+  int repeat = 1;        // --repeat N: a one-case campaign of N runs (engine/campaign)
 
   // The server's realtime priority: fifo:PRIO / rr:PRIO carry it, every other policy takes
   // --priority.

@@ -157,9 +157,12 @@ class Runner : public RunSteps, private WindowSteps {
   }
 
   RunOptions o_;
-  // The live line during the window, on a terminal only (engine/run/progress.hpp); say()
-  // clears it first.
+  // The progress during the window (engine/run/progress.hpp): the live line on a terminal,
+  // plain lines now and then otherwise; say() clears the live line first.
+  ProgressMode progress_mode_;
   ProgressLine progress_;
+  uint64_t next_plain_s_ = 0;  // the plain mode's next line, seconds into the window
+  static constexpr int kProgressBarCells = 20;
   std::string self_exe_;
   const std::atomic<bool>& stop_;
   std::unique_ptr<Backend> backend_;

@@ -159,11 +159,20 @@ void Runner::progress(uint64_t elapsed_us) {
   f.duration_s = o_.duration_s;
   f.monitor_xrun_events = session_.monitor().events_total();
   if (cycle_reader_) {
-    f.xrun_cycles = cycle_reader_->missed();
+    // The events counted and forgotten so far and those still held: the result's count.
+    f.xrun_events = xruns_.ledger().settled().events + cycle_reader_->joiner().xrun_runs().size();
     f.slack_min_ns = cycle_reader_->slack_min_ns();
   }
-  // The width each time: the terminal may have been resized.
-  progress_.show(progress_text(f), terminal_columns(STDERR_FILENO));
+  if (progress_mode_ == ProgressMode::kTerminal) {
+    // The width each time: the terminal may have been resized.
+    progress_.show(progress_text(f, kProgressBarCells), terminal_columns(STDERR_FILENO));
+    return;
+  }
+  if (next_plain_s_ == 0) next_plain_s_ = plain_line_every_s(o_.duration_s);  // none at 0 s
+  if (f.elapsed_s >= next_plain_s_) {
+    progress_.line(progress_text(f));
+    next_plain_s_ = f.elapsed_s + plain_line_every_s(o_.duration_s);
+  }
 }
 
 void Runner::checkpoint(uint64_t now) {

@@ -503,12 +503,13 @@ TEST(FormatSummary, ThreadRowsLineUpWithLongClientNames) {
     a.sched.pid = 1;
     r.threads_start.push_back(a);
   }
+  r.threads_end = r.threads_start;  // one row each: "end: same"
   std::istringstream in(format_summary(r));
   std::string line;
   std::vector<size_t> starts;
   bool inside = false;
   while (std::getline(in, line)) {
-    if (line == " Audio threads at start:") {
+    if (line == " Audio threads (start; end when it differs):") {
       inside = true;
     } else if (inside && line.rfind("   ", 0) == 0) {
       starts.push_back(line.find_first_not_of(' ', line.find(' ', 3)));  // after the name

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The live progress line: its text for the figures (exact, "-" without data, negative slack,
-// the time left at the start and the end), fitting it to the terminal, and what the line
-// writes (nothing when disabled; a clear only after a line).
+// The progress of a run: its text for the figures (exact, "-" without data, negative slack,
+// the time left at the start and the end), the bar, fitting it to the terminal, the plain
+// lines' interval, and what the line writes (nothing when disabled; a clear only after a line).
 #include "engine/run/progress.hpp"
 
 #include <fcntl.h>
@@ -18,7 +18,7 @@ ProgressFigures typical() {
   f.elapsed_s = 12;
   f.duration_s = 300;
   f.monitor_xrun_events = 3;
-  f.xrun_cycles = 4;
+  f.xrun_events = 4;
   f.slack_min_ns = 312'400;
   return f;
 }
@@ -47,31 +47,29 @@ class Capture {
 
 TEST(ProgressText, TypicalFigures) {
   EXPECT_EQ(progress_text(typical()),
-            "xrunlab: 12/300 s, 288 s left | monitor xruns 3 | xrun cycles 4 | worst slack 312 us");
+            "xrunlab: 12/300 s, 288 s left | xrun events 4 | worst slack 312 us");
 }
 
-TEST(ProgressText, WithoutACycleTableTheTableFiguresAreADash) {
+TEST(ProgressText, WithoutACycleTableTheMonitorCountsAndTheSlackIsADash) {
   ProgressFigures f = typical();
-  f.xrun_cycles.reset();
+  f.xrun_events.reset();
   f.slack_min_ns.reset();
   EXPECT_EQ(progress_text(f),
-            "xrunlab: 12/300 s, 288 s left | monitor xruns 3 | xrun cycles - | worst slack -");
+            "xrunlab: 12/300 s, 288 s left | xrun events (monitor) 3 | worst slack -");
 }
 
 TEST(ProgressText, BeforeTheFirstCompleteRowOnlyTheSlackIsADash) {
   ProgressFigures f = typical();
-  f.xrun_cycles = 0;
+  f.xrun_events = 0;
   f.slack_min_ns.reset();
-  EXPECT_EQ(progress_text(f),
-            "xrunlab: 12/300 s, 288 s left | monitor xruns 3 | xrun cycles 0 | worst slack -");
+  EXPECT_EQ(progress_text(f), "xrunlab: 12/300 s, 288 s left | xrun events 0 | worst slack -");
 }
 
 TEST(ProgressText, AMissedDeadlineIsANegativeSlack) {
   ProgressFigures f = typical();
   f.slack_min_ns = -2'500'300;
-  EXPECT_EQ(
-      progress_text(f),
-      "xrunlab: 12/300 s, 288 s left | monitor xruns 3 | xrun cycles 4 | worst slack -2501 us");
+  EXPECT_EQ(progress_text(f),
+            "xrunlab: 12/300 s, 288 s left | xrun events 4 | worst slack -2501 us");
   // Missed by less than a usec: still negative, not "0".
   f.slack_min_ns = -300;
   EXPECT_NE(progress_text(f).find("| worst slack -1 us"), std::string::npos);
@@ -96,20 +94,42 @@ TEST(ProgressText, ElapsedAndLeftAtTheStartAndTheEnd) {
   EXPECT_EQ(time_field(), "xrunlab: 2/2.3 s, 0.3 s left");
 }
 
+TEST(ProgressText, TheBarFillsWithTheWindowAndNeverOverflows) {
+  EXPECT_EQ(progress_bar(0, 300, 10), "[..........]");
+  EXPECT_EQ(progress_bar(29, 300, 10), "[..........]");  // rounded down: never ahead
+  EXPECT_EQ(progress_bar(30, 300, 10), "[#.........]");
+  EXPECT_EQ(progress_bar(150, 300, 10), "[#####.....]");
+  EXPECT_EQ(progress_bar(300, 300, 10), "[##########]");
+  EXPECT_EQ(progress_bar(301, 300, 10), "[##########]");  // a late last update
+  EXPECT_EQ(progress_bar(5, 0, 4), "[....]");             // no window known: empty
+  EXPECT_EQ(progress_bar(5, 10, 0), "");
+  EXPECT_EQ(progress_text(typical(), 10),
+            "xrunlab: [..........] 12/300 s, 288 s left | xrun events 4 | worst slack 312 us");
+}
+
+TEST(ProgressText, PlainLinesEveryTenSecondsOrATenthOfTheWindowAtMostAMinute) {
+  EXPECT_EQ(plain_line_every_s(10), 10u);
+  EXPECT_EQ(plain_line_every_s(60), 10u);
+  EXPECT_EQ(plain_line_every_s(300), 30u);
+  EXPECT_EQ(plain_line_every_s(301), 31u);
+  EXPECT_EQ(plain_line_every_s(3600), 60u);
+  EXPECT_EQ(plain_line_every_s(0.5), 10u);
+}
+
 TEST(ProgressFit, ThePrefixThenWholeFieldsAreDroppedToFitTheTerminal) {
-  const std::string text = progress_text(typical());
+  const std::string text = progress_text(typical(), 20);
   const std::string bare =
-      "12/300 s, 288 s left | monitor xruns 3 | xrun cycles 4 | worst slack 312 us";
+      "[....................] 12/300 s, 288 s left | xrun events 4 | worst slack 312 us";
   ASSERT_EQ(text, "xrunlab: " + bare);
-  ASSERT_EQ(text.size(), 84u);
+  ASSERT_EQ(text.size(), 89u);              // the bare text fits 81 columns
   EXPECT_EQ(progress_fit(text, 0), text);   // width unknown
-  EXPECT_EQ(progress_fit(text, 85), text);  // one column to spare
-  EXPECT_EQ(progress_fit(text, 84), bare);  // would reach the last column
-  EXPECT_EQ(progress_fit(text, 80), bare);  // the usual terminal keeps every figure
-  EXPECT_EQ(progress_fit(text, 76), bare);
-  EXPECT_EQ(progress_fit(text, 75), "12/300 s, 288 s left | monitor xruns 3 | xrun cycles 4");
-  EXPECT_EQ(progress_fit(text, 30), "12/300 s, 288 s left");
-  EXPECT_EQ(progress_fit(text, 9), "12/300 s");  // not even the first field: cut
+  EXPECT_EQ(progress_fit(text, 90), text);  // one column to spare
+  EXPECT_EQ(progress_fit(text, 89), bare);  // would reach the last column
+  EXPECT_EQ(progress_fit(text, 81), bare);
+  EXPECT_EQ(progress_fit(text, 80),  // the last column free: the slack goes
+            "[....................] 12/300 s, 288 s left | xrun events 4");
+  EXPECT_EQ(progress_fit(text, 44), "[....................] 12/300 s, 288 s left");
+  EXPECT_EQ(progress_fit(text, 9), "[.......");  // not even the first field: cut
 }
 
 TEST(ProgressLine, DisabledWritesNothing) {
@@ -120,6 +140,19 @@ TEST(ProgressLine, DisabledWritesNothing) {
   EXPECT_FALSE(line.shown());
   line.clear();
   EXPECT_EQ(out.text(), "");
+}
+
+TEST(ProgressLine, APlainLineTakesTheLiveLineAwayFirst) {
+  Capture out;
+  ProgressLine line(out.file(), true);
+  line.line("xrunlab: 10/300 s");
+  EXPECT_EQ(out.text(), "xrunlab: 10/300 s\n");
+  line.show("xrunlab: 11/300 s", 0);
+  line.line("xrunlab: 20/300 s");
+  EXPECT_EQ(out.text(), "xrunlab: 10/300 s\n\rxrunlab: 11/300 s\x1b[K\r\x1b[Kxrunlab: 20/300 s\n");
+  ProgressLine off(out.file(), false);
+  off.line("never");
+  EXPECT_EQ(out.text().find("never"), std::string::npos);
 }
 
 TEST(ProgressLine, ALineIsRewrittenInPlaceAndClearedOnce) {
@@ -146,6 +179,8 @@ TEST(ProgressLine, WantedOnlyOnATerminalAndNotQuiet) {
   ASSERT_EQ(::pipe(fds), 0);
   EXPECT_FALSE(ProgressLine::wanted(false, fds[1]));  // a pipe (CI, campaign children)
   EXPECT_EQ(terminal_columns(fds[1]), 0);
+  EXPECT_EQ(progress_mode(false, fds[1]), ProgressMode::kLines);  // plain lines now and then
+  EXPECT_EQ(progress_mode(true, fds[1]), ProgressMode::kOff);
   ::close(fds[0]);
   ::close(fds[1]);
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
@@ -157,6 +192,8 @@ TEST(ProgressLine, WantedOnlyOnATerminalAndNotQuiet) {
   ASSERT_GE(tty, 0);
   EXPECT_TRUE(ProgressLine::wanted(false, tty));
   EXPECT_FALSE(ProgressLine::wanted(true, tty));  // --quiet
+  EXPECT_EQ(progress_mode(false, tty), ProgressMode::kTerminal);
+  EXPECT_EQ(progress_mode(true, tty), ProgressMode::kOff);
   ::close(tty);
   ::close(master);
 }

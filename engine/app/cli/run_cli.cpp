@@ -221,7 +221,17 @@ class RunCli : public SubcommandCli {
         ->type_name("FILE");
     app_->add_flag_callback(
         "--no-plots", [this] { o_.plots = false; }, "Do not draw the PNG plots.");
-    quiet_ = app_->add_flag("--quiet,-q", o_.quiet, "Print only the summary.");
+    CLI::Option* quiet =
+        app_->add_flag("--quiet,-q", o_.quiet,
+                       "No progress; at the end print only the verdict line and the run "
+                       "folder.");
+    CLI::Option* verbose =
+        app_->add_flag("--verbose,-v", o_.verbose,
+                       "At the end print the whole summary (summary.txt) instead of the short "
+                       "result.");
+    quiet->excludes(verbose);
+    quiet_ = quiet;
+    verbose_ = verbose;
     fail_if_ = app_->add_option("--fail-if", fail_if_texts_, fail_if_help())->type_name("COND");
     junit_ = app_->add_option("--junit", junit_text_,
                               "Write a JUnit XML report to FILE (one testcase per run).")
@@ -258,7 +268,7 @@ class RunCli : public SubcommandCli {
     // The campaign gives each run its own --label and --output, and checks --fail-if and --junit
     // itself on the runs' medians.
     cmd.repeat_run_args =
-        words_without(words, {repeat_, label_, output_, fail_if_, junit_, quiet_});
+        words_without(words, {repeat_, label_, output_, fail_if_, junit_, quiet_, verbose_});
     cmd.run = o_;
   }
 
@@ -268,7 +278,7 @@ class RunCli : public SubcommandCli {
   std::vector<std::string> load_texts_, fail_if_texts_;
   std::string junit_text_, plot_format_text_ = "png";
   const CLI::Option *label_ = nullptr, *output_ = nullptr, *fail_if_ = nullptr, *junit_ = nullptr,
-                    *repeat_ = nullptr, *quiet_ = nullptr;
+                    *repeat_ = nullptr, *quiet_ = nullptr, *verbose_ = nullptr;
 };
 
 }  // namespace
