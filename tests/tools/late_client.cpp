@@ -215,6 +215,7 @@ void to_stderr(const char* msg) {
 int run(State& s) {
   jack_status_t status{};
   jack_set_error_function(quiet);
+  jack_set_info_function(to_stderr);  // a verbose server's "Jack: ..." lines: not on stdout
   s.client = jack_client_open(
       s.opt.name.c_str(),
       static_cast<jack_options_t>(JackNoStartServer | JackServerName | JackUseExactName), &status,
