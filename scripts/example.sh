@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the curated example run that README.md quotes and shows: results/examples/jack_test-64/
-# (summary.txt, run.json, seconds.jsonl, timeseries.csv and plots/*.png of one run on this
-# machine).
+# (summary.txt, run.json, seconds.jsonl, timeseries.csv, plots/*.png and terminal.txt, what the
+# run printed, of one run on this machine).
 #
 #   scripts/example.sh            run the example's setting and replace results/examples/jack_test-64/
 #
@@ -21,7 +21,8 @@ if [ ! -x build/bin/xrunlab ]; then
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-build/bin/xrunlab run --period 64 --duration 10 --label example --output "$scratch"
+build/bin/xrunlab run --period 64 --duration 10 --label example --output "$scratch" \
+  >"$scratch/terminal.txt"
 run=$(find "$scratch/example" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 if [ -z "$run" ] || [ ! -f "$run/summary.txt" ]; then
   echo "example.sh: the run left no summary.txt under $scratch/example" >&2
@@ -32,4 +33,7 @@ mkdir -p results/examples/jack_test-64/plots
 cp "$run/summary.txt" "$run/run.json" "$run/seconds.jsonl" "$run/timeseries.csv" \
   results/examples/jack_test-64/
 cp "$run"/plots/*.png results/examples/jack_test-64/plots/
+# What the run printed (its short result), with the folder named as committed.
+sed "s|$run|results/examples/jack_test-64|" "$scratch/terminal.txt" \
+  >results/examples/jack_test-64/terminal.txt
 echo "example.sh: results/examples/jack_test-64/ now holds the run of $(basename "$run")"

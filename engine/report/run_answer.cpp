@@ -50,7 +50,8 @@ std::string verdict_line(const RunResult& r, uint64_t events, uint64_t glitches)
   std::string v = verdict_head(r, events, glitches) + ": " + events_text(events);
   v += " in " + seconds_text(r.seconds_ran);
   if (events > 0 && r.seconds_ran > 0) {
-    v += fmt::format(" ({:.2g}/s)", static_cast<double>(events) / r.seconds_ran);
+    const double rate = static_cast<double>(events) / r.seconds_ran;
+    v += rate >= 10 ? fmt::format(" ({:.0f}/s)", rate) : fmt::format(" ({:.2g}/s)", rate);
   }
   if (r.frames > 0) {
     v += fmt::format(" at {} frames", r.frames);

@@ -65,6 +65,11 @@ TEST(RunAnswer, XrunEventsMakeItNotCleanWithTheirRate) {
   EXPECT_FALSE(a.clean);
   EXPECT_EQ(a.verdict, "not clean: 6 xrun events in 10 s (0.6/s) at 64 frames (1.33 ms)");
   EXPECT_EQ(run_answer(completed(1, 10)).verdict.substr(0, 22), "not clean: 1 xrun even");
+  // Never an exponent: 1295 in 10 s is 130/s; 2 in 300 s is 0.0067/s.
+  EXPECT_EQ(run_answer(completed(1295, 10)).verdict.substr(0, 44),
+            "not clean: 1295 xrun events in 10 s (130/s) ");
+  EXPECT_EQ(run_answer(completed(2, 300)).verdict.substr(0, 44),
+            "not clean: 2 xrun events in 300 s (0.0067/s)");
 }
 
 TEST(RunAnswer, WithoutACycleTableTheMonitorCounts) {
