@@ -87,6 +87,62 @@ size_t comparisons(const CampaignReport& r) {
   return 1;
 }
 
+// Rows as columns padded to their widest cell, each line indented by three spaces; columns
+// from `right_from` on are right-aligned (numbers).
+std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t right_from) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = "   ";
+    for (size_t k = 0; k < row.size(); ++k) {
+      const bool last = k + 1 == row.size();
+      if (k >= right_from) {
+        line += fmt::format("{:>{}}{}", row[k], width[k], last ? "" : "  ");
+      } else {
+        line += fmt::format("{:<{}}", row[k], last ? 0 : width[k] + 2);
+      }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// The compared figures some case has, in their order.
+std::vector<std::string> figures_present(const CampaignReport& r) {
+  std::vector<std::string> out;
+  for (const std::string& m : campaign_compared_metrics()) {
+    const bool any = std::any_of(r.cases.begin(), r.cases.end(),
+                                 [&](const CaseFigures& f) { return !f.of(m).empty(); });
+    if (any) out.push_back(m);
+  }
+  return out;
+}
+
+// The pairs in the order they first appear among the verdicts.
+std::vector<std::pair<size_t, size_t>> verdict_pairs(const CampaignReport& r) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (const auto& p : r.verdict_pair) {
+    if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
+  }
+  return pairs;
+}
+
+// Whether no verdict with a test could ever be resolved: too few runs for p < 0.05.
+bool every_test_too_small(const CampaignReport& r) {
+  bool any = false;
+  for (const stats::Verdict& v : r.verdicts) {
+    if (!v.test) continue;
+    any = true;
+    if (!v.smallest_p || *v.smallest_p < stats::kVerdictAlpha) return false;
+  }
+  return any;
+}
+
 }  // namespace
 
 bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
@@ -176,9 +232,135 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
   return r;
 }
 
+std::string format_case_medians(const CampaignReport& r) {
+  const std::vector<std::string> figures = figures_present(r);
+  std::vector<std::vector<std::string>> rows = {{"case", "runs"}, {"", ""}};
+  for (const std::string& m : figures) {
+    rows[0].push_back(m);
+    rows[1].push_back(find_run_metric(m)->unit);
+  }
+  for (const CaseFigures& f : r.cases) {
+    std::vector<std::string> row = {f.c->label, std::to_string(f.runs)};
+    for (const std::string& m : figures) {
+      const std::optional<double> median = stats::describe(f.of(m)).median;
+      row.push_back(median ? stats::format_number(*median) : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+  return " Medians over each case's finished runs (\"-\": no value)\n" + aligned(rows, 1);
+}
+
+std::string format_verdict_glance(const CampaignReport& r) {
+  if (r.verdicts.empty()) return "";
+  const std::vector<std::pair<size_t, size_t>> pairs = verdict_pairs(r);
+  std::vector<std::pair<size_t, size_t>> claimed_pairs;
+  std::vector<std::string> claimed_figures;
+  for (const std::string& m : campaign_compared_metrics()) {
+    for (size_t i = 0; i < r.verdicts.size(); ++i) {
+      if (r.verdict_metric[i] != m || !r.verdicts[i].resolved) continue;
+      if (claimed_figures.empty() || claimed_figures.back() != m) claimed_figures.push_back(m);
+    }
+  }
+  for (const auto& p : pairs) {
+    for (size_t i = 0; i < r.verdicts.size(); ++i) {
+      if (r.verdict_pair[i] == p && r.verdicts[i].resolved) {
+        claimed_pairs.push_back(p);
+        break;
+      }
+    }
+  }
+  const size_t figures = figures_present(r).size();
+  std::string out = fmt::format(" Verdicts: {} pair(s) of cases one axis apart x {} figure(s)",
+                                pairs.size(), figures);
+  if (comparisons(r) > 1) out += fmt::format(", {} comparisons", comparisons(r));
+  if (claimed_pairs.empty()) {
+    out += ": no difference resolved";
+    if (every_test_too_small(r)) out += " (too few runs: the test cannot reach p < 0.05)";
+    return out + "\n";
+  }
+  out += fmt::format("; the better value where a difference is claimed{}, \"~\" where none is\n",
+                     comparisons(r) > 1 ? " (q: p adjusted for them all, Benjamini-Hochberg)" : "");
+  std::vector<std::vector<std::string>> rows = {{"pair"}};
+  for (const std::string& m : claimed_figures) rows[0].push_back(m);
+  for (const auto& [a, b] : claimed_pairs) {
+    std::vector<std::string> row = {pair_heading(*r.cases[a].c, *r.cases[b].c)};
+    for (const std::string& m : claimed_figures) {
+      std::string text = "-";
+      for (size_t i = 0; i < r.verdicts.size(); ++i) {
+        if (r.verdict_pair[i] != std::make_pair(a, b) || r.verdict_metric[i] != m) continue;
+        const stats::Verdict& v = r.verdicts[i];
+        text = v.resolved ? table_cell(v, *r.cases[a].c, *r.cases[b].c) : (v.test ? "~" : "-");
+      }
+      row.push_back(std::move(text));
+    }
+    rows.push_back(std::move(row));
+  }
+  out += aligned(rows, rows[0].size());
+  if (claimed_pairs.size() < pairs.size()) {
+    out += fmt::format("   the other {} pair(s): no difference resolved\n",
+                       pairs.size() - claimed_pairs.size());
+  }
+  return out;
+}
+
+std::optional<size_t> closest_call(const CampaignReport& r) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < r.verdicts.size(); ++i) {
+    const stats::Verdict& v = r.verdicts[i];
+    if (v.resolved || !v.runs_needed_seen || !v.runs_needed_seen->runs_per_case) continue;
+    if (!best ||
+        *v.runs_needed_seen->runs_per_case < *r.verdicts[*best].runs_needed_seen->runs_per_case) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+std::string format_closest_call(const CampaignReport& r) {
+  const bool open = std::any_of(r.verdicts.begin(), r.verdicts.end(),
+                                [](const stats::Verdict& v) { return !v.resolved; });
+  if (!open) return "";
+  const std::optional<size_t> i = closest_call(r);
+  if (!i) {
+    return " No estimate of the runs per case that would resolve an open comparison (each "
+           "verdict's sentence says why)\n";
+  }
+  const stats::Verdict& v = r.verdicts[*i];
+  const RunMetric* m = find_run_metric(r.verdict_metric[*i]);
+  const size_t needed = *v.runs_needed_seen->runs_per_case;
+  // Saying "N would be needed" with N in hand would mislead (a miss at 80 % power happens one
+  // campaign in five): then the line says these runs did not resolve it.
+  const std::string now = needed <= std::min(v.n_a, v.n_b)
+                              ? fmt::format("; {} vs {} runs did not", v.n_a, v.n_b)
+                              : fmt::format("; {} vs {} runs now", v.n_a, v.n_b);
+  return fmt::format(
+      " About {} runs per case would resolve the closest call, {}, {} (median {} vs {}{}; an "
+      "estimate for a difference as large, at this noise, in one comparison{})\n",
+      needed, m->name,
+      pair_heading(*r.cases[r.verdict_pair[*i].first].c, *r.cases[r.verdict_pair[*i].second].c),
+      stats::format_number(*v.median_a), stats::format_number(*v.median_b),
+      m->unit.empty() ? "" : " " + m->unit, now);
+}
+
+std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
+  std::string out = format_case_medians(r);
+  const std::string glance = format_verdict_glance(r);
+  if (!glance.empty()) out += "\n" + glance;
+  if (tables_only) return out;
+  bool first = true;
+  for (size_t i = 0; i < r.verdicts.size(); ++i) {
+    if (!r.verdicts[i].resolved) continue;
+    out += fmt::format("{}   {}\n", first ? "\n" : "", r.verdicts[i].sentence);
+    first = false;
+  }
+  const std::string closest = format_closest_call(r);
+  if (!closest.empty()) out += "\n" + closest;
+  return out;
+}
+
 std::string format_campaign_report(const CampaignReport& r) {
-  std::string out =
-      fmt::format("Campaign {}: per case, median [IQR] min..max over its finished runs\n", r.name);
+  std::string out = fmt::format("Campaign {}\n\n", r.name) + format_campaign_brief(r) +
+                    "\n\nIn full: per case, median [IQR] min..max over its finished runs\n";
   for (const CaseFigures& f : r.cases) {
     out += fmt::format("  {} = xrunlab run", f.c->label);
     for (const std::string& a : f.c->run_args) out += " " + a;

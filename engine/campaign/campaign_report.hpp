@@ -4,9 +4,10 @@
 // finished runs (median, IQR, min..max), and per pair of cases that differ in one axis only
 // (fifo vs iso-emu:70 under the same load; fifo idle vs fifo under a compile; not fifo idle vs
 // iso-emu:70 under a compile, where two things changed at once) a verdict on each main figure
-// that never claims more than the repetitions support (engine/stats/verdict.hpp). Written as
-// campaign-summary.txt and campaign-summary.json in the campaign's folder and printed at the
-// end of the campaign; --fail-if checks each case's median. Non-realtime.
+// that never claims more than the repetitions support (engine/stats/verdict.hpp). Written in
+// full as campaign-summary.txt and campaign-summary.json in the campaign's folder; the end of
+// the campaign prints its short block (format_campaign_brief); --fail-if checks each case's
+// median. Non-realtime.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -55,7 +56,35 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
 // "-" where a case has no value. "" without verdicts.
 std::string format_verdict_table(const CampaignReport& r);
 
-// The per-case blocks, the verdict table, then every verdict's sentence.
+// The closing block a terminal gets (and campaign-summary.txt leads with), from the same report:
+// format_case_medians, format_verdict_glance, then one sentence per difference claimed and the
+// closest-call line. `tables_only` (-q): the two tables alone.
+std::string format_campaign_brief(const CampaignReport& r, bool tables_only = false);
+
+// One row per case: its finished runs and the median of each compared figure some case has
+// ("-" where the case has no value).
+std::string format_case_medians(const CampaignReport& r);
+
+// The verdict table cut to what was claimed: a row per pair with a difference claimed on some
+// figure, a column per figure with a claim, "~" where the runs resolve none; then one line for
+// the pairs without a claim. Without any claim, one line saying so. "" without verdicts.
+std::string format_verdict_glance(const CampaignReport& r);
+
+// The unresolved verdict that the fewest runs per case would resolve: of those whose medians
+// differ, the smallest runs_needed_seen (a power estimate for a difference as large as the one
+// seen, at the noise seen); the first in the report's order on a tie. nullopt when every
+// verdict is resolved or none has an estimate.
+std::optional<size_t> closest_call(const CampaignReport& r);
+
+// One line on the closest call: " About 9 runs per case would resolve the closest call,
+// xrun_rate, policy: fifo vs iso-emu:70 (load none) (median 31 vs 58 /min; an estimate for a
+// difference as large, at this noise, in one comparison; 2 vs 2 runs now)" ("... did not" when
+// the estimate is no more than the runs in hand); a line saying there is no estimate when none
+// has one; "" when every verdict is resolved (or there is none).
+std::string format_closest_call(const CampaignReport& r);
+
+// campaign-summary.txt: the brief block, then the per-case blocks (median [IQR] min..max, each
+// case's `xrunlab run` arguments), the full verdict table and every verdict's sentence.
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
 

@@ -333,11 +333,11 @@ class Runner {
     return n;
   }
 
-  // The closing report: printed, written beside campaign.json, and checked (--fail-if).
+  // The closing report: written in full beside campaign.json (campaign-summary.txt/.json), its
+  // short block printed (with -q its tables alone), and checked (--fail-if).
   int report(double session_s) const {
     const CampaignReport rep = build_campaign_report(plan_, s_, dir_);
-    const std::string text = format_campaign_report(rep);
-    write_output_file(dir_ + "/campaign-summary.txt", text);
+    write_output_file(dir_ + "/campaign-summary.txt", format_campaign_report(rep));
     write_output_file(dir_ + "/campaign-summary.json", campaign_report_json(rep).dump(2) + "\n");
     if (o_.as_step) return 0;  // the sweep draws and prints its own
     const PlotFormat format = o_.plot_format.value_or(PlotFormat::kPng);
@@ -347,17 +347,10 @@ class Runner {
       std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", plot_file("campaign", format).c_str(),
                    plot_error.c_str());
     }
-    std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
-                plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
-                plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
-    std::fputs(text.c_str(), stdout);
-    if (session_runs_ > 0) {
-      // The campaign measuring itself: its own time beyond the `xrunlab run` processes.
-      std::printf(
-          "\nThis session ran %zu run(s) in %s; the campaign's own time beyond them: "
-          "%.3f s per run\n",
-          session_runs_, duration_text(session_s).c_str(),
-          std::max(0.0, session_s - session_run_wall_s_) / static_cast<double>(session_runs_));
+    if (o_.quiet) {
+      std::fputs(format_campaign_brief(rep, true).c_str(), stdout);
+    } else {
+      print_closing(rep, session_s, plot_error.empty() ? plot_file("campaign", format) : "");
     }
     std::fflush(stdout);
     if (o_.fail_if.empty() && o_.junit.empty()) return 0;
@@ -374,6 +367,25 @@ class Runner {
     if (!o_.junit.empty())
       write_output_file(o_.junit, junit_xml("xrunlab campaign " + plan_.name, cases));
     return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
+  }
+
+  // The closing block without -q: what finished, the short report, where the rest is, and the
+  // campaign's own time.
+  void print_closing(const CampaignReport& rep, double session_s, const std::string& plot) const {
+    std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
+                plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
+                plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
+    std::fputs(format_campaign_brief(rep).c_str(), stdout);
+    std::printf("\nFull summary: %s/campaign-summary.txt\n", dir_.c_str());
+    if (!plot.empty()) std::printf("Plot: %s/%s\n", dir_.c_str(), plot.c_str());
+    if (session_runs_ > 0) {
+      // The campaign measuring itself: its own time beyond the `xrunlab run` processes.
+      std::printf(
+          "This session ran %zu run(s) in %s; the campaign's own time beyond them: %.3f s per "
+          "run\n",
+          session_runs_, duration_text(session_s).c_str(),
+          std::max(0.0, session_s - session_run_wall_s_) / static_cast<double>(session_runs_));
+    }
   }
 
   const CampaignOptions& o_;

@@ -9,7 +9,8 @@
 //
 // On a terminal (and without -q) one live line shows the case, run i of n, elapsed, ETA and the
 // xrun events so far. At the end (and when the same command finds every run finished) the
-// report (campaign_report.hpp) is printed and written as campaign-summary.txt/.json.
+// report (campaign_report.hpp) is written in full as campaign-summary.txt/.json and its short
+// block printed (format_campaign_brief: with -q its two tables alone).
 // Non-realtime.
 #include <atomic>
 #include <optional>

@@ -168,21 +168,23 @@ class SweepRunner {
   void finish(const SweepGrid& g) {
     const std::string table = sweep_table(o_.spec, g);
     const std::string rec = sweep_recommendation(o_.spec, g);
-    std::string text = fmt::format("Sweep {}: {} step(s), search {}, in {}\n\n{}\n{}", o_.spec.name,
-                                   g.steps.size(), o_.spec.search, dir_, table, rec);
+    const std::string head = fmt::format("Sweep {}: {} step(s), search {}, in {}\n\n", o_.spec.name,
+                                         g.steps.size(), o_.spec.search, dir_);
+    std::string answer = table + "\n" + rec;
     if (g.exit_code != 0) {
-      text += fmt::format(
+      answer += fmt::format(
           "The sweep stopped before its end (exit code {}): the answer above is what the "
           "steps so far support; the same command continues.\n",
           g.exit_code);
     }
-    write_output_file(dir_ + "/sweep-summary.txt", text);
+    write_output_file(dir_ + "/sweep-summary.txt", head + answer);
     const std::string plot_error = draw(g);
-    std::fputs(text.c_str(), stdout);
+    // -q: the table and the recommendation alone.
+    std::fputs(((o_.quiet ? "" : head) + answer).c_str(), stdout);
     if (!plot_error.empty()) {
       std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", heatmap_name().c_str(),
                    plot_error.c_str());
-    } else if (!g.steps.empty()) {
+    } else if (!g.steps.empty() && !o_.quiet) {
       std::printf("Heatmap: %s/%s\n", dir_.c_str(), heatmap_name().c_str());
     }
     std::fflush(stdout);

@@ -4,6 +4,7 @@
 // compared figure, and --fail-if on each case's median.
 #include "engine/campaign/campaign_report.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -178,6 +179,92 @@ TEST(CampaignReport, TheTableSaysWhenTooFewRunsCanNeverResolveADifference) {
             std::string::npos)
       << table;
   EXPECT_EQ(format_verdict_table(CampaignReport{}), "");
+}
+
+// The terminal's block: the medians, the verdicts cut to what was claimed, the claimed
+// difference's sentence, the closest call; never a "no difference" sentence.
+TEST(CampaignReport, TheShortBlockHasTheClaimsAndTheClosestCallButNoNoDifferenceSentences) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  ASSERT_TRUE(r.verdicts[0].resolved);
+  ASSERT_FALSE(r.verdicts[2].resolved);
+  const std::string brief = format_campaign_brief(r);
+  EXPECT_EQ(brief.find("no difference in"), std::string::npos) << brief;
+  EXPECT_EQ(brief.find("[IQR]"), std::string::npos) << "no distributions: " << brief;
+  EXPECT_EQ(brief.find("xrunlab run"), std::string::npos) << "no case arguments: " << brief;
+  EXPECT_NE(brief.find("\n   " + r.verdicts[0].sentence + "\n"), std::string::npos) << brief;
+  // The medians: fifo 1..5 events in 60 s each (median 3 /min), other 11..14 (12.5); Delay
+  // Maximum 101..105 (103) and 101..104 (102.5, 3 significant digits: 102).
+  EXPECT_NE(brief.find("   case      runs  xrun_rate  xrun_count  delay_max\n"), std::string::npos)
+      << brief;
+  EXPECT_NE(brief.find("   01-fifo      5          3           0        103\n"), std::string::npos)
+      << brief;
+  EXPECT_NE(brief.find("   02-other     4       12.5           0        102\n"), std::string::npos)
+      << brief;
+  // The glance: the pair's row, the claimed figure's column only.
+  EXPECT_NE(brief.find("   pair                   xrun_rate\n"
+                       "   policy: fifo vs other  fifo (q = 0.048)\n"),
+            std::string::npos)
+      << brief;
+  // The closest call: xrun_count's medians are equal (no difference to resolve), delay_max's
+  // differ (103 vs 102.5): its estimate, for a difference as large as the one seen.
+  ASSERT_EQ(closest_call(r), std::optional<size_t>(2));
+  const stats::RunsNeeded needed =
+      stats::runs_needed(r.cases[0].of("delay_max"), r.cases[1].of("delay_max"), 0.5 / 103);
+  ASSERT_TRUE(needed.runs_per_case);
+  EXPECT_NE(brief.find(fmt::format("\n About {} runs per case would resolve the closest call, "
+                                   "delay_max, policy: fifo vs other (median 103 vs 102 us; an "
+                                   "estimate for a difference as large, at this noise, in one "
+                                   "comparison; 5 vs 4 runs now)\n",
+                                   *needed.runs_per_case)),
+            std::string::npos)
+      << brief;
+  // The file leads with the same block, then has everything.
+  const std::string full = format_campaign_report(r);
+  EXPECT_EQ(full.find(brief), std::string("Campaign r\n\n").size()) << full;
+  EXPECT_NE(full.find(r.verdicts[2].sentence), std::string::npos) << full;
+  EXPECT_NE(full.find("3 [2..4] 1..5"), std::string::npos) << full;
+}
+
+// -q: the two tables alone.
+TEST(CampaignReport, TheQuietBlockIsTheTablesAlone) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  const std::string quiet = format_campaign_brief(r, true);
+  EXPECT_EQ(quiet, format_case_medians(r) + "\n" + format_verdict_glance(r));
+  EXPECT_EQ(quiet.find(r.verdicts[0].sentence), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("closest call"), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("no difference in"), std::string::npos) << quiet;
+}
+
+TEST(CampaignReport, WithoutAClaimTheGlanceIsOneLine) {
+  TempDir dir{"campaign-report-none"};
+  const CampaignPlan plan =
+      plan_campaign(parse_campaign("name = \"n\"\nrepetitions = 2\nseed = 1\n[axes]\n"
+                                   "load = [\"none\", \"compile\"]\npolicy = [\"fifo\"]\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
+  CampaignState state = resume_campaign(std::nullopt, plan, dir.str(), false).state;
+  for (CampaignRunRecord& run : state.runs) {
+    run.status = "completed";
+    run.run_dir = "runs/" + run.folder + "/x";
+    // none: 1 and 2 xrun events; compile: 101 and 102.
+    dir.write(run.run_dir + "/run.json",
+              run_json((run.case_index == 1 ? 0 : 100) + run.rep, 100.0 * run.case_index).dump());
+  }
+  const CampaignReport r = build_campaign_report(plan, state, dir.str());
+  EXPECT_EQ(format_verdict_glance(r),
+            " Verdicts: 1 pair(s) of cases one axis apart x 3 figure(s), 3 comparisons: no "
+            "difference resolved (too few runs: the test cannot reach p < 0.05)\n");
+  const std::string brief = format_campaign_brief(r);
+  EXPECT_EQ(brief.find("no difference in"), std::string::npos) << brief;
+  // xrun_rate differs (1.5 vs 101.5 a minute); delay_max's runs are equal within each case (no
+  // noise: no estimate), xrun_count is 0 in every run.
+  EXPECT_NE(brief.find(" runs per case would resolve the closest call, xrun_rate, load: none vs "
+                       "compile (policy fifo) (median 1.5 vs 102 /min;"),
+            std::string::npos)
+      << brief;
+  EXPECT_NE(brief.find("; 2 vs 2 runs now)\n"), std::string::npos) << brief;
 }
 
 TEST(CampaignReport, OnlyCasesOneAxisApartAreCompared) {

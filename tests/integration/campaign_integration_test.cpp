@@ -146,6 +146,27 @@ TEST(Campaign, InterruptedAndContinuedItRunsEveryRunOnceAndNothingTwice) {
   EXPECT_EQ(third.log().find("This session ran"), std::string::npos) << "nothing may run again";
   EXPECT_NE(third.log().find("xrunlab: --fail-if: 01-fifo: median xrun_rate = "), std::string::npos)
       << third.log();
+  // The terminal's end is the short block; the "no difference" sentences are in the file only.
+  EXPECT_NE(second.log().find("Full summary: " + cdir + "/campaign-summary.txt\n"),
+            std::string::npos)
+      << second.log();
+  EXPECT_EQ(second.log().find("no difference in"), std::string::npos) << second.log();
+  // 3 vs 3 runs resolve nothing: a line on what would (an estimate, or why there is none).
+  EXPECT_TRUE(second.log().find(" runs per case would resolve the closest call, ") !=
+                  std::string::npos ||
+              second.log().find(" No estimate of the runs per case") != std::string::npos)
+      << second.log();
+  // -q on the finished folder: the two tables alone, no plan, no sentences, no paths.
+  XrunlabRun quiet;
+  ASSERT_EQ(run_to_end({"campaign", file, "--dir", cdir, "-q"}, &quiet), 0) << quiet.log();
+  for (const char* absent : {"Folder: ", "Order (case#", "To run: ", "runs finished",
+                             "no difference in", "closest call", "Full summary", "[IQR]"}) {
+    EXPECT_EQ(quiet.log().find(absent), std::string::npos) << absent << "\n" << quiet.log();
+  }
+  EXPECT_EQ(quiet.log().rfind(" Medians over each case's finished runs", 0), 0u) << quiet.log();
+  EXPECT_NE(quiet.log().find("\n Verdicts: 1 pair(s) of cases one axis apart x "),
+            std::string::npos)
+      << quiet.log();
   const std::string xml = read_text_or_empty(junit);
   EXPECT_NE(xml.find("tests=\"2\" failures=\"2\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<testcase name=\"01-fifo\""), std::string::npos) << xml;

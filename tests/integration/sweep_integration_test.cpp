@@ -74,6 +74,14 @@ TEST(Sweep, EveryPeriodDirtyByConstructionIsFoundSoAndTheSameCommandRunsNothingA
     EXPECT_EQ(runs_in(st), 1u) << p;
     EXPECT_EQ(st["runs"].size(), 1u) << p;
   }
+  // -q: the table and the recommendation alone (sweep-summary.txt after its heading line).
+  std::vector<std::string> quiet_args = sweep_args(sdir, "bisect");
+  quiet_args.insert(quiet_args.begin() + 1, "-q");
+  XrunlabRun quiet;
+  ASSERT_EQ(run_to_end(quiet_args, &quiet), 0) << quiet.log();
+  const std::string answer = read_text_or_empty(sdir + "/sweep-summary.txt");
+  ASSERT_NE(answer.find("\n\n"), std::string::npos) << answer;
+  EXPECT_EQ(quiet.log(), answer.substr(answer.find("\n\n") + 2));
   // Other settings in the same folder are refused before anything runs.
   XrunlabRun other;
   EXPECT_EQ(run_to_end(sweep_args(sdir, "all"), &other), 2) << other.log();

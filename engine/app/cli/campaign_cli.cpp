@@ -47,7 +47,10 @@ class CampaignCli : public SubcommandCli {
     app_->add_flag("--replan", co_.replan,
                    "Continue a folder that holds this campaign with another plan: keep its "
                    "finished runs whose case and repetition are unchanged.");
-    app_->add_flag("--quiet,-q", co_.quiet, "Print only the closing table.");
+    app_->add_flag("--quiet,-q", co_.quiet,
+                   "Print only the closing tables: each case's medians and the verdicts at a "
+                   "glance (no plan, no progress, no sentences; errors and --fail-if still on "
+                   "stderr). campaign-summary.txt has everything.");
     app_->add_option("--fail-if", fail_if_texts_,
                      fail_if_help() + " In a campaign each case is checked on its median.")
         ->type_name("COND");

@@ -46,7 +46,9 @@ class SweepCli : public SubcommandCli {
     app_->add_option("--dir", so_.dir, "The sweep's folder (default results/sweeps/NAME).")
         ->type_name("DIR");
     app_->add_flag("--dry-run", so_.dry_run, "Print the steps it may run and the longest time.");
-    app_->add_flag("--quiet,-q", so_.quiet, "Print only the table and the recommendation.");
+    app_->add_flag("--quiet,-q", so_.quiet,
+                   "Print only the table and the recommendation (and a line if the sweep "
+                   "stopped before its end): no plan, no step lines, no heatmap path.");
     app_->add_option("RUN_OPTIONS", so_.spec.run_args,
                      "After --: `xrunlab run` options for every run (e.g. -- --policy fifo "
                      "--dsp-load 30 --load compile); not --clients, --period or --duration.")
