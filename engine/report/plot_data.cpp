@@ -33,6 +33,29 @@ std::string usecs(double v) {
   return known(v) > 0 ? fmt::format("{:.3f}", v) : "0";
 }
 
+// The cycle table's xrun events from its missed rows, when it kept them all and they make
+// exactly the events the result counted: each run of consecutive rows is one event, at its first
+// row's time.
+bool table_xrun_events(const RunResult& r, PlotContext& c) {
+  const CycleTableResult& t = r.cycle_table;
+  if (!r.xrun_cycles.present || !t.present || t.missed_rows.size() != t.missed_rows_total) {
+    return false;
+  }
+  std::vector<double> times;
+  std::optional<uint64_t> previous;
+  for (const CycleRow& row : t.missed_rows) {
+    if (!previous || row.id != *previous + 1) times.push_back(row.t_s);
+    previous = row.id;
+  }
+  if (times.size() != r.xrun_cycles.events) return false;
+  c.xruns_by_table = true;
+  for (const double t_s : times) {
+    if (std::isfinite(t_s)) c.xruns_s.push_back(t_s);
+  }
+  c.xruns_total = r.xrun_cycles.events;
+  return true;
+}
+
 }  // namespace
 
 std::string plot_title(const RunResult& r) {
@@ -55,10 +78,13 @@ PlotContext plot_context(const RunResult& r) {
   c.period_us = known(r.period_us);
   c.spare_us = known(r.spare_us);
   c.resolution_us = known(r.delay_resolution_us);
-  for (const XrunEvent& e : r.xruns.events) {
-    if (std::isfinite(e.t_s)) c.xruns_s.push_back(e.t_s);
+  if (!table_xrun_events(r, c)) {
+    for (const XrunEvent& e : r.xruns.events) {
+      if (std::isfinite(e.t_s)) c.xruns_s.push_back(e.t_s);
+    }
+    c.xruns_total = r.xruns.events_total();
+    if (r.xrun_cycles.present) c.table_events = r.xrun_cycles.events;
   }
-  c.xruns_total = r.xruns.events_total();
   if (r.audio) {
     c.glitches_known = true;
     for (const GlitchResult& g : r.audio->glitches) {
@@ -124,38 +150,48 @@ std::string list_end(const std::vector<double>& times, size_t listed, uint64_t t
 TimelineEvents timeline_xruns(const RunResult& r) {
   const PlotContext c = plot_context(r);
   TimelineEvents e;
+  // The legend says which count it draws: the run's (the cycle table's xrun events), or JACK2's
+  // notifications with the run's count beside them.
+  const std::string whose =
+      c.xruns_by_table ? std::string(": the cycle table's")
+      : c.table_events
+          ? fmt::format(" at the monitor; the run's count: {} by the cycle table", *c.table_events)
+          : std::string(" at the monitor");
+  const std::string what = c.xruns_by_table ? "xrun event" : "JACK2 xrun notification";
   if (c.xruns_total == 0) {
-    e.key = "no xruns in the run";
+    e.key = c.xruns_by_table ? "no xrun event in the run (the cycle table's)"
+                             : "no xrun notification in the run" + whose;
     return e;
   }
-  const size_t listed = r.xruns.events.size();  // times that are not finite included
+  const size_t listed = c.xruns_by_table ? c.xruns_s.size() : r.xruns.events.size();
   if (!draw_per_second(c.xruns_total, listed)) {
     e.draw = TimelineEvents::Draw::kMarkers;
     e.times_s = c.xruns_s;
-    e.key = fmt::format("xrun ({} in the run)", c.xruns_total);
+    e.key = fmt::format("{} ({} in the run{})", what, c.xruns_total, whose);
     return e;
   }
   e.draw = TimelineEvents::Draw::kPerSecond;
-  e.seconds = sampled_xruns(r.system);
+  // The table's events are all listed; the monitor's per second come from the system samples.
+  e.seconds = c.xruns_by_table ? count_per_second(c.xruns_s) : sampled_xruns(r.system);
   uint64_t sampled = 0;
   for (const EventCount& s : e.seconds) sampled += s.count;
   if (sampled > 0) {
     e.key = sampled == c.xruns_total
-                ? fmt::format("xruns per second ({} in the run)", c.xruns_total)
-                : fmt::format(
-                      "xruns per second ({} in the run; {} of them in the "
-                      "seconds drawn)",
-                      c.xruns_total, sampled);
+                ? fmt::format("{}s per second ({} in the run{})", what, c.xruns_total, whose)
+                : fmt::format("{}s per second ({} in the run{}; {} of them in the seconds drawn)",
+                              what, c.xruns_total, whose, sampled);
   } else {
     // No sample counted them (a model without system samples): the event list, cut or whole.
     e.seconds = count_per_second(c.xruns_s);
     const std::string until = list_end(c.xruns_s, listed, c.xruns_total);
-    e.key = until.empty() ? fmt::format("xruns per second ({} in the run)", c.xruns_total)
-                          : "xruns per second" + until;
+    e.key = until.empty()
+                ? fmt::format("{}s per second ({} in the run{})", what, c.xruns_total, whose)
+                : what + "s per second" + until;
   }
   if (e.seconds.empty()) {  // counted, never listed nor sampled
     e.draw = TimelineEvents::Draw::kNothing;
-    e.key = fmt::format("xruns: {} in the run, their times are not known", c.xruns_total);
+    e.key =
+        fmt::format("{}s: {} in the run{}, their times are not known", what, c.xruns_total, whose);
   }
   e.peak = peak_of(e.seconds);
   return e;

@@ -28,15 +28,20 @@ namespace xrunlab {
 std::string plot_title(const RunResult& r);
 
 struct PlotContext {
-  std::string policy;              // the scheduling label, e.g. "SCHED_FIFO 70 (server) / ..."
-  std::string loads;               // "compile, hackbench" from loads[].spec (else .kind); "none"
-                                   // when the run had none; "" when the result does not say
-  double period_us = 0;            // 0 = unknown (also for values that are not finite or > 0)
-  double spare_us = 0;             // 0 = unknown
-  double resolution_us = 0;        // delay resolution; 0 = unknown (1 usec)
-  std::vector<double> xruns_s;     // xrun event times, seconds since the measurement started
-                                   // (the result's list: the first kXrunEventsKept only)
-  uint64_t xruns_total = 0;        // every xrun event of the run (XrunCounts::events_total)
+  std::string policy;        // the scheduling label, e.g. "SCHED_FIFO 70 (server) / ..."
+  std::string loads;         // "compile, hackbench" from loads[].spec (else .kind); "none"
+                             // when the run had none; "" when the result does not say
+  double period_us = 0;      // 0 = unknown (also for values that are not finite or > 0)
+  double spare_us = 0;       // 0 = unknown
+  double resolution_us = 0;  // delay resolution; 0 = unknown (1 usec)
+  // The xrun events drawn: the run's one count, the cycle table's xrun events (each the first
+  // of its consecutive missed rows), whenever the table kept every missed row; else JACK2's
+  // notifications to the monitor (their list: the first kXrunEventsKept only).
+  bool xruns_by_table = false;
+  std::vector<double> xruns_s;  // their times, seconds since the measurement started
+  uint64_t xruns_total = 0;     // every one of them in the run
+  // Without the table's events drawn: the run's count (the table's), when it has one.
+  std::optional<uint64_t> table_events;
   std::vector<double> glitches_s;  // audible glitch times (the audible chain; the first
                                    // kGlitchesKept only)
   uint64_t glitches_total = 0;     // every glitch of the run (AudioResult::glitches_total)

@@ -157,10 +157,12 @@ TEST(PlotInputs, DataFilesAndArguments) {
   ASSERT_EQ(in.args.size(), 3u);
   EXPECT_EQ(in.args[2].back(), "0") << "cycles.gp: no rows";
   // Few xruns and glitches: a marker each (draw 1), the legend with the run's counts.
-  EXPECT_EQ(in.args[0], (std::vector<std::string>{
-                            "/tmp/p/timeseries.csv", "/tmp/p/xruns.dat", "/tmp/p/timeline.png",
-                            title, "5333.333", "1 2 3", "3 4 3 1 1 0", "/tmp/p/glitches.dat",
-                            "xrun (3 in the run)\taudible glitch (1 in the run)"}));
+  EXPECT_EQ(
+      in.args[0],
+      (std::vector<std::string>{
+          "/tmp/p/timeseries.csv", "/tmp/p/xruns.dat", "/tmp/p/timeline.png", title, "5333.333",
+          "1 2 3", "3 4 3 1 1 0", "/tmp/p/glitches.dat",
+          "JACK2 xrun notification (3 in the run at the monitor)\taudible glitch (1 in the run)"}));
   // No cycle table: the callback delays of all clients together and of each drawn client. 7400
   // is not 10x beyond the period: a linear time axis.
   EXPECT_EQ(in.args[1],
@@ -180,7 +182,7 @@ TEST(PlotInputs, DataFilesAndArguments) {
   quiet.audio.reset();
   const PlotInputs q = plot_inputs(quiet, "/tmp/p");
   EXPECT_EQ(q.args[0][6], "3 4 3 1 0 0");
-  EXPECT_EQ(q.args[0][8], "xrun (3 in the run)\t");
+  EXPECT_EQ(q.args[0][8], "JACK2 xrun notification (3 in the run at the monitor)\t");
 }
 
 // A busy run: 38037 xruns, the first 10000 listed over the first 53 s. The timeline
@@ -205,7 +207,9 @@ TEST(PlotInputs, BusyRunDrawsXrunsPerSecondWithTheTrueTotal) {
   EXPECT_EQ(xruns.substr(0, 58), "from_s,to_s,count\n0.000000,1.000000,543\n1.000000,2.000000,");
   EXPECT_NE(xruns.find("\n70.000000,71.000000,27\n"), std::string::npos);
   EXPECT_EQ(in.args[0][6], "3 4 71 2 1 543");  // xruns per second, the glitch a marker
-  EXPECT_EQ(in.args[0][8], "xruns per second (38037 in the run)\taudible glitch (1 in the run)");
+  EXPECT_EQ(in.args[0][8],
+            "JACK2 xrun notifications per second (38037 in the run at the monitor)\taudible glitch "
+            "(1 in the run)");
 }
 
 TEST(PickClients, FirstMiddleLast) {
@@ -307,13 +311,13 @@ RunResult with_xruns(size_t n) {
 TEST(TimelineXruns, FewAreMarkersWithTheTrueCount) {
   const TimelineEvents none = timeline_xruns(RunResult{});
   EXPECT_EQ(none.draw, TimelineEvents::Draw::kNothing);
-  EXPECT_EQ(none.key, "no xruns in the run");
+  EXPECT_EQ(none.key, "no xrun notification in the run at the monitor");
 
   RunResult r = with_xruns(kMaxEventMarkers);
   const TimelineEvents few = timeline_xruns(r);
   EXPECT_EQ(few.draw, TimelineEvents::Draw::kMarkers);
   EXPECT_EQ(few.times_s.size(), kMaxEventMarkers);
-  EXPECT_EQ(few.key, "xrun (200 in the run)");
+  EXPECT_EQ(few.key, "JACK2 xrun notification (200 in the run at the monitor)");
 
   // One more: counts per second (no system samples here: from the whole list).
   r = with_xruns(kMaxEventMarkers + 1);
@@ -324,7 +328,7 @@ TEST(TimelineXruns, FewAreMarkersWithTheTrueCount) {
   EXPECT_EQ(many.seconds[0].count, 100u);
   EXPECT_EQ(many.seconds[2].count, 1u);
   EXPECT_EQ(many.peak, 100u);
-  EXPECT_EQ(many.key, "xruns per second (201 in the run)");
+  EXPECT_EQ(many.key, "JACK2 xrun notifications per second (201 in the run at the monitor)");
 }
 
 TEST(TimelineXruns, ManyArePerSecondFromTheSamples) {
@@ -347,10 +351,14 @@ TEST(TimelineXruns, ManyArePerSecondFromTheSamples) {
   EXPECT_EQ(e.seconds[2].count, 303u);
   EXPECT_EQ(e.peak, 303u);
   // The samples hold 904 of them: the legend says so beside the true total.
-  EXPECT_EQ(e.key, "xruns per second (1234 in the run; 904 of them in the seconds drawn)");
+  EXPECT_EQ(
+      e.key,
+      "JACK2 xrun notifications per second (1234 in the run at the monitor; 904 of them in the "
+      "seconds drawn)");
   r.system[2].t_s = 3.003;
   r.xruns.monitor_events = 1206;
-  EXPECT_EQ(timeline_xruns(r).key, "xruns per second (1206 in the run)");
+  EXPECT_EQ(timeline_xruns(r).key,
+            "JACK2 xrun notifications per second (1206 in the run at the monitor)");
 }
 
 // Without samples that count xruns, a cut list is drawn up to where it ends, and the legend
@@ -365,15 +373,17 @@ TEST(TimelineXruns, CutListWithoutSamplesSaysWhereItEnds) {
   EXPECT_EQ(e.draw, TimelineEvents::Draw::kPerSecond);
   ASSERT_EQ(e.seconds.size(), 2u);
   EXPECT_EQ(e.seconds[1].count, 20u);
-  EXPECT_EQ(e.key,
-            "xruns per second, until 1.2 s (the first 120 of 38037: the list ends "
-            "there)");
+  EXPECT_EQ(
+      e.key,
+      "JACK2 xrun notifications per second, until 1.2 s (the first 120 of 38037: the list ends "
+      "there)");
 
   // Counted, but neither listed nor sampled: nothing to draw, and the legend says that.
   r.xruns.events.clear();
   const TimelineEvents unknown = timeline_xruns(r);
   EXPECT_EQ(unknown.draw, TimelineEvents::Draw::kNothing);
-  EXPECT_EQ(unknown.key, "xruns: 38037 in the run, their times are not known");
+  EXPECT_EQ(unknown.key,
+            "JACK2 xrun notifications: 38037 in the run at the monitor, their times are not known");
 }
 
 TEST(TimelineGlitches, MarkersOrPerSecondWithTheTrueCount) {
@@ -608,6 +618,44 @@ TEST(ExplainNote, NamesTheHopAsTheSummaryDoesAndWhatTookMostOfItsWindow) {
   self.hops[0].self_ns = 2690000;
   EXPECT_EQ(explain_note(self), "jackd's wake-up: itself on its CPU 2690 us");
   EXPECT_EQ(explain_note(ExplainedCycle{}), "");
+}
+
+// The run's one count: the cycle table's xrun events, each the first of its consecutive missed
+// rows, drawn when the table kept every missed row; else the monitor's, with the run's count in
+// the legend.
+TEST(TimelineXruns, TheCycleTablesEventsWhenItKeptEveryMissedRow) {
+  RunResult r;
+  r.xrun_cycles.present = true;
+  r.xrun_cycles.events = 2;
+  r.cycle_table.present = true;
+  for (const auto& [id, t] :
+       std::vector<std::pair<uint64_t, double>>{{10, 0.5}, {11, 0.51}, {40, 2.25}}) {
+    CycleRow row;
+    row.id = id;
+    row.t_s = t;
+    r.cycle_table.missed_rows.push_back(row);
+  }
+  r.cycle_table.missed_rows_total = 3;
+  r.xruns.monitor_events = 5;  // the monitor saw more: not what is drawn
+  for (int i = 0; i < 5; ++i) r.xruns.events.push_back({0.5 * i, 0, 1});
+  TimelineEvents e = timeline_xruns(r);
+  EXPECT_EQ(e.draw, TimelineEvents::Draw::kMarkers);
+  EXPECT_EQ(e.times_s, (std::vector<double>{0.5, 2.25}));
+  EXPECT_EQ(e.key, "xrun event (2 in the run: the cycle table's)");
+  // The table kept only the first missed rows: the monitor's, and the run's count beside them.
+  r.cycle_table.missed_rows_total = 3000;
+  e = timeline_xruns(r);
+  EXPECT_EQ(e.key,
+            "JACK2 xrun notification (5 in the run at the monitor; the run's count: 2 by the cycle "
+            "table)");
+  // Rows that do not make the counted events (a model made by hand): not drawn as them.
+  r.cycle_table.missed_rows_total = 3;
+  r.xrun_cycles.events = 3;
+  EXPECT_NE(timeline_xruns(r).key.find("at the monitor"), std::string::npos);
+  r.xrun_cycles.events = 0;
+  r.cycle_table.missed_rows.clear();
+  r.cycle_table.missed_rows_total = 0;
+  EXPECT_EQ(timeline_xruns(r).key, "no xrun event in the run (the cycle table's)");
 }
 
 }  // namespace
