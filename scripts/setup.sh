@@ -27,6 +27,7 @@ packages=(
   zlib1g-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules
+  chromium-headless-shell
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -10,6 +10,7 @@
 #include "engine/base/file.hpp"
 #include "engine/base/output_error.hpp"
 #include "engine/report/report_csv.hpp"
+#include "engine/report/report_html.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/seconds_file.hpp"
 #include "engine/result/run_json.hpp"
@@ -120,7 +121,14 @@ void write_run_folder(RunResult& r, const std::string& run_dir, bool plots,
       r.warnings.push_back("plots: none written: " + std::string(e.what()));
     }
   }
-  write_run_files(run_dir, render_run_files(r));
+  // report.html embeds the plots as the folder now has them (none after a full disk), and goes
+  // before run.json like every other file.
+  std::vector<RunFile> files = render_run_files(r);
+  const PlotFormat f = format.value_or(run_plot_format(r));
+  files.push_back({kReportHtmlFile,
+                   format_report_html(r, read_report_plots(run_dir, f),
+                                      plots ? "" : "the run was asked for none (--no-plots)")});
+  write_run_files(run_dir, files);
 }
 
 RunResult load_run_folder(const std::string& dir) {
@@ -177,8 +185,12 @@ PlotResult replot_run_folder(const std::string& run_dir, const std::string& scri
                              PlotFormat format) {
   PlotOptions options;
   options.format = format;
-  PlotResult p = draw_plots(load_run_folder(run_dir), scripts_dir, options);
+  const RunResult r = load_run_folder(run_dir);
+  PlotResult p = draw_plots(r, scripts_dir, options);
   write_run_files(run_dir, p.files);
+  // The report embeds the plots just drawn.
+  write_run_files(run_dir,
+                  {{kReportHtmlFile, format_report_html(r, read_report_plots(run_dir, format))}});
   if (p.files.size() == std::size(kPlotFiles)) {
     for (const char* stale : kReplacedPlotFiles) {
       std::error_code ec;

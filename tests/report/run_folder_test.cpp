@@ -13,6 +13,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/report/report_csv.hpp"
+#include "engine/report/report_html.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/seconds_file.hpp"
 #include "engine/result/run_json.hpp"
@@ -148,11 +149,17 @@ TEST(WriteRunFolder, FailedPlotsAreInTheFilesWrittenOnce) {
   EXPECT_NE(read_text(dir + "/summary.txt").find("warning: " + warning + "\n"), std::string::npos);
   const auto j = nlohmann::json::parse(read_text(dir + "/run.json"));
   EXPECT_EQ(j["warnings"].back(), warning);
+  // The report names each plot it has not, and carries the warning.
+  const std::string html = read_text(dir + "/report.html");
+  EXPECT_NE(html.find("plots/timeline.png: not drawn (see the warnings)"), std::string::npos);
+  EXPECT_NE(html.find(html_escape(warning)), std::string::npos);
+  EXPECT_EQ(html.find("<img "), std::string::npos);
   EXPECT_EQ(renames.counts(), (std::map<std::string, int>{{"run.json", 1},
                                                           {"timeseries.csv", 1},
                                                           {"histogram.csv", 1},
                                                           {"summary.txt", 1},
-                                                          {"seconds.jsonl", 1}}));
+                                                          {"seconds.jsonl", 1},
+                                                          {"report.html", 1}}));
   EXPECT_FALSE(fs::exists(dir + "/plots"));
 }
 
@@ -170,13 +177,19 @@ TEST(WriteRunFolder, WithPlotsEveryFileOnce) {
                                                           {"timeseries.csv", 1},
                                                           {"histogram.csv", 1},
                                                           {"summary.txt", 1},
-                                                          {"seconds.jsonl", 1}}));
+                                                          {"seconds.jsonl", 1},
+                                                          {"report.html", 1}}));
   EXPECT_EQ(
       plot_renames.counts(),
       (std::map<std::string, int>{{"timeline.png", 1}, {"latency.png", 1}, {"cycles.png", 1}}));
   for (const char* png : {"/plots/timeline.png", "/plots/latency.png", "/plots/cycles.png"}) {
     EXPECT_EQ(read_text(dir + png).substr(1, 3), "PNG") << png;
   }
+  // report.html embeds the plots as written.
+  EXPECT_EQ(read_text(dir + "/report.html"),
+            format_report_html(r, read_report_plots(dir, PlotFormat::kPng)));
+  EXPECT_NE(read_text(dir + "/report.html").find("src=\"data:image/png;base64,iVBORw0KGgo"),
+            std::string::npos);
 }
 
 // A finished folder read back gives the same files again.
@@ -257,9 +270,18 @@ TEST(ReplotRunFolder, DrawsWhatTheRunDrew) {
   tmp.write("run/plots/delay.png", "old");
   tmp.write("run/plots/cpu.png", "old");
   tmp.write("run/plots/histogram.png", "old");  // now latency.png
+  fs::remove(dir + "/report.html");
   const PlotResult p = replot_run_folder(dir, XRUNLAB_SOURCE_SCRIPTS_DIR);
   EXPECT_EQ(p.error, "");
   ASSERT_EQ(p.files.size(), 3u);
+  // report.html again, with the plots just drawn.
+  const std::string html = read_text(dir + "/report.html");
+  EXPECT_EQ(html.find("<p class=\"missing\">"), std::string::npos);
+  size_t images = 0;
+  for (size_t at = html.find("<img "); at != std::string::npos; at = html.find("<img ", at + 1)) {
+    ++images;
+  }
+  EXPECT_EQ(images, 3u);
   EXPECT_TRUE(read_text(dir + "/plots/timeline.png") == timeline) << "timeline.png differs";
   EXPECT_TRUE(read_text(dir + "/plots/latency.png") == latency) << "latency.png differs";
   EXPECT_FALSE(fs::exists(dir + "/plots/delay.png"));
