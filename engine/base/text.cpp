@@ -60,4 +60,35 @@ std::optional<std::string_view> key_value(std::string_view text, std::string_vie
   return std::nullopt;
 }
 
+std::string markup_escape(std::string_view s, char control_as) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default: {
+        const bool control =
+            (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+            c == '\x7f';
+        out += control ? control_as : c;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace xrunlab

@@ -27,4 +27,9 @@ bool ends_with(std::string_view s, std::string_view suffix);
 // ("CapEff:\t000001ffffffffff" -> "000001ffffffffff"); nullopt when no line starts with "KEY:".
 std::optional<std::string_view> key_value(std::string_view text, std::string_view key);
 
+// `s` as text in XML or HTML (JUnit files, report.html): & < > " ' as entities (&#39;, which
+// both read), and each control character that XML 1.0 does not allow (all below 0x20 but tab,
+// newline and carriage return) and DEL as `control_as`.
+std::string markup_escape(std::string_view s, char control_as = '?');
+
 }  // namespace xrunlab

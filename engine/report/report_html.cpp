@@ -299,31 +299,7 @@ std::string context_section(const RunResult& r) {
 }  // namespace
 
 std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        const bool control = static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n';
-        out += control || c == '\x7f' ? ' ' : c;
-    }
-  }
-  return out;
+  return markup_escape(s, ' ');
 }
 
 std::vector<ReportPlot> read_report_plots(const std::string& run_dir, PlotFormat format) {

@@ -790,7 +790,8 @@ std::string terminal_result(const RunResult& r, const std::string& dir, Verbosit
     out += fmt::format("warning: ... and {} more in summary.txt\n",
                        a.warnings.size() - kTerminalWarnings);
   }
-  return out + "Results: " + dir + " (summary.txt has every figure; -v prints it here)\n";
+  out += "  every figure: summary.txt (-v prints it here); one page to share: report.html\n";
+  return out + "Results: " + dir + "\n";
 }
 
 std::vector<SummaryLine> parse_summary_lines(std::string_view text) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/text.hpp"
 #include "engine/report/jack_test_labels.hpp"
 #include "engine/result/result.hpp"
 
@@ -206,34 +207,7 @@ ThresholdCheck check_threshold(const Threshold& t, std::optional<double> value) 
 namespace {
 
 std::string xml_escaped(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 has no other control characters than tab, newline and carriage return.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-          out += '?';
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
+  return markup_escape(s);
 }
 
 }  // namespace

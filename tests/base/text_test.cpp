@@ -50,5 +50,15 @@ TEST(KeyValue, OnlyAWholeKeyAtTheStartOfALine) {
   EXPECT_EQ(key_value("", "CapEff"), std::nullopt);
 }
 
+// One escape for JUnit's XML and report.html: markup as entities, the control characters XML
+// 1.0 does not allow (and DEL) as the given character; tab, newline and CR kept.
+TEST(MarkupEscape, EntitiesAndControlCharacters) {
+  EXPECT_EQ(markup_escape("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+  EXPECT_EQ(markup_escape("t\tn\nr\rbell\a del\x7f"), "t\tn\nr\rbell? del?");
+  EXPECT_EQ(markup_escape("bell\a", ' '), "bell ");
+  EXPECT_EQ(markup_escape("<script>"), "&lt;script&gt;");
+  EXPECT_EQ(markup_escape(""), "");
+}
+
 }  // namespace
 }  // namespace xrunlab
