@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the curated example run that README.md quotes and shows: results/examples/jack_test-64/
-# (summary.txt, run.json, seconds.jsonl, timeseries.csv, plots/*.png and terminal.txt, what the
-# run printed, of one run on this machine).
+# (summary.txt, run.json, seconds.jsonl, timeseries.csv, plots/*.png, report.html with a
+# screenshot of its top (report.png) and terminal.txt, what the run printed, of one run on this
+# machine).
 #
 #   scripts/example.sh            run the example's setting and replace results/examples/jack_test-64/
 #
@@ -33,6 +34,13 @@ mkdir -p results/examples/jack_test-64/plots
 cp "$run/summary.txt" "$run/run.json" "$run/seconds.jsonl" "$run/timeseries.csv" \
   results/examples/jack_test-64/
 cp "$run"/plots/*.png results/examples/jack_test-64/plots/
+cp "$run/report.html" results/examples/jack_test-64/
+# The report as a browser shows its top (Debian's chromium-headless-shell, which setup.sh
+# installs): the README's picture of it.
+chromium-headless-shell --no-sandbox --disable-gpu --headless --hide-scrollbars \
+  --user-data-dir="$scratch/chromium" --window-size=1100,1500 \
+  --screenshot="$PWD/results/examples/jack_test-64/report.png" "file://$run/report.html" \
+  >/dev/null 2>&1
 # What the run printed (its short result), with the folder named as committed.
 sed "s|$run|results/examples/jack_test-64|" "$scratch/terminal.txt" \
   >results/examples/jack_test-64/terminal.txt
