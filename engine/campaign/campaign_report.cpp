@@ -607,4 +607,30 @@ std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
   return out;
 }
 
+std::string campaign_headline(const CampaignReport& r) {
+  size_t runs = 0;
+  for (const CaseFigures& c : r.cases) runs += c.runs;
+  size_t resolved = 0;
+  for (const stats::Verdict& v : r.verdicts) resolved += v.resolved ? 1 : 0;
+  return fmt::format(
+      "campaign {}: {} case{}, {} finished run{}; {} difference{} resolved (of {} "
+      "comparison{})",
+      r.name, r.cases.size(), r.cases.size() == 1 ? "" : "s", runs, runs == 1 ? "" : "s", resolved,
+      resolved == 1 ? "" : "s", r.verdicts.size(), r.verdicts.size() == 1 ? "" : "s");
+}
+
+std::string format_campaign_html(const CampaignReport& r, const std::vector<ReportPlot>& plots) {
+  const std::string headline = campaign_headline(r);
+  std::string body = fmt::format("<h1 id=\"verdict\">{}</h1>\n", html_escape(headline));
+  body += html_section("brief", "At a glance") + html_pre(format_campaign_brief(r));
+  body += html_section("plots", "Plots");
+  for (const ReportPlot& p : plots) body += html_plot(p);
+  if (const std::string table = format_verdict_table(r); !table.empty()) {
+    body += html_section("verdicts", "Every verdict") + html_pre(table);
+  }
+  body += html_section("in-full", "In full (campaign-summary.txt)") +
+          html_pre(format_campaign_report(r));
+  return html_page("xrunlab: " + headline, body);
+}
+
 }  // namespace xrunlab

@@ -15,6 +15,7 @@
 
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/campaign_store.hpp"
+#include "engine/report/html_page.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/stats/describe.hpp"
@@ -87,6 +88,16 @@ std::string format_closest_call(const CampaignReport& r);
 // case's `xrunlab run` arguments), the full verdict table and every verdict's sentence.
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
+
+// The campaign's report.html, one self-contained page (engine/report/html_page.hpp): its
+// heading (the cases, the runs, how many differences the runs resolve), the short block, the
+// plots (`plots`: campaign.png or .svg, embedded), the verdict table and the whole
+// campaign-summary.txt (each case's distributions, every verdict's sentence).
+std::string format_campaign_html(const CampaignReport& r, const std::vector<ReportPlot>& plots);
+
+// The campaign's one-line answer, the page's heading: "campaign NAME: 10 cases, 20 runs; 2
+// differences resolved (of 175 comparisons)".
+std::string campaign_headline(const CampaignReport& r);
 
 // campaign.png (campaign.svg for `format` svg) in `dir`: one panel per figure (xrun rate, Delay
 // Maximum, slack p1; those some case has), every finished run a point, per case a box plot (median,

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/file.hpp"
 #include "engine/campaign/campaign_progress.hpp"
 #include "engine/campaign/campaign_report.hpp"
 #include "engine/campaign/campaign_spec.hpp"
@@ -347,6 +348,10 @@ class Runner {
       std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", plot_file("campaign", format).c_str(),
                    plot_error.c_str());
     }
+    // The one page to share, with the plot inside it (after the plot, which it embeds).
+    ReportPlot plot{plot_file("campaign", format), std::nullopt};
+    if (plot_error.empty()) plot.bytes = read_file(dir_ + "/" + plot.name);
+    write_output_file(dir_ + "/report.html", format_campaign_html(rep, {plot}));
     if (o_.quiet) {
       std::fputs(format_campaign_brief(rep, true).c_str(), stdout);
     } else {
@@ -377,6 +382,7 @@ class Runner {
                 plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
     std::fputs(format_campaign_brief(rep).c_str(), stdout);
     std::printf("\nFull summary: %s/campaign-summary.txt\n", dir_.c_str());
+    std::printf("One page to share: %s/report.html\n", dir_.c_str());
     if (!plot.empty()) std::printf("Plot: %s/%s\n", dir_.c_str(), plot.c_str());
     if (session_runs_ > 0) {
       // The campaign measuring itself: its own time beyond the `xrunlab run` processes.

@@ -10,6 +10,7 @@
 #include "engine/base/base64.hpp"
 #include "engine/base/file.hpp"
 #include "engine/base/text.hpp"
+#include "engine/report/html_page.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/run_answer.hpp"
@@ -18,25 +19,6 @@ namespace xrunlab {
 namespace {
 
 using Row = std::vector<std::string>;  // cells, already HTML
-
-// The page's style: readable on a screen, printable (no colours needed to read it).
-constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:1.5em auto;max-width:78em;
-padding:0 1em;color:#111;line-height:1.35}
-h1{font-size:1.5em;padding:.4em .6em;border-left:.4em solid #888}
-h1.clean{border-color:#2a7a2a;background:#eef7ee}h1.dirty{border-color:#b00;background:#fbeeee}
-h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0;font-size:.92em}
-th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}
-img{max-width:100%;height:auto;border:1px solid #ddd}figure{margin:1em 0}
-p.missing{color:#b00}code,.mono{font-family:monospace;word-break:break-all}
-@media print{h2{break-after:avoid}figure,tr{break-inside:avoid}})";
-
-// Sets <body data-images-ok="N/M"> once the page has loaded: N of its M images decoded.
-constexpr const char* kImageCheck =
-    R"(window.addEventListener("load",function(){var i=document.images,n=0,k;)"
-    R"(for(k=0;k<i.length;k++){if(i[k].complete&&i[k].naturalWidth>0){n++;}})"
-    R"(document.body.setAttribute("data-images-ok",n+"/"+i.length);});)";
 
 std::string esc(std::string_view s) {
   return html_escape(s);
@@ -74,15 +56,6 @@ std::string table(const Row& header, const std::vector<Row>& rows,
   return out + "</tbody></table>\n";
 }
 
-std::string section(std::string_view id, std::string_view title) {
-  return fmt::format("<h2 id=\"{}\">{}</h2>\n", id, title);
-}
-
-std::string paragraph(std::string_view text_html, std::string_view cls = {}) {
-  return cls.empty() ? fmt::format("<p>{}</p>\n", text_html)
-                     : fmt::format("<p class=\"{}\">{}</p>\n", cls, text_html);
-}
-
 std::string list(const std::vector<std::string>& items) {
   std::string out = "<ul>\n";
   for (const std::string& i : items) out += "<li>" + esc(i) + "</li>\n";
@@ -92,54 +65,32 @@ std::string list(const std::vector<std::string>& items) {
 std::string answer_section(const RunResult& r, const RunAnswer& a) {
   std::string out = fmt::format("<h1 id=\"verdict\" class=\"{}\">{}</h1>\n",
                                 a.clean ? "clean" : "dirty", esc(a.verdict));
-  out += paragraph("Status: " + esc(trim(summary_status_text(r))));
+  out += html_paragraph("Status: " + esc(trim(summary_status_text(r))));
   std::vector<Row> rows;
   for (const AnswerFigure& f : a.figures) {
     rows.push_back({esc(f.label), esc(f.value), esc(f.definition)});
   }
   out += table({"figure", "value", "definition"}, rows, {0, 2});
   if (!a.count_by.empty())
-    out += paragraph("The xrun events are counted by " + esc(a.count_by) + ".");
-  if (!a.witnesses.empty()) out += section("witnesses", "Witnesses") + list(a.witnesses);
+    out += html_paragraph("The xrun events are counted by " + esc(a.count_by) + ".");
+  if (!a.witnesses.empty()) out += html_section("witnesses", "Witnesses") + list(a.witnesses);
   if (!a.worst_cycle.empty()) {
-    out += section("worst-cycle", "Worst cycle") + paragraph(esc(a.worst_cycle));
+    out += html_section("worst-cycle", "Worst cycle") + html_paragraph(esc(a.worst_cycle));
   }
-  if (!a.floor.empty()) out += section("floor", "Floor") + paragraph(esc(a.floor));
+  if (!a.floor.empty()) out += html_section("floor", "Floor") + html_paragraph(esc(a.floor));
   return out;
 }
 
-const char* plot_mime(std::string_view name) {
-  return ends_with(name, ".svg") ? "image/svg+xml" : "image/png";
-}
-
-std::string plot_figure(const ReportPlot& p, std::string_view no_plots) {
-  const PlotFormat f = ends_with(p.name, ".svg") ? PlotFormat::kSvg : PlotFormat::kPng;
-  if (!p.bytes) {
-    const std::string why = no_plots.empty() ? std::string("not drawn (see the warnings)")
-                                             : "not drawn: " + std::string(no_plots);
-    return paragraph(fmt::format("{}: {}", esc(p.name), esc(why)), "missing");
-  }
-  if (!is_plot_file(*p.bytes, f)) {
-    return paragraph(fmt::format("{}: not a {} file; the run folder has it as it is", esc(p.name),
-                                 plot_format_name(f)),
-                     "missing");
-  }
-  return fmt::format(
-      "<figure><img alt=\"{0}\" src=\"data:{1};base64,{2}\"><figcaption>{0}</figcaption>"
-      "</figure>\n",
-      esc(p.name), plot_mime(p.name), base64_encode(*p.bytes));
-}
-
 std::string plots_section(const std::vector<ReportPlot>& plots, std::string_view no_plots) {
-  std::string out = section("plots", "Plots");
-  if (plots.empty()) return out + paragraph("No plots.", "missing");
-  for (const ReportPlot& p : plots) out += plot_figure(p, no_plots);
+  std::string out = html_section("plots", "Plots");
+  if (plots.empty()) return out + html_paragraph("No plots.", "missing");
+  for (const ReportPlot& p : plots) out += html_plot(p, no_plots);
   return out;
 }
 
 std::string client_section(const RunResult& r) {
-  std::string out = section("clients", "Per client (usecs)");
-  if (r.client_results.empty()) return out + paragraph("No clients.");
+  std::string out = html_section("clients", "Per client (usecs)");
+  if (r.client_results.empty()) return out + html_paragraph("No clients.");
   std::vector<Row> rows;
   for (const ClientResult& c : r.client_results) {
     const ClientSummaries& m = c.summary;
@@ -155,8 +106,8 @@ std::string client_section(const RunResult& r) {
 
 std::string hop_section(const CycleTableResult& t) {
   if (!t.present) return {};
-  std::string out = section("hops", "Cycles hop by hop (usecs)");
-  out += paragraph(fmt::format(
+  std::string out = html_section("hops", "Cycles hop by hop (usecs)");
+  out += html_paragraph(fmt::format(
       "{} cycles, {} complete, {} missed ({} past the deadline, {} out of chain order); times: {}",
       t.cycles, t.complete, t.missed, t.deadline_missed, t.out_of_order, esc(t.time_source)));
   std::vector<Row> rows;
@@ -177,8 +128,8 @@ std::string hop_section(const CycleTableResult& t) {
 
 std::string xrun_source_section(const XrunCycles& x) {
   if (!x.present) return {};
-  std::string out = section("xrun-sources", "Xrun sources against the cycle table");
-  out += paragraph(fmt::format(
+  std::string out = html_section("xrun-sources", "Xrun sources against the cycle table");
+  out += html_paragraph(fmt::format(
       "{} xrun cycle(s) in {} event(s): an xrun cycle missed its deadline, ran out of chain "
       "order or had a client that did not run; consecutive ones are one event.",
       x.cycles, x.events));
@@ -207,9 +158,9 @@ std::string client_cells(const CycleRow& c) {
 }
 
 std::string worst_cycles_section(const RunResult& r) {
-  std::string out = section("worst-cycles", "Worst cycles");
+  std::string out = html_section("worst-cycles", "Worst cycles");
   if (r.explain && !r.explain->cycles.empty()) {
-    out += paragraph("As the kernel trace explains them (--explain).");
+    out += html_paragraph("As the kernel trace explains them (--explain).");
     std::vector<Row> rows;
     for (const ExplainedCycle& c : r.explain->cycles) {
       rows.push_back({std::to_string(c.cycle), fmt::format("{:.3f}", c.t_s),
@@ -218,8 +169,8 @@ std::string worst_cycles_section(const RunResult& r) {
     return out + table({"cycle", "time (s)", "slack (usecs)", "explanation"}, rows, {2, 3});
   }
   const CycleTableResult& t = r.cycle_table;
-  if (!t.present || t.worst.empty()) return out + paragraph("No cycle table.");
-  out += paragraph(
+  if (!t.present || t.worst.empty()) return out + html_paragraph("No cycle table.");
+  out += html_paragraph(
       "By slack, worst first; times in usecs after the interrupt (each client's entry-exit). "
       "<code>xrunlab run --explain</code> has the kernel trace explain them.");
   std::vector<Row> rows;
@@ -232,12 +183,13 @@ std::string worst_cycles_section(const RunResult& r) {
 }
 
 std::string xrun_events_section(const XrunCounts& x) {
-  std::string out = section("xrun-events", "Xrun events");
+  std::string out = html_section("xrun-events", "Xrun events");
   const uint64_t total = x.events_total();
-  if (total == 0) return out + paragraph("No xrun event reached the monitor.");
+  if (total == 0) return out + html_paragraph("No xrun event reached the monitor.");
   const size_t shown = std::min(x.events.size(), kHtmlXrunEvents);
-  out += paragraph(fmt::format("The first {} of {} event(s) the monitor received{}.", shown, total,
-                               x.events_cut() ? " (run.json lists the first ones only)" : ""));
+  out += html_paragraph(fmt::format("The first {} of {} event(s) the monitor received{}.", shown,
+                                    total,
+                                    x.events_cut() ? " (run.json lists the first ones only)" : ""));
   std::vector<Row> rows;
   for (size_t i = 0; i < shown; ++i) {
     const XrunEvent& e = x.events[i];
@@ -248,8 +200,8 @@ std::string xrun_events_section(const XrunCounts& x) {
 }
 
 std::string warnings_section(const RunResult& r) {
-  std::string out = section("warnings", "Warnings");
-  return r.warnings.empty() ? out + paragraph("None.") : out + list(r.warnings);
+  std::string out = html_section("warnings", "Warnings");
+  return r.warnings.empty() ? out + html_paragraph("None.") : out + list(r.warnings);
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -293,35 +245,15 @@ std::string context_section(const RunResult& r) {
   for (const auto& [label, value] : context_items(r)) {
     rows.push_back({esc(label), "<span class=\"mono\">" + esc(value) + "</span>"});
   }
-  return section("context", "Context") + table({"", ""}, rows, {0, 1});
+  return html_section("context", "Context") + table({"", ""}, rows, {0, 1});
 }
 
 }  // namespace
 
-std::string html_escape(std::string_view s) {
-  return markup_escape(s, ' ');
-}
-
-std::vector<ReportPlot> read_report_plots(const std::string& run_dir, PlotFormat format) {
-  std::vector<ReportPlot> out;
-  for (const std::string& name : plot_files(format)) {
-    ReportPlot p;
-    p.name = name;
-    p.bytes = read_file((std::filesystem::path(run_dir) / name).string());
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
 std::string format_report_html(const RunResult& r, const std::vector<ReportPlot>& plots,
                                std::string_view no_plots) {
   const RunAnswer a = run_answer(r);
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<title>xrunlab: {}</title>\n<style>{}</style>\n", esc(a.verdict), kStyle);
-  out += fmt::format("<script>{}</script>\n</head>\n<body data-images-ok=\"\">\n", kImageCheck);
-  out += answer_section(r, a);
+  std::string out = answer_section(r, a);
   out += plots_section(plots, no_plots);
   out += client_section(r);
   out += hop_section(r.cycle_table);
@@ -330,7 +262,7 @@ std::string format_report_html(const RunResult& r, const std::vector<ReportPlot>
   out += xrun_events_section(r.xruns);
   out += warnings_section(r);
   out += context_section(r);
-  return out + "</body>\n</html>\n";
+  return html_page("xrunlab: " + a.verdict, out);
 }
 
 }  // namespace xrunlab

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/report/html_page.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/result/result.hpp"
 
@@ -31,20 +32,6 @@ inline constexpr const char* kReportHtmlFile = "report.html";
 
 // The page lists at most this many xrun events ("the first 100 of 3120").
 inline constexpr size_t kHtmlXrunEvents = 100;
-
-// `s` as HTML text or attribute value: & < > " ' escaped; control characters other than tab and
-// line feed become spaces.
-std::string html_escape(std::string_view s);
-
-// One plot of the run folder as the report embeds it.
-struct ReportPlot {
-  std::string name;                  // "plots/timeline.png" (its extension gives its format)
-  std::optional<std::string> bytes;  // the file's content; nullopt: it is not there
-};
-
-// The plot files of `format` in the run folder (plot_files(format), each read whole; absent
-// ones without bytes).
-std::vector<ReportPlot> read_report_plots(const std::string& run_dir, PlotFormat format);
 
 // The whole report.html. `plots`: the run's plots in order; `no_plots`: why there are none when
 // none were drawn on purpose ("" otherwise), said instead of each missing plot's default text.

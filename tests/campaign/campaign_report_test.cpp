@@ -226,6 +226,26 @@ TEST(CampaignReport, TheShortBlockHasTheClaimsAndTheClosestCallButNoNoDifference
   EXPECT_NE(full.find("3 [2..4] 1..5"), std::string::npos) << full;
 }
 
+// The campaign's report.html: its headline as the heading, the short block, the plot embedded
+// or said missing, every verdict and the whole text, all escaped.
+TEST(CampaignReport, TheHtmlPageLeadsWithTheHeadlineAndHoldsTheWholeText) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  EXPECT_EQ(campaign_headline(r),
+            "campaign r: 2 cases, 9 finished runs; 1 difference resolved (of 3 comparisons)");
+  const std::string png("\x89PNG\r\n\x1a\nrest", 12);
+  const std::string page = format_campaign_html(r, {{"campaign.png", png}});
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("<h1 id=\"verdict\">" + campaign_headline(r) + "</h1>"), std::string::npos);
+  EXPECT_NE(page.find(html_escape(format_campaign_brief(r))), std::string::npos);
+  EXPECT_NE(page.find(html_escape(format_campaign_report(r))), std::string::npos);
+  EXPECT_NE(page.find("src=\"data:image/png;base64,"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos) << "nothing fetched";
+  const std::string missing = format_campaign_html(r, {{"campaign.png", std::nullopt}});
+  EXPECT_EQ(missing.find("<img"), std::string::npos);
+  EXPECT_NE(missing.find("campaign.png: not drawn"), std::string::npos);
+}
+
 // -q: the two tables alone.
 TEST(CampaignReport, TheQuietBlockIsTheTablesAlone) {
   Fixture f;

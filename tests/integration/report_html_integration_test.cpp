@@ -6,7 +6,7 @@
 // --enable-logging=stderr), show the verdict of summary.txt as its heading, and every embedded
 // image must decode (the page's own script sets <body data-images-ok="N/M"> on load). A copy
 // of the page with one image's bytes cut and a script error must be found broken on both
-// counts, so the check can fail.
+// counts, so the check can fail. A campaign's report.html is checked the same way.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -166,6 +166,30 @@ void check_run_report(const std::string& format) {
   EXPECT_NE(problems[0].find("Uncaught ReferenceError: undefined_function"), std::string::npos)
       << problems[0];
   EXPECT_EQ(problems[1], "images: data-images-ok=\"2/3\"");
+}
+
+// A campaign's report.html: 2 cases x 2 short runs, then its page in the browser: no console
+// message, its headline as the heading, the campaign plot decoded.
+TEST(ReportHtmlChromium, Campaign) {
+  const TempDir dir("report-html-campaign");
+  const std::string file = dir.write("c.toml",
+                                     "name = \"html\"\nrepetitions = 2\nseed = 3\n[run]\n"
+                                     "clients = 2\nports = 1\nperiod = 256\nduration = 1\n"
+                                     "plots = false\n[axes]\npolicy = [\"fifo\", \"other\"]\n");
+  const std::string cdir = dir.file("c");
+  XrunlabRun run;
+  ASSERT_EQ(run_to_end({"campaign", file, "--dir", cdir, "-q"}, &run), 0) << run.log();
+  const std::string page = cdir + "/report.html";
+  const std::string html = read_text_or_empty(page);
+  ASSERT_FALSE(html.empty()) << page;
+  EXPECT_EQ(count_substr(html, "src=\"data:image/png;base64,"), 1u);
+  const std::string summary = read_text_or_empty(cdir + "/campaign-summary.txt");
+  ASSERT_FALSE(summary.empty());
+  // The heading is the campaign's headline ("campaign html: 2 cases, 4 finished runs; ...").
+  const size_t h1 = html.find("<h1 id=\"verdict\">") + 17;
+  const std::string headline = html.substr(h1, html.find("</h1>", h1) - h1);
+  EXPECT_EQ(headline.rfind("campaign html: 2 cases, 4 finished runs; ", 0), 0u) << headline;
+  EXPECT_EQ(page_problems(page, headline, 1, dir), std::vector<std::string>{}) << page;
 }
 
 TEST(ReportHtmlChromium, PngRun) {
