@@ -67,7 +67,7 @@ nlohmann::json figures_of(const std::optional<RunResult>& run) {
   f["status"] = run_status_name(run->status);
   f["seconds"] = run->seconds_ran;
   if (run->xrun_cycles.present) {
-    f["xrun_events"] = run->xrun_cycles.events;
+    f["xrun_events"] = run->xrun_cycles.total_events();
     f["xrun_cycles"] = run->xrun_cycles.cycles;
   }
   f["xrun_count"] = run->xrun_count;
@@ -115,7 +115,7 @@ class RunCheckpoint {
     // Written atomically: whole or absent.
     if (const std::optional<RunResult> run = read_run_json(path_);
         run && run->xrun_cycles.present) {
-      events_ = run->xrun_cycles.events;
+      events_ = run->xrun_cycles.total_events();
     }
     return events_;
   }

@@ -119,7 +119,7 @@ void JackdXrunCounter::add(std::string_view line, int64_t arrival_us) {
       return;
     case JackdLineKind::kDriverXrun:
       ++driver_xruns_;
-      note_line(arrival_us);
+      note_line({arrival_us, true, {}, false});
       if (parsed.driver_delay_us > driver_max_delay_us_) {
         driver_max_delay_us_ = parsed.driver_delay_us;
       }
@@ -130,7 +130,8 @@ void JackdXrunCounter::add(std::string_view line, int64_t arrival_us) {
       break;
   }
   ++client_lines_;
-  note_line(arrival_us);
+  note_line({arrival_us, false, parsed.client,
+             parsed.kind == JackdLineKind::kClientFinishedLate || parsed.state == "Running"});
   const bool new_event = !in_group_ || arrival_us - last_client_arrival_us_ > gap_us_ ||
                          group_.count(parsed.client) != 0;
   if (new_event) {

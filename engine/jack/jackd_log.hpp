@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace xrunlab {
@@ -55,23 +56,33 @@ class JackdXrunCounter {
   const std::set<std::string>& late_clients() const;
   // The first kMaxEventsKept events (driver and client-late), in arrival order.
   const std::vector<Event>& events() const { return events_; }
-  // Every xrun line's arrival (driver and client-late): what is counted against the cycle
-  // table (engine/result/xrun_ledger.hpp). The run takes them as it goes
-  // (take_line_arrivals): only those since the last take wait here, at most kMaxLinesKept;
-  // more are dropped and the list is cut.
+  // One xrun line as it arrived: what is counted against the cycle table and says who made
+  // each xrun (engine/result/xrun_causes.hpp).
+  struct LineArrival {
+    int64_t arrival_us = 0;
+    bool driver = false;  // a driver xrun line
+    std::string client;   // client lines: the client jackd named
+    // Late itself: "was not finished, state = Running" (it was running at the deadline) or
+    // "finished after current callback"; false for clients that had not started.
+    bool late_itself = false;
+  };
+  // Every xrun line (driver and client-late): what is counted against the cycle table
+  // (engine/result/xrun_ledger.hpp). The run takes them as it goes (take_line_arrivals): only
+  // those since the last take wait here, at most kMaxLinesKept; more are dropped and the list
+  // is cut.
   static constexpr size_t kMaxLinesKept = size_t{1} << 21;
-  const std::vector<int64_t>& line_arrivals() const { return line_arrivals_; }
+  const std::vector<LineArrival>& line_arrivals() const { return line_arrivals_; }
   bool line_arrivals_cut() const { return line_arrivals_cut_; }
-  std::vector<int64_t> take_line_arrivals() {
-    std::vector<int64_t> out;
+  std::vector<LineArrival> take_line_arrivals() {
+    std::vector<LineArrival> out;
     out.swap(line_arrivals_);
     return out;
   }
 
  private:
-  void note_line(int64_t arrival_us) {
+  void note_line(LineArrival line) {
     if (line_arrivals_.size() < kMaxLinesKept) {
-      line_arrivals_.push_back(arrival_us);
+      line_arrivals_.push_back(std::move(line));
     } else {
       line_arrivals_cut_ = true;
     }
@@ -90,7 +101,7 @@ class JackdXrunCounter {
   std::vector<Event> events_;
   bool current_kept_ = false;  // the current client event is events_[current_index_]
   size_t current_index_ = 0;
-  std::vector<int64_t> line_arrivals_;
+  std::vector<LineArrival> line_arrivals_;
   bool line_arrivals_cut_ = false;
 };
 

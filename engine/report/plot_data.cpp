@@ -48,11 +48,20 @@ bool table_xrun_events(const RunResult& r, PlotContext& c) {
     previous = row.id;
   }
   if (times.size() != r.xrun_cycles.events) return false;
+  // The events outside the chain, when their list is whole.
+  if (r.xrun_cycles.outside_events > 0) {
+    if (!r.xrun_causes || r.xrun_causes->outside.size() != r.xrun_cycles.outside_events) {
+      return false;
+    }
+    for (const OutsideXrun& o : r.xrun_causes->outside) times.push_back(o.t_s);
+    std::sort(times.begin(), times.end());
+  }
   c.xruns_by_table = true;
   for (const double t_s : times) {
     if (std::isfinite(t_s)) c.xruns_s.push_back(t_s);
   }
-  c.xruns_total = r.xrun_cycles.events;
+  c.xruns_total = r.xrun_cycles.total_events();
+  c.outside_events = r.xrun_cycles.outside_events;
   return true;
 }
 
@@ -83,7 +92,7 @@ PlotContext plot_context(const RunResult& r) {
       if (std::isfinite(e.t_s)) c.xruns_s.push_back(e.t_s);
     }
     c.xruns_total = r.xruns.events_total();
-    if (r.xrun_cycles.present) c.table_events = r.xrun_cycles.events;
+    if (r.xrun_cycles.present) c.table_events = r.xrun_cycles.total_events();
   }
   if (r.audio) {
     c.glitches_known = true;
@@ -153,10 +162,12 @@ TimelineEvents timeline_xruns(const RunResult& r) {
   // The legend says which count it draws: the run's (the cycle table's xrun events), or JACK2's
   // notifications with the run's count beside them.
   const std::string whose =
-      c.xruns_by_table ? std::string(": the cycle table's")
-      : c.table_events
-          ? fmt::format(" at the monitor; the run's count: {} by the cycle table", *c.table_events)
-          : std::string(" at the monitor");
+      c.xruns_by_table ? (c.outside_events == 0
+                              ? std::string(": the cycle table's")
+                              : fmt::format(": {} in the chain by the cycle table, {} outside it",
+                                            c.xruns_total - c.outside_events, c.outside_events))
+      : c.table_events ? fmt::format(" at the monitor; the run's count: {}", *c.table_events)
+                       : std::string(" at the monitor");
   const std::string what = c.xruns_by_table ? "xrun event" : "JACK2 xrun notification";
   if (c.xruns_total == 0) {
     e.key = c.xruns_by_table ? "no xrun event in the run (the cycle table's)"

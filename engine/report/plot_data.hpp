@@ -42,6 +42,7 @@ struct PlotContext {
   uint64_t xruns_total = 0;     // every one of them in the run
   // Without the table's events drawn: the run's count (the table's), when it has one.
   std::optional<uint64_t> table_events;
+  uint64_t outside_events = 0;     // xruns_by_table: of xruns_total, those outside the chain
   std::vector<double> glitches_s;  // audible glitch times (the audible chain; the first
                                    // kGlitchesKept only)
   uint64_t glitches_total = 0;     // every glitch of the run (AudioResult::glitches_total)

@@ -48,9 +48,10 @@ std::optional<Histogram> pooled_hops(const RunResult& run, std::string_view kind
   return pooled;
 }
 
-// The cycle table's xrun events; without a table, the monitor's.
+// The run's xrun events: the cycle table's and those outside the chain; without a table, the
+// monitor's.
 double xrun_events(const RunResult& run) {
-  if (run.xrun_cycles.present) return static_cast<double>(run.xrun_cycles.events);
+  if (run.xrun_cycles.present) return static_cast<double>(run.xrun_cycles.total_events());
   return static_cast<double>(run.xruns.events_total());
 }
 

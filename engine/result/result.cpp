@@ -188,11 +188,30 @@ void match_glitches(const std::vector<XrunEvent>& xruns, AudioResult& a,
   count_audible_events(a);
 }
 
+namespace {
+
+// A client of the run: one of its clients, or a helper of the same run (the clients' JACK names
+// share the run's prefix, "xrunlab-PID-N-").
+bool is_run_client(const RunResult& r, const std::string& name) {
+  for (const ClientResult& c : r.client_results) {
+    if (c.name == name) return true;
+    const size_t dash = c.name.rfind('-');
+    if (dash != std::string::npos && dash > 0 &&
+        name.compare(0, dash + 1, c.name, 0, dash + 1) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
                           const FrameCycleMap& frames, const XrunReports& reports,
-                          const SettledXruns* settled) {
+                          const SettledXruns* settled, const XrunAttribution* settled_causes) {
   XrunCycles& x = r.xrun_cycles;
   x = XrunCycles{};
+  r.xrun_causes.reset();
   if (!r.cycle_table.present) return;
   x.present = true;
   for (const XrunRun& run : runs) x.cycles += run.cycles();
@@ -202,29 +221,45 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
     x.events += settled->events;
   }
 
+  const double period_ms = r.period_us / 1e3;
+  XrunAttribution causes = settled_causes != nullptr ? *settled_causes : XrunAttribution{};
+  merge_attribution(causes, attribute_xruns(runs, reports.monitor, reports.log, period_ms));
+  for (CauseCount& c : causes.causes) {
+    c.run_client = c.cause.kind == "client" && is_run_client(r, c.cause.client);
+  }
+  x.outside_events = causes.outside_events;
+  r.xrun_causes = std::move(causes);
+
   SourceTally m =
-      tally_arrival_cycles(runs, reports.monitor_cycles, reports.monitor_cut, r.period_us / 1e3);
+      tally_arrival_cycles(runs, reports.monitor.cycles, reports.monitor_cut, period_ms);
   if (settled != nullptr) m = merge_tallies(settled->monitor, settled->last_t_s, m);
   m.key = "monitor";
   // PipeWire's JACK: its own callbacks (at most one per cycle) and no xrun log at all.
   const bool pipewire = r.backend.is_pipewire();
   m.label = pipewire ? "monitor (PipeWire-JACK xrun callbacks)" : "monitor (JACK2 xrun callbacks)";
   m.unit = "callbacks";
-  m.rule =
-      "its frame time at arrival is a cycle of the table; it reports the latest event that "
-      "began at most one cycle after it (JACK2 reports a driver xrun in the frame time of the "
-      "last cycle it processed)";
+  m.rule = fmt::format(
+      "its frame time at arrival is a cycle of the table; it reports the latest "
+      "event that began at most one cycle after it (JACK2 reports a driver xrun in "
+      "the frame time of the last cycle it processed) and ended at most {} cycles "
+      "before it; a later callback is an xrun outside the chain",
+      report_lag_cycles(period_ms));
   x.sources.push_back(std::move(m));
 
   if (!pipewire) {
-    SourceTally l = tally_arrival_times(runs, reports.log_t_s, reports.log_cut);
+    std::vector<double> line_t_s;
+    line_t_s.reserve(reports.log.size());
+    for (const XrunLogLine& line : reports.log) line_t_s.push_back(line.t_s);
+    SourceTally l = tally_arrival_times(runs, line_t_s, reports.log_cut, period_ms);
     if (settled != nullptr) l = merge_tallies(settled->log, settled->last_t_s, l);
     l.key = "jackd_log";
     l.label = "jackd's log (xrun lines)";
     l.unit = "lines";
-    l.rule =
+    l.rule = fmt::format(
         "a line has only its arrival time; it reports the latest event whose deadline had "
-        "passed";
+        "passed, when it came at most {} periods after its last cycle's deadline; a later line "
+        "is an xrun outside the chain",
+        report_lag_cycles(period_ms));
     x.sources.push_back(std::move(l));
   }
 
@@ -252,7 +287,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
       }
     }
   } else {
-    t = count_glitches(a, runs, frames, r.xruns.log_events, a.glitches_cut());
+    t = count_glitches(a, runs, frames, r.xruns.log_events, a.glitches_cut(), period_ms);
   }
   t.key = "audio";
   t.label = "audible chain (glitches at the tail)";
@@ -270,7 +305,7 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
 
 SourceTally count_glitches(AudioResult& a, const std::vector<XrunRun>& runs,
                            const FrameCycleMap& frames, const std::vector<LogXrunEvent>& log_events,
-                           bool cut) {
+                           bool cut, double period_ms) {
   std::vector<std::optional<uint64_t>> heard;
   for (const GlitchResult& g : a.glitches) heard.push_back(frames.cycle(g.report.frame));
   std::vector<std::optional<size_t>> event_of;
@@ -278,7 +313,7 @@ SourceTally count_glitches(AudioResult& a, const std::vector<XrunRun>& runs,
   // Who was late, by jackd's log: the first logged event that falls to the same xrun event.
   std::vector<const LogXrunEvent*> logged(runs.size(), nullptr);
   for (const LogXrunEvent& e : log_events) {
-    if (const auto i = event_of_arrival_time(runs, e.t_s); i && logged[*i] == nullptr) {
+    if (const auto i = event_of_arrival_time(runs, e.t_s, period_ms); i && logged[*i] == nullptr) {
       logged[*i] = &e;
     }
   }

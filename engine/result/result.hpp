@@ -17,6 +17,7 @@
 #include "engine/result/run_records.hpp"
 #include "engine/result/run_spec.hpp"
 #include "engine/result/run_status.hpp"
+#include "engine/result/xrun_causes.hpp"
 #include "engine/result/xrun_cycles.hpp"
 #include "engine/wire/telemetry.hpp"
 #include "engine/wire/thread_sched.hpp"
@@ -287,6 +288,9 @@ struct RunResult {
   CycleTableResult cycle_table;  // every cycle joined across clients, hop by hop
   JackTestFields jack_test;      // jack_test's fields, jack_test's definitions
   XrunCycles xrun_cycles;        // every xrun source counted against the table's xrun cycles
+  // Who made each xrun event, and the events outside the chain (engine/result/xrun_causes.hpp);
+  // absent in records older than it.
+  std::optional<XrunAttribution> xrun_causes;
 
   // Derived totals (filled by finalize(), like each client's summary; a RunResult read back
   // from run.json has them as written and must not be finalized again).
@@ -302,9 +306,9 @@ struct RunResult {
 
 // The raw xrun reports of a run, for counting them against the cycle table.
 struct XrunReports {
-  std::vector<std::optional<uint64_t>> monitor_cycles;  // each callback's arrival cycle
-  bool monitor_cut = false;                             // more callbacks than listed
-  std::vector<double> log_t_s;                          // each xrun line's arrival
+  CallbackArrivals monitor;      // each callback's arrival cycle and time
+  bool monitor_cut = false;      // more callbacks than listed
+  std::vector<XrunLogLine> log;  // each xrun line: its arrival and whom it named
   bool log_cut = false;
 };
 // Counts the monitor's callbacks, jackd's xrun lines and the tail's glitches against the cycle
@@ -314,13 +318,14 @@ struct XrunReports {
 // check, whose glitches are matched against every event).
 void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
                           const FrameCycleMap& frames, const XrunReports& reports,
-                          const SettledXruns* settled = nullptr);
+                          const SettledXruns* settled = nullptr,
+                          const XrunAttribution* settled_causes = nullptr);
 // The tail's glitches against `runs`: ties each glitch to its cycle and event (its cycle fields,
 // and who was late by the first of `log_events` that falls to the same event) and returns the
 // audio source's tally (key, label, ... not set). Part of count_against_cycles.
 SourceTally count_glitches(AudioResult& a, const std::vector<XrunRun>& runs,
                            const FrameCycleMap& frames, const std::vector<LogXrunEvent>& log_events,
-                           bool cut);
+                           bool cut, double period_ms);
 
 // Computes the derived totals and each client's summary from the per-client and per-second
 // data. The writers (run.json, summary.txt) show the derived figures: finalize before writing.

@@ -782,8 +782,57 @@ struct XrunCyclesPart {
                "client did not run; an xrun event is a run of consecutive xrun cycles");
     io("cycles", x.cycles);
     io("events", x.events);
+    io("outside_events", x.outside_events);
+    io.written("events_total", x.total_events());
     io.written("heard_within_cycles", XrunCycles::kHeardWithinCycles);
     io.template list<SourceTallyPart>("sources", x.sources);
+  }
+};
+
+struct XrunCausePart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io("kind", c.kind);
+    io("client", c.client);
+  }
+};
+
+struct CauseCountPart {
+  template <typename IO, typename C>
+  static void fields(IO& io, C& c) {
+    io.template part<XrunCausePart>("cause", c.cause);
+    io("run_client", c.run_client);
+    io("chain_events", c.chain);
+    io("outside_events", c.outside);
+  }
+};
+
+struct OutsideXrunPart {
+  template <typename IO, typename O>
+  static void fields(IO& io, O& o) {
+    io("t_s", o.t_s);
+    io("cycle", o.cycle);
+    io("callbacks", o.callbacks);
+    io("lines", o.lines);
+    io.template part<XrunCausePart>("cause", o.cause);
+  }
+};
+
+// Who made each xrun event (engine/result/xrun_causes.hpp); null in older records.
+struct XrunCausesPart {
+  using Model = XrunAttribution;
+  template <typename IO, typename A>
+  static void fields(IO& io, A& a) {
+    io.written("definition",
+               "the cause of each xrun event, from jackd's lines that fell to it: 'client' (the "
+               "first client jackd found still running at the deadline, or that finished after "
+               "it), 'driver', 'not_started' (jackd named only clients that had not started), "
+               "'unnamed' (no line fell to it); events outside the chain are xruns JACK reported "
+               "that no cycle of the run's chain explains");
+    io("outside_events", a.outside_events);
+    io.template list<CauseCountPart>("causes", a.causes);
+    io.template list<OutsideXrunPart>("outside", a.outside);
+    io.written("outside_kept_limit", XrunAttribution::kOutsideKept);
   }
 };
 
@@ -1724,6 +1773,7 @@ struct RunPart {
     io.template with<NullUnlessPresent<JackTestPart>>("jack_test", r.jack_test);
     io.template with<NullUnlessPresent<CycleTablePart>>("cycles", r.cycle_table);
     io.template with<NullUnlessPresent<XrunCyclesPart>>("xrun_cycles", r.xrun_cycles);
+    io.template with<OptionalPart<XrunCausesPart>>("xrun_causes", r.xrun_causes);
     io.template with<OptionalAudio>("audio", r.audio);
     io.template list<ClientPart>("clients", r.client_results);
     io.written("per_second", per_second_json(r));

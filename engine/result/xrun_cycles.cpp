@@ -2,6 +2,7 @@
 #include "engine/result/xrun_cycles.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace xrunlab {
 
@@ -112,11 +113,20 @@ size_t judged_events(const std::vector<XrunRun>& runs, bool cut, std::optional<s
 
 }  // namespace
 
-std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, uint64_t cycle) {
+uint64_t report_lag_cycles(double period_ms) {
+  if (!(period_ms > 0)) return kReportLagCycles;
+  const auto by_time = static_cast<uint64_t>(std::ceil(kReportLagMs / period_ms));
+  return std::max(kReportLagCycles, by_time);
+}
+
+std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, uint64_t cycle,
+                                             uint64_t lag_cycles) {
   auto it = std::upper_bound(runs.begin(), runs.end(), cycle + 1,
                              [](uint64_t x, const XrunRun& r) { return x < r.first; });
   if (it == runs.begin()) return std::nullopt;
-  return static_cast<size_t>(it - runs.begin()) - 1;
+  const size_t i = static_cast<size_t>(it - runs.begin()) - 1;
+  if (cycle > runs[i].last + lag_cycles) return std::nullopt;
+  return i;
 }
 
 std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>& runs,
@@ -127,9 +137,19 @@ std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>&
   return static_cast<size_t>(it - runs.begin()) - 1;
 }
 
-std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s) {
-  return last_at_or_below(
+std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s,
+                                            double period_ms) {
+  const std::optional<size_t> i = last_at_or_below(
       runs, [](const XrunRun& r) { return r.deadline_t_s; }, t_s);
+  if (!i) return std::nullopt;
+  // The deadline of its last cycle, and the bound after it.
+  const double period_s = period_ms / 1e3;
+  const XrunRun& r = runs[*i];
+  const double last_deadline = r.deadline_t_s + static_cast<double>(r.cycles() - 1) * period_s;
+  if (t_s > last_deadline + static_cast<double>(report_lag_cycles(period_ms)) * period_s) {
+    return std::nullopt;
+  }
+  return i;
 }
 
 std::optional<size_t> event_of_heard_cycle(const std::vector<XrunRun>& runs, uint64_t cycle) {
@@ -173,7 +193,7 @@ SourceTally tally_arrival_cycles(const std::vector<XrunRun>& runs,
   for (const std::optional<uint64_t>& a : arrivals) {
     if (!a) continue;  // before the table: not in the window
     ++t.reports;
-    const std::optional<size_t> e = event_of_arrival_cycle(runs, *a);
+    const std::optional<size_t> e = event_of_arrival_cycle(runs, *a, report_lag_cycles(period_ms));
     if (!e) {
       ++t.reports_unmatched;
       continue;
@@ -190,13 +210,13 @@ SourceTally tally_arrival_cycles(const std::vector<XrunRun>& runs,
 }
 
 SourceTally tally_arrival_times(const std::vector<XrunRun>& runs, const std::vector<double>& t_s,
-                                bool cut) {
+                                bool cut, double period_ms) {
   SourceTally t;
   std::vector<bool> reported(runs.size(), false);
   std::optional<size_t> last_event;
   for (const double at : t_s) {
     ++t.reports;
-    const std::optional<size_t> e = event_of_arrival_time(runs, at);
+    const std::optional<size_t> e = event_of_arrival_time(runs, at, period_ms);
     if (!e) {
       ++t.reports_unmatched;
       continue;

@@ -19,12 +19,18 @@
 //    the latest event whose first cycle is at or before X, when X is inside the event or one of
 //    the kHeardWithinCycles cycles after it (the tail hears a missed cycle in the first cycle it
 //    runs after it, and a replayed block in the one after that).
+//  * A monitor callback or a log line arriving more than report_lag_cycles() after the event's
+//    last cycle is not that event's: JACK2 notifies the monitor within a cycle or two of the
+//    deadline and prints its line then, so a report that late is an xrun the chain did not
+//    have (a foreign client's: engine/result/xrun_causes.hpp).
 //  * A report that falls before every event is a report with no xrun cycle. An event that no
 //    report of a source falls to is one that source missed: each is named (the first ones).
 //
 // Where the rule is exact and where it is not: a report is tied to the right event whenever it
-// arrives before the next event begins. A report delayed past the start of the next event is
-// counted for that one (the lag figures show how late reports came). Pure; non-realtime.
+// arrives before the next event begins and within the lag bound. A report delayed past the
+// start of the next event is counted for that one; a report delayed past the bound (a monitor
+// starved of CPU for longer than it) counts as an xrun outside the chain (the lag figures show
+// how late reports came). Pure; non-realtime.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +38,12 @@
 #include <vector>
 
 namespace xrunlab {
+
+// How late a report may arrive after an event's last cycle and still be the event's: at least
+// kReportLagCycles cycles, and at least kReportLagMs.
+inline constexpr uint64_t kReportLagCycles = 4;
+inline constexpr double kReportLagMs = 50;
+uint64_t report_lag_cycles(double period_ms);
 
 // An xrun event: consecutive xrun cycles of the table.
 struct XrunRun {
@@ -124,7 +136,11 @@ struct XrunCycles {
   static constexpr int kHeardWithinCycles = 2;
   bool present = false;  // false: no cycle table (older record, or it failed)
   uint64_t cycles = 0;   // xrun cycles in the window (the table's missed rows)
-  uint64_t events = 0;   // runs of consecutive xrun cycles
+  uint64_t events = 0;   // runs of consecutive xrun cycles (the chain's xrun events)
+  // Xrun events JACK reported that no event of the chain explains (engine/result/
+  // xrun_causes.hpp); the run's count is both.
+  uint64_t outside_events = 0;
+  uint64_t total_events() const { return events + outside_events; }
   std::vector<SourceTally> sources;
 };
 
@@ -158,8 +174,11 @@ SourceTally merge_tallies(const SourceTally& settled, std::optional<double> sett
                           const SourceTally& rest);
 
 // The index of the event a report falls to (see the header comment), or nullopt.
-std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, uint64_t cycle);
-std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s);
+// `lag_cycles`: report_lag_cycles() of the run's period.
+std::optional<size_t> event_of_arrival_cycle(const std::vector<XrunRun>& runs, uint64_t cycle,
+                                             uint64_t lag_cycles);
+std::optional<size_t> event_of_arrival_time(const std::vector<XrunRun>& runs, double t_s,
+                                            double period_ms);
 std::optional<size_t> event_of_heard_cycle(const std::vector<XrunRun>& runs, uint64_t cycle);
 // The latest event that began at or before `cycle` (how far a glitch in it judges a cut list).
 std::optional<size_t> event_of_heard_cycle_or_before(const std::vector<XrunRun>& runs,
@@ -172,7 +191,7 @@ SourceTally tally_arrival_cycles(const std::vector<XrunRun>& runs,
                                  double period_ms);
 // jackd's log: each xrun line's arrival, seconds since the window start.
 SourceTally tally_arrival_times(const std::vector<XrunRun>& runs, const std::vector<double>& t_s,
-                                bool cut);
+                                bool cut, double period_ms);
 // Glitches: each glitch's cycle (nullopt: not a cycle of the table, so unexplained); `events_of`
 // receives, per glitch, the index of the event that explains it.
 SourceTally tally_heard_cycles(const std::vector<XrunRun>& runs,

@@ -26,21 +26,21 @@ void XrunLedger::add_callbacks(std::vector<XrunCallback>&& callbacks, bool cut) 
   callbacks_cut_ = cut;
 }
 
-void XrunLedger::add_log_lines(const std::vector<double>& t_s, bool cut) {
+void XrunLedger::add_log_lines(const std::vector<XrunLogLine>& lines, bool cut) {
   if (log_cut_) return;
-  for (const double t : t_s) {
-    if (log_t_s_.size() >= kMaxPending) {
+  for (const XrunLogLine& l : lines) {
+    if (log_.size() >= kMaxPending) {
       log_cut_ = true;
       return;
     }
-    log_t_s_.push_back(t);
+    log_.push_back(l);
   }
   log_cut_ = cut;
 }
 
 bool XrunLedger::freeze_audio(const CycleJoiner& joiner, AudioResult& audio,
                               const std::vector<LogXrunEvent>& log_events, double before_s,
-                              size_t glitches_limit) {
+                              size_t glitches_limit, double period_ms) {
   if (settled_.audio) return true;
   if (settled_.events > 0 || audio.glitches.size() < glitches_limit) return false;
   const std::vector<XrunRun>& runs = joiner.xrun_runs();
@@ -61,7 +61,7 @@ bool XrunLedger::freeze_audio(const CycleJoiner& joiner, AudioResult& audio,
   // event that falls to them has arrived.
   if (judged >= runs.size() || runs[judged].deadline_t_s > before_s) return false;
   SettledXruns::Audio a;
-  a.tally = count_glitches(audio, runs, joiner.frames(), log_events, /*cut=*/true);
+  a.tally = count_glitches(audio, runs, joiner.frames(), log_events, /*cut=*/true, period_ms);
   settled_.audio = std::move(a);
   return true;
 }
@@ -82,23 +82,33 @@ size_t XrunLedger::settle(CycleJoiner& joiner, double before_s, double period_ms
 
   // The callbacks that fall before event k (or before every event), and those before the table
   // (never counted): settled. The rest wait.
-  std::vector<std::optional<uint64_t>> cycles;
+  CallbackArrivals arrivals;
   std::vector<XrunCallback> keep;
   for (const XrunCallback& c : callbacks_) {
     if (c.t_us > until_us_) continue;
     const std::optional<uint64_t> cycle = joiner.frames().cycle(c.frame);
     if (!cycle) continue;
     if (*cycle + 1 < first_k) {
-      cycles.push_back(cycle);
+      arrivals.cycles.push_back(cycle);
+      arrivals.t_s.push_back(t_s_of(c.t_us));
     } else {
       keep.push_back(c);
     }
   }
-  std::vector<double> lines, keep_lines;
-  for (const double t : log_t_s_) (t < deadline_k ? lines : keep_lines).push_back(t);
+  std::vector<XrunLogLine> lines, keep_lines;
+  std::vector<double> line_t_s;
+  for (XrunLogLine& l : log_) {
+    if (l.t_s < deadline_k) {
+      line_t_s.push_back(l.t_s);
+      lines.push_back(std::move(l));
+    } else {
+      keep_lines.push_back(std::move(l));
+    }
+  }
 
-  add_into(settled_.monitor, tally_arrival_cycles(done, cycles, false, period_ms));
-  add_into(settled_.log, tally_arrival_times(done, lines, false));
+  add_into(settled_.monitor, tally_arrival_cycles(done, arrivals.cycles, false, period_ms));
+  add_into(settled_.log, tally_arrival_times(done, line_t_s, false, period_ms));
+  merge_attribution(settled_causes_, attribute_xruns(done, arrivals, lines, period_ms));
   if (settled_.audio) {  // events the glitch list did not judge: named in case it was not cut
     SettledXruns::Audio& a = *settled_.audio;
     for (size_t i = 0; i < done.size(); ++i) {
@@ -110,7 +120,7 @@ size_t XrunLedger::settle(CycleJoiner& joiner, double before_s, double period_ms
   for (const XrunRun& r : done) settled_.cycles += r.cycles();
   settled_.last_t_s = done.back().t_s;
   callbacks_ = std::move(keep);
-  log_t_s_ = std::move(keep_lines);
+  log_ = std::move(keep_lines);
   joiner.forget_xrun_events(k);
   return k;
 }
@@ -123,12 +133,13 @@ XrunReports XrunLedger::pending(const CycleJoiner& joiner, bool horizon) const {
     if (c.t_us > until_us_) continue;
     const std::optional<uint64_t> cycle = joiner.frames().cycle(c.frame);
     if (horizon && cycle && (!last_id || *cycle > *last_id)) continue;
-    out.monitor_cycles.push_back(cycle);
+    out.monitor.cycles.push_back(cycle);
+    out.monitor.t_s.push_back(t_s_of(c.t_us));
   }
   out.monitor_cut = callbacks_cut_;
-  for (const double t : log_t_s_) {
-    if (horizon && (!last_t || t > *last_t)) continue;
-    out.log_t_s.push_back(t);
+  for (const XrunLogLine& l : log_) {
+    if (horizon && (!last_t || l.t_s > *last_t)) continue;
+    out.log.push_back(l);
   }
   out.log_cut = log_cut_;
   return out;

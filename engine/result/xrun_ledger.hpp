@@ -37,6 +37,7 @@
 
 #include "engine/result/cycle_join.hpp"
 #include "engine/result/result.hpp"
+#include "engine/result/xrun_causes.hpp"
 #include "engine/result/xrun_cycles.hpp"
 
 namespace xrunlab {
@@ -49,7 +50,9 @@ class XrunLedger {
 
   // Hands over new reports, in arrival order; `cut`: the source already dropped some.
   void add_callbacks(std::vector<XrunCallback>&& callbacks, bool cut);
-  void add_log_lines(const std::vector<double>& t_s, bool cut);  // seconds since window start
+  void add_log_lines(const std::vector<XrunLogLine>& lines, bool cut);
+  // The window's start in JACK time (µs): callbacks' arrival times are counted from it.
+  void set_window_start_us(uint64_t t0_us) { t0_us_ = t0_us; }
   // Callbacks after this JACK time (µs) are not counted (the window's end).
   void set_until_us(uint64_t until_us) { until_us_ = until_us; }
 
@@ -63,7 +66,7 @@ class XrunLedger {
   // done. Call before anything is settled.
   bool freeze_audio(const CycleJoiner& joiner, AudioResult& audio,
                     const std::vector<LogXrunEvent>& log_events, double before_s,
-                    size_t glitches_limit);
+                    size_t glitches_limit, double period_ms);
 
   // Settles the events before the latest one whose deadline is at or before `before_s`
   // (seconds since the window start; see the header comment for which moment is safe) and
@@ -75,17 +78,26 @@ class XrunLedger {
   // far can place (a checkpoint; the final count takes all).
   XrunReports pending(const CycleJoiner& joiner, bool horizon) const;
   const SettledXruns& settled() const { return settled_; }
+  // Who made the settled events, and the outside events among them.
+  const XrunAttribution& settled_causes() const { return settled_causes_; }
   size_t pending_callbacks() const { return callbacks_.size(); }
-  size_t pending_log_lines() const { return log_t_s_.size(); }
+  size_t pending_log_lines() const { return log_.size(); }
 
  private:
+  double t_s_of(uint64_t t_us) const {
+    return t_us >= t0_us_ ? static_cast<double>(t_us - t0_us_) / 1e6
+                          : -static_cast<double>(t0_us_ - t_us) / 1e6;
+  }
+
   std::vector<XrunCallback> callbacks_;
   bool callbacks_cut_ = false;
-  std::vector<double> log_t_s_;
+  std::vector<XrunLogLine> log_;
   bool log_cut_ = false;
   uint64_t until_us_ = UINT64_MAX;
+  uint64_t t0_us_ = 0;
   bool audio_ = false;
   SettledXruns settled_;
+  XrunAttribution settled_causes_;
 };
 
 }  // namespace xrunlab

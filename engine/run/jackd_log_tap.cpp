@@ -108,8 +108,8 @@ std::vector<LogXrunEvent> JackdLogTap::log_events_locked() const {
   return out;
 }
 
-void JackdLogTap::take_xrun_line_times(std::vector<double>& into, bool* cut) {
-  std::vector<int64_t> taken;
+void JackdLogTap::take_xrun_lines(std::vector<XrunLogLine>& into, bool* cut) {
+  std::vector<JackdXrunCounter::LineArrival> taken;
   int64_t start = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,7 +118,10 @@ void JackdLogTap::take_xrun_line_times(std::vector<double>& into, bool* cut) {
     start = static_cast<int64_t>(start_us_);
   }
   into.reserve(into.size() + taken.size());
-  for (const int64_t us : taken) into.push_back(static_cast<double>(us - start) / 1e6);
+  for (JackdXrunCounter::LineArrival& l : taken) {
+    into.push_back({static_cast<double>(l.arrival_us - start) / 1e6, l.driver, std::move(l.client),
+                    l.late_itself});
+  }
 }
 
 std::string JackdLogTap::write_warning() const {

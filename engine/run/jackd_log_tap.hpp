@@ -48,10 +48,10 @@ class JackdLogTap {
   // The xrun events the log showed so far (the first JackdXrunCounter::kMaxEventsKept), as
   // fill() gives them.
   std::vector<LogXrunEvent> log_events() const;
-  // The xrun lines that arrived in the window since the last take, seconds since its start,
-  // appended to `into` and forgotten here; `cut`: some were dropped (more than
-  // JackdXrunCounter::kMaxLinesKept between two takes).
-  void take_xrun_line_times(std::vector<double>& into, bool* cut);
+  // The xrun lines that arrived in the window since the last take (arrival in seconds since its
+  // start, whom they named), appended to `into` and forgotten here; `cut`: some were dropped
+  // (more than JackdXrunCounter::kMaxLinesKept between two takes).
+  void take_xrun_lines(std::vector<XrunLogLine>& into, bool* cut);
   // "" while every line reached jackd.log; after a write failed (the disk is full), a warning
   // saying so with the lines written and those not written since (counted all the same).
   std::string write_warning() const;

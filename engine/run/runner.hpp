@@ -59,8 +59,8 @@ class SessionXrunSource : public XrunReportSource {
   void take_callbacks(std::vector<XrunCallback>& out, bool* cut) override {
     session_.monitor().take_callbacks(out, cut);
   }
-  void take_log_lines(std::vector<double>& t_s, bool* cut) override {
-    tap_.take_xrun_line_times(t_s, cut);
+  void take_log_lines(std::vector<XrunLogLine>& lines, bool* cut) override {
+    tap_.take_xrun_lines(lines, cut);
   }
   std::vector<LogXrunEvent> log_events() override { return tap_.log_events(); }
 

@@ -95,6 +95,7 @@ uint64_t Runner::open_window() {
   live_.with([&](RunResult& r) { r.startup_s = startup_s; });
   mark("window planned");
   monitor.set_window_start(t0);
+  xruns_.open_at(t0);
   const uint64_t planned_end = t0 + static_cast<uint64_t>(o_.duration_s * 1e6);
   // The clients know the planned end from the start: no cycle after it is ever counted, however
   // late the stop command arrives.
@@ -160,7 +161,8 @@ void Runner::progress(uint64_t elapsed_us) {
   f.monitor_xrun_events = session_.monitor().events_total();
   if (cycle_reader_) {
     // The events counted and forgotten so far and those still held: the result's count.
-    f.xrun_events = xruns_.ledger().settled().events + cycle_reader_->joiner().xrun_runs().size();
+    f.xrun_events = xruns_.ledger().settled().events + cycle_reader_->joiner().xrun_runs().size() +
+                    xruns_.ledger().settled_causes().outside_events;
     f.slack_min_ns = cycle_reader_->slack_min_ns();
   }
   if (progress_mode_ == ProgressMode::kTerminal) {

@@ -15,7 +15,7 @@ void XrunAccounting::take() {
   bool cut = false;
   source_.take_callbacks(callbacks, &cut);
   ledger_.add_callbacks(std::move(callbacks), cut);
-  std::vector<double> lines;
+  std::vector<XrunLogLine> lines;
   cut = false;
   source_.take_log_lines(lines, &cut);
   ledger_.add_log_lines(lines, cut);
@@ -30,7 +30,7 @@ void XrunAccounting::settle(CycleJoiner& joiner, LiveResult& live, double now_s,
     if (!full) return;
     const std::vector<LogXrunEvent> log_events = source_.log_events();
     const bool frozen = live.with([&](RunResult& r) {
-      return ledger_.freeze_audio(joiner, *r.audio, log_events, before_s, kGlitchesKept);
+      return ledger_.freeze_audio(joiner, *r.audio, log_events, before_s, kGlitchesKept, period_ms);
     });
     if (!frozen) return;
   }
@@ -45,7 +45,8 @@ XrunReports XrunAccounting::pending(const CycleJoiner& joiner, bool horizon) {
 
 void XrunAccounting::count(RunResult& r, const CycleJoiner& joiner,
                            const XrunReports& reports) const {
-  count_against_cycles(r, joiner.xrun_runs(), joiner.frames(), reports, &ledger_.settled());
+  count_against_cycles(r, joiner.xrun_runs(), joiner.frames(), reports, &ledger_.settled(),
+                       &ledger_.settled_causes());
 }
 
 }  // namespace xrunlab

@@ -23,8 +23,9 @@ class XrunReportSource {
   virtual ~XrunReportSource() = default;
   // The monitor's callbacks; `cut`: it dropped some (its list was full).
   virtual void take_callbacks(std::vector<XrunCallback>& out, bool* cut) = 0;
-  // jackd's xrun lines, seconds since the window start; `cut` as above.
-  virtual void take_log_lines(std::vector<double>& t_s, bool* cut) = 0;
+  // jackd's xrun lines (arrival in seconds since the window start, whom they named); `cut` as
+  // above.
+  virtual void take_log_lines(std::vector<XrunLogLine>& lines, bool* cut) = 0;
   // Every xrun event jackd's log showed so far (for tying glitches to them).
   virtual std::vector<LogXrunEvent> log_events() = 0;
 };
@@ -49,6 +50,8 @@ class XrunAccounting {
   // Reports after this JACK time (µs) are not counted: the window's end and a margin for late
   // notifications of its last cycle.
   void close_at(uint64_t until_us) { until_us_ = until_us; }
+  // The window's start in JACK time (µs): the callbacks' arrival times count from it.
+  void open_at(uint64_t t0_us) { ledger_.set_window_start_us(t0_us); }
 
   // The reports not yet counted, the new ones taken first. `horizon` (a checkpoint) leaves out
   // reports newer than the last row read.

@@ -103,12 +103,29 @@ std::vector<XrunRun> three_events() {
 
 TEST(XrunCycles, ACallbackReportsTheLatestEventThatBeganAtMostOneCycleAfterIt) {
   const auto runs = three_events();
-  EXPECT_FALSE(event_of_arrival_cycle(runs, 8)) << "two cycles before any xrun cycle";
-  EXPECT_EQ(event_of_arrival_cycle(runs, 9), 0u) << "a driver xrun: the last cycle processed";
-  EXPECT_EQ(event_of_arrival_cycle(runs, 11), 0u) << "a late client: a later cycle";
-  EXPECT_EQ(event_of_arrival_cycle(runs, 18), 0u);
-  EXPECT_EQ(event_of_arrival_cycle(runs, 19), 1u);
-  EXPECT_EQ(event_of_arrival_cycle(runs, 400), 2u);
+  const uint64_t lag = 100;  // no bound in reach
+  EXPECT_FALSE(event_of_arrival_cycle(runs, 8, lag)) << "two cycles before any xrun cycle";
+  EXPECT_EQ(event_of_arrival_cycle(runs, 9, lag), 0u) << "a driver xrun: the last cycle processed";
+  EXPECT_EQ(event_of_arrival_cycle(runs, 11, lag), 0u) << "a late client: a later cycle";
+  EXPECT_EQ(event_of_arrival_cycle(runs, 18, lag), 0u);
+  EXPECT_EQ(event_of_arrival_cycle(runs, 19, lag), 1u);
+  EXPECT_EQ(event_of_arrival_cycle(runs, 400, 1000), 2u);
+}
+
+TEST(XrunCycles, ACallbackLaterThanTheBoundAfterTheEventsLastCycleIsNotTheEvents) {
+  const auto runs = three_events();  // 10, 20-22, 40
+  EXPECT_EQ(event_of_arrival_cycle(runs, 14, 4), 0u) << "4 cycles after 10: within";
+  EXPECT_FALSE(event_of_arrival_cycle(runs, 15, 4)) << "5 cycles after 10: outside the chain";
+  EXPECT_EQ(event_of_arrival_cycle(runs, 26, 4), 1u) << "the bound counts from the last cycle";
+  EXPECT_FALSE(event_of_arrival_cycle(runs, 27, 4));
+  EXPECT_FALSE(event_of_arrival_cycle(runs, 400, 4));
+}
+
+TEST(XrunCycles, TheReportLagIsFourCyclesOrFiftyMillisecondsWhicheverIsLonger) {
+  EXPECT_EQ(report_lag_cycles(21.333), 4u) << "1024 frames at 48 kHz";
+  EXPECT_EQ(report_lag_cycles(1.333), 38u) << "64 frames: 50 ms is 37.5 cycles";
+  EXPECT_EQ(report_lag_cycles(5.0), 10u);
+  EXPECT_EQ(report_lag_cycles(0), 4u) << "an unknown period";
 }
 
 TEST(XrunCycles, MonitorCallbacksAreCountedAgainstTheEventsAndTheMissedOnesNamed) {
@@ -143,16 +160,17 @@ TEST(XrunCycles, ACutListJudgesOnlyTheEventsUpToItsLastReport) {
   EXPECT_DOUBLE_EQ(*t.until_s, 0.050);
 }
 
-TEST(XrunCycles, ALogLineReportsTheLatestEventWhoseDeadlineHadPassed) {
-  const auto runs = three_events();
+TEST(XrunCycles, ALogLineReportsTheLatestEventWhoseDeadlineHadPassedWithinTheBound) {
+  const auto runs = three_events();  // 5 ms periods: the bound is 10 periods (50 ms)
   // 0.054 s: before 10's deadline (0.055): before every event. 0.056: event 10. 0.106: 20-22
-  // (deadline 0.105). 0.3: 40, 95 ms after its deadline.
-  const SourceTally t = tally_arrival_times(runs, {0.054, 0.056, 0.106, 0.3}, false);
-  EXPECT_EQ(t.reports, 4u);
-  EXPECT_EQ(t.reports_unmatched, 1u);
+  // (deadline 0.105). 0.25: 40, 45 ms after its deadline. 0.3: 95 ms after it, past the bound:
+  // an xrun outside the chain.
+  const SourceTally t = tally_arrival_times(runs, {0.054, 0.056, 0.106, 0.25, 0.3}, false, 5.0);
+  EXPECT_EQ(t.reports, 5u);
+  EXPECT_EQ(t.reports_unmatched, 2u);
   EXPECT_EQ(t.events_reported, 3u);
   EXPECT_EQ(t.events_missed, 0u);
-  EXPECT_NEAR(*t.lag_max_ms, 95.0, 1e-9);
+  EXPECT_NEAR(*t.lag_max_ms, 45.0, 1e-9);
   EXPECT_FALSE(t.lag_max_cycles);
 }
 
@@ -182,7 +200,7 @@ TEST(XrunCycles, AtMostTheFirstThousandMissedEventsAreNamedAndAllCounted) {
     const auto t = static_cast<double>(i) * 0.05;
     runs.push_back({i * 10, i * 10, t, t + 0.005});
   }
-  const SourceTally t = tally_arrival_times(runs, {}, false);
+  const SourceTally t = tally_arrival_times(runs, {}, false, 5.0);
   EXPECT_EQ(t.events_missed, 1500u);
   EXPECT_EQ(t.missed.size(), SourceTally::kMissedNamed);
 }
@@ -231,8 +249,9 @@ TEST(XrunCycles, CountAgainstCyclesTiesEverySourceAndEveryGlitchToItsCycle) {
   r.audio = a;
   r.xruns.log_events.push_back({0.0165, false, {"xrunlab-c02"}});  // after 1002's deadline
   XrunReports in;
-  in.monitor_cycles = {1003, 1006, 1006};
-  in.log_t_s = {0.0165};
+  in.monitor.cycles = {1003, 1006, 1006};
+  in.monitor.t_s = {0.0155, 0.031, 0.031};
+  in.log = {{0.0165, false, "xrunlab-c02", true}};
   count_against_cycles(r, j.xrun_runs(), j.frames(), in);
 
   const XrunCycles& x = r.xrun_cycles;

@@ -36,6 +36,7 @@ struct Report {
   Kind kind = kCallback;
   XrunCallback callback;  // kCallback
   LogXrunEvent logged;    // kLine: the line's event (who was late)
+  XrunLogLine line;       // kLine: the line as the ledger takes it
   GlitchResult glitch;    // kGlitch: heard by the tail
 };
 
@@ -112,6 +113,7 @@ Sim simulate(uint32_t seed, uint64_t cycles, uint64_t quiet_from = UINT64_MAX) {
     r.arrival_s = at;
     r.kind = Report::kLine;
     r.logged = {at, u(rng) < 0.3, {rng() % 2 == 0 ? "c01" : "c02"}};
+    r.line = {at, r.logged.driver, r.logged.driver ? "" : r.logged.late_clients[0], u(rng) < 0.7};
     s.reports.push_back(r);
   };
   // A glitch the tail heard in cycle `x` (one it ran in), reported a moment later.
@@ -205,9 +207,11 @@ RunResult batch(const Sim& s, size_t glitch_limit) {
   RunResult r = result_for(s, glitch_limit);
   XrunReports in;
   for (const Report& x : s.reports) {
-    if (x.kind == Report::kLine) in.log_t_s.push_back(x.arrival_s);
-    if (x.kind == Report::kCallback)
-      in.monitor_cycles.push_back(j.frames().cycle(x.callback.frame));
+    if (x.kind == Report::kLine) in.log.push_back(x.line);
+    if (x.kind == Report::kCallback) {
+      in.monitor.cycles.push_back(j.frames().cycle(x.callback.frame));
+      in.monitor.t_s.push_back(static_cast<double>(x.callback.t_us) / 1e6);
+    }
     if (x.kind == Report::kGlitch) keep_glitch(r, x);
   }
   finish(r, s);
@@ -243,11 +247,11 @@ Chunked chunked(const Sim& s, uint32_t seed, size_t glitch_limit) {
       j.add(s.rows[row++]);
     }
     std::vector<XrunCallback> callbacks;
-    std::vector<double> lines;
+    std::vector<XrunLogLine> lines;
     while (report < s.reports.size() && (last || s.reports[report].arrival_s <= t)) {
       const Report& x = s.reports[report++];
       if (x.kind == Report::kLine) {
-        lines.push_back(x.arrival_s);
+        lines.push_back(x.line);
         logged.push_back(x.logged);
       }
       if (x.kind == Report::kCallback) callbacks.push_back(x.callback);
@@ -257,7 +261,7 @@ Chunked chunked(const Sim& s, uint32_t seed, size_t glitch_limit) {
     ledger.add_log_lines(lines, false);
     const double before = t - 0.05 * u(rng);
     if (r.audio && !ledger.audio_frozen()) {
-      ledger.freeze_audio(j, *r.audio, logged, before, glitch_limit);
+      ledger.freeze_audio(j, *r.audio, logged, before, glitch_limit, s.period_s * 1e3);
     }
     out.settled_events += ledger.settle(j, before, s.period_s * 1e3);
     out.most_events_held = std::max(out.most_events_held, j.xrun_runs().size());
@@ -266,7 +270,8 @@ Chunked chunked(const Sim& s, uint32_t seed, size_t glitch_limit) {
     out.most_anchors_held = std::max(out.most_anchors_held, j.frames().anchors());
   }
   finish(r, s);
-  count_against_cycles(r, j.xrun_runs(), j.frames(), ledger.pending(j, false), &ledger.settled());
+  count_against_cycles(r, j.xrun_runs(), j.frames(), ledger.pending(j, false), &ledger.settled(),
+                       &ledger.settled_causes());
   EXPECT_EQ(out.settled_events, ledger.settled().events);
   EXPECT_EQ(ledger.audio_frozen(), glitch_limit > 0);
   return out;
@@ -289,6 +294,26 @@ void expect_same_audio(const AudioResult& a, const AudioResult& b) {
   }
 }
 
+void expect_same_causes(const XrunAttribution& a, const XrunAttribution& b) {
+  EXPECT_EQ(a.outside_events, b.outside_events);
+  ASSERT_EQ(a.outside.size(), b.outside.size());
+  for (size_t i = 0; i < a.outside.size(); ++i) {
+    EXPECT_EQ(a.outside[i].cycle, b.outside[i].cycle) << i;
+    EXPECT_EQ(a.outside[i].callbacks, b.outside[i].callbacks) << i;
+    EXPECT_EQ(a.outside[i].lines, b.outside[i].lines) << i;
+    EXPECT_TRUE(a.outside[i].cause == b.outside[i].cause) << i;
+  }
+  // Every cause with the same counts (the order they were first met may differ).
+  ASSERT_EQ(a.causes.size(), b.causes.size());
+  for (const CauseCount& c : a.causes) {
+    const auto it = std::find_if(b.causes.begin(), b.causes.end(),
+                                 [&](const CauseCount& d) { return d.cause == c.cause; });
+    ASSERT_NE(it, b.causes.end()) << c.cause.kind << " " << c.cause.client;
+    EXPECT_EQ(it->chain, c.chain) << c.cause.kind << " " << c.cause.client;
+    EXPECT_EQ(it->outside, c.outside) << c.cause.kind << " " << c.cause.client;
+  }
+}
+
 // One run, counted both ways; `limit`: the glitch list's bound (0: no audio check), as a
 // function of how many glitches the run had.
 void check(uint32_t seed, size_t (*limit)(size_t glitches), double settled_at_least,
@@ -307,6 +332,11 @@ void check(uint32_t seed, size_t (*limit)(size_t glitches), double settled_at_le
   ASSERT_EQ(w.sources.size(), glitch_limit > 0 ? 3u : 2u);
   for (size_t i = 0; i < w.sources.size(); ++i) expect_same(g.sources[i], w.sources[i]);
   if (glitch_limit > 0) expect_same_audio(*got.result.audio, *want.audio);
+  // The same events outside the chain, and the same causes.
+  EXPECT_EQ(g.outside_events, w.outside_events);
+  EXPECT_GT(w.outside_events, 0u) << "the reports no event explains";
+  ASSERT_TRUE(want.xrun_causes && got.result.xrun_causes);
+  expect_same_causes(*got.result.xrun_causes, *want.xrun_causes);
   // It did forget: most events were settled along the way, and what it held at any moment
   // was a few seconds' worth (an event every ~25 cycles: about 8 a second).
   EXPECT_GT(static_cast<double>(got.settled_events),

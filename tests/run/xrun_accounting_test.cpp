@@ -13,7 +13,7 @@ namespace {
 class FakeSource : public XrunReportSource {
  public:
   std::vector<XrunCallback> callbacks;
-  std::vector<double> lines;
+  std::vector<XrunLogLine> lines;
   bool callbacks_cut = false;
   int log_event_reads = 0;
   int takes = 0;
@@ -24,8 +24,8 @@ class FakeSource : public XrunReportSource {
     callbacks.clear();
     *cut = callbacks_cut;
   }
-  void take_log_lines(std::vector<double>& t_s, bool* cut) override {
-    t_s = std::move(lines);
+  void take_log_lines(std::vector<XrunLogLine>& out, bool* cut) override {
+    out = std::move(lines);
     lines.clear();
     *cut = false;
   }
@@ -47,17 +47,17 @@ TEST(XrunAccounting, EachTakeHandsOverOnlyWhatIsNewAndTheEndLeavesOutLateReports
   XrunAccounting x(source);
   const CycleJoiner j = joiner();
   source.callbacks = {{100, 0}, {200, 64}};
-  source.lines = {0.5};
+  source.lines = {{0.5, false, "c01", true}};
   XrunReports r = x.pending(j, /*horizon=*/false);
-  EXPECT_EQ(r.monitor_cycles.size(), 2u);
-  EXPECT_EQ(r.log_t_s.size(), 1u);
+  EXPECT_EQ(r.monitor.cycles.size(), 2u);
+  EXPECT_EQ(r.log.size(), 1u);
   EXPECT_FALSE(r.monitor_cut);
 
   source.callbacks = {{300, 128}};
   source.callbacks_cut = true;
   x.close_at(250);
   r = x.pending(j, /*horizon=*/false);
-  EXPECT_EQ(r.monitor_cycles.size(), 2u) << "the one at 300 us is after the window's end";
+  EXPECT_EQ(r.monitor.cycles.size(), 2u) << "the one at 300 us is after the window's end";
   EXPECT_TRUE(r.monitor_cut);
   EXPECT_EQ(x.ledger().pending_callbacks(), 3u) << "kept, only not counted";
   EXPECT_EQ(source.takes, 2);
@@ -67,9 +67,9 @@ TEST(XrunAccounting, ACheckpointLeavesOutReportsNewerThanTheTableRead) {
   FakeSource source;
   XrunAccounting x(source);
   const CycleJoiner j = joiner();
-  source.lines = {0.5, 1.0};
-  EXPECT_TRUE(x.pending(j, /*horizon=*/true).log_t_s.empty()) << "no row read yet";
-  EXPECT_EQ(x.pending(j, /*horizon=*/false).log_t_s.size(), 2u);
+  source.lines = {{0.5, false, "c01", true}, {1.0, false, "c01", true}};
+  EXPECT_TRUE(x.pending(j, /*horizon=*/true).log.empty()) << "no row read yet";
+  EXPECT_EQ(x.pending(j, /*horizon=*/false).log.size(), 2u);
 }
 
 TEST(XrunAccounting, WithTheAudioCheckNothingIsSettledWhileTheGlitchListHasRoom) {
@@ -80,7 +80,7 @@ TEST(XrunAccounting, WithTheAudioCheckNothingIsSettledWhileTheGlitchListHasRoom)
   LiveResult live;
   live.owned().audio.emplace();
   source.callbacks = {{100, 0}};
-  source.lines = {0.5};
+  source.lines = {{0.5, false, "c01", true}};
   x.settle(j, live, 60.0, 5.333);
   EXPECT_EQ(source.takes, 1);
   EXPECT_EQ(source.log_event_reads, 0) << "jackd's events are read only for a full list";

@@ -182,8 +182,9 @@ inline RunResult sample_result() {
   // The monitor's two callbacks arrived in cycle 1003 (both late clients of 1002); jackd's log
   // printed one line then, and one before any xrun cycle.
   XrunReports reports;
-  reports.monitor_cycles = {1003, 1003};
-  reports.log_t_s = {0.001, 0.0165};
+  reports.monitor.cycles = {1003, 1003};
+  reports.monitor.t_s = {0.0155, 0.0155};
+  reports.log = {{0.001, false, "c02", true}, {0.0165, false, "c02", true}};
   count_against_cycles(r, j.xrun_runs(), j.frames(), reports);
   finalize(r);
   return r;
