@@ -73,6 +73,20 @@ std::string answer_section(const RunResult& r, const RunAnswer& a) {
   out += table({"figure", "value", "definition"}, rows, {0, 2});
   if (!a.count_by.empty())
     out += html_paragraph("The xrun events are counted by " + esc(a.count_by) + ".");
+  if (!a.causes.empty() && r.xrun_causes) {
+    std::vector<Row> causes;
+    for (const CauseCount& c : r.xrun_causes->causes) {
+      causes.push_back(
+          {esc(cause_text(c)), fmt::format("{}", c.chain), fmt::format("{}", c.outside)});
+    }
+    out += html_section("causes", "Causes of the xrun events") +
+           html_paragraph(
+               "Each event's cause is read from jackd's lines that fell to it: the first client "
+               "jackd found still running at the deadline (or that finished after it), the "
+               "driver, or only clients that had not started. Events outside the chain are "
+               "xruns JACK reported that no cycle of the run's chain explains.") +
+           table({"cause", "in the chain", "outside the chain"}, causes, {0});
+  }
   if (!a.witnesses.empty()) out += html_section("witnesses", "Witnesses") + list(a.witnesses);
   if (!a.worst_cycle.empty()) {
     out += html_section("worst-cycle", "Worst cycle") + html_paragraph(esc(a.worst_cycle));

@@ -507,18 +507,44 @@ void hop_table(std::string& out, const RunResult& r) {
   }
 }
 
+// The xrun events outside the chain (engine/result/xrun_causes.hpp): how many, the first ones
+// with their cause.
+void outside_lines(std::string& out, const RunResult& r) {
+  if (!r.xrun_causes) return;
+  const XrunAttribution& a = *r.xrun_causes;
+  out += fmt::format(
+      "   outside the chain: {} xrun event(s) (reports no chain event explains: later than {} "
+      "cycles after an event's last cycle, or before every event)\n",
+      a.outside_events, report_lag_cycles(r.period_us / 1e3));
+  constexpr size_t kNamed = 5;
+  for (size_t i = 0; i < a.outside.size() && i < kNamed; ++i) {
+    const OutsideXrun& o = a.outside[i];
+    CauseCount c{o.cause, 0, 0, false};
+    for (const CauseCount& k : a.causes) {
+      if (k.cause == o.cause) c.run_client = k.run_client;
+    }
+    out += fmt::format("     {:.3f} s{}: {} ({} callback(s), {} line(s))\n", o.t_s,
+                       o.cycle ? fmt::format(" (cycle {})", *o.cycle) : "", cause_text(c),
+                       o.callbacks, o.lines);
+  }
+  if (a.outside_events > kNamed) {
+    out += fmt::format("     and {} more (run.json lists the first {})\n",
+                       a.outside_events - kNamed, a.outside.size());
+  }
+}
+
 // Every xrun source counted against the cycle table's xrun events (engine/result/
 // xrun_cycles.hpp), naming the first events each source missed.
 void xrun_cycle_table(std::string& out, const RunResult& r) {
   const XrunCycles& x = r.xrun_cycles;
   if (!x.present) return;
   out += fmt::format(
-      "\n Xrun events by cycle: {} xrun cycle(s) in {} event(s) (an xrun cycle missed its "
-      "deadline, ran out of chain order or had a client that did not run; consecutive ones are "
-      "one event)\n",
-      x.cycles, x.events);
+      "\n Xrun events by cycle: {} xrun cycle(s) in {} event(s) of the chain (an xrun cycle "
+      "missed its deadline, ran out of chain order or had a client that did not run; "
+      "consecutive ones are one event), {} outside it\n",
+      x.cycles, x.events, x.outside_events);
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"source", "reports", "events reported", "missed", "reports w/o xrun cycle",
+  rows.push_back({"source", "reports", "events reported", "missed", "reports outside the chain",
                   "latest report after the deadline"});
   for (const SourceTally& t : x.sources) {
     std::string lag = "-";
@@ -551,6 +577,7 @@ void xrun_cycle_table(std::string& out, const RunResult& r) {
     }
     out += fmt::format("   not reported by {}: {}\n", one_line(t.label), names);
   }
+  outside_lines(out, r);
 }
 
 // Length of the number at the start of `s` ("18", "-3", "36.3", ">=20001", "1e3"), 0 if none.
@@ -778,6 +805,7 @@ std::string terminal_result(const RunResult& r, const std::string& dir, Verbosit
     jack += (i > 1 ? ", " : "") + a.figures[i].label + " " + a.figures[i].value;
   }
   out += "  jack_test: " + jack + "\n";
+  if (!a.causes.empty()) out += "  " + a.causes + "\n";
   for (const std::string& w : a.witnesses) {
     if (w.find("(agrees)") == std::string::npos) out += "  witness " + w + "\n";
   }

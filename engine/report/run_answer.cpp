@@ -107,12 +107,21 @@ std::string witness_text(const SourceTally& s) {
   std::string t = fmt::format("{}: {} of {} event{} reported", s.label, s.events_reported,
                               s.events_judged, s.events_judged == 1 ? "" : "s");
   if (s.until_s) t += fmt::format(" (its list ends at {:.1f} s)", *s.until_s);
+  if (s.key != "audio") {
+    // Its reports that no chain event explains are the xruns outside the chain: counted in the
+    // xrun events, so no disagreement.
+    if (s.reports_unmatched > 0) {
+      t += fmt::format(", {} of its {} {} outside the chain", s.reports_unmatched, s.reports,
+                       s.unit);
+    }
+    return t + (s.events_missed == 0 ? " (agrees)" : " (disagrees)");
+  }
   const bool agrees = s.events_missed == 0 && s.reports_unmatched == 0;
   if (s.reports_unmatched > 0) {
     t += fmt::format(", {} of its {} {} fell to no xrun cycle of the run's chain",
                      s.reports_unmatched, s.reports, s.unit);
   }
-  if (s.key == "audio") {
+  {
     // The tail hears only what reached the checked port: a missed event is not a disagreement.
     return t + (agrees ? " (agrees)" : " (hears only what reached its port)");
   }
@@ -189,7 +198,37 @@ std::string floor_line(const RunResult& r) {
       ratio(b.jackd_wakeup_ratio), ratio(b.head_client_delay_ratio));
 }
 
+std::string causes_line(const RunResult& r, uint64_t events) {
+  if (events == 0 || !r.xrun_causes || r.xrun_causes->causes.empty()) return "";
+  std::vector<CauseCount> causes = r.xrun_causes->causes;
+  std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& a, const CauseCount& b) {
+    return a.chain + a.outside > b.chain + b.outside;
+  });
+  std::string out = "causes:";
+  for (size_t i = 0; i < causes.size(); ++i) {
+    const CauseCount& c = causes[i];
+    std::string where;
+    if (c.chain > 0) where = fmt::format("{} in the chain", c.chain);
+    if (c.outside > 0) {
+      where += fmt::format("{}{} outside it", where.empty() ? "" : ", ", c.outside);
+      if (c.chain == 0) where = fmt::format("{} outside the chain", c.outside);
+    }
+    out += fmt::format("{} {} {}", i == 0 ? "" : ";", cause_text(c), where);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string cause_text(const CauseCount& c) {
+  const XrunCause& k = c.cause;
+  if (k.kind == "client") {
+    return k.client + (c.run_client ? " (the run's client)" : " (another program's client)");
+  }
+  if (k.kind == "driver") return "the driver (jackd's own cycle or the card was late)";
+  if (k.kind == "not_started") return "clients not started (jackd named only waiting clients)";
+  return "unnamed (no jackd line)";
+}
 
 RunAnswer run_answer(const RunResult& r) {
   RunAnswer a;
@@ -201,12 +240,16 @@ RunAnswer run_answer(const RunResult& r) {
   a.figures.push_back(
       {"xrun events", fmt::format("{}", events),
        r.xrun_cycles.present
-           ? "runs of consecutive cycles of the run's chain that missed their deadline or in "
-             "which a client did not run (the cycle table: every cycle, exact)"
+           ? fmt::format("runs of consecutive cycles of the run's chain that missed their "
+                         "deadline or in which a client did not run (the cycle table: every "
+                         "cycle, exact: {}), and the xruns JACK reported that no cycle of the "
+                         "chain explains (outside the chain: {})",
+                         r.xrun_cycles.events, r.xrun_cycles.outside_events)
            : "JACK's xrun notifications to the monitor client, merged per event (no cycle "
              "table in this run)"});
   jack_test_figures(r, a.figures);
   for (const SourceTally& s : r.xrun_cycles.sources) a.witnesses.push_back(witness_text(s));
+  a.causes = causes_line(r, events);
   a.worst_cycle = worst_cycle_line(r);
   a.floor = floor_line(r);
   a.warnings = r.warnings;
@@ -220,6 +263,7 @@ std::string answer_block(const RunAnswer& a) {
   for (const AnswerFigure& f : a.figures) {
     out += fmt::format("   {:<{}}  {:<12}  {}\n", f.label, width, f.value, f.definition);
   }
+  if (!a.causes.empty()) out += "   " + a.causes + "\n";
   for (const std::string& w : a.witnesses) out += "   witness " + w + "\n";
   if (!a.worst_cycle.empty()) out += "   " + a.worst_cycle + "\n";
   if (!a.floor.empty()) out += "   " + a.floor + "\n";

@@ -8,8 +8,9 @@
 //   clean: 0 xrun events in 300 s at 64 frames (1.33 ms), worst slack 212 us
 //   not clean: 6 xrun events in 10 s (0.6/s) at 64 frames (1.33 ms), worst slack -312 us
 //
-// The xrun count is the run's one count (run_metric "xruns": the cycle table's xrun events,
-// the monitor's JACK2 events without a table); the other witnesses are shown as agreeing or
+// The xrun count is the run's one count (run_metric "xruns": the cycle table's xrun events and
+// the xruns JACK reported outside the run's chain, engine/result/xrun_causes.hpp; the monitor's
+// JACK2 events without a table); the other witnesses are shown as agreeing or
 // disagreeing with it, never as a second headline. Non-realtime.
 #include <cstddef>
 #include <string>
@@ -35,12 +36,19 @@ struct RunAnswer {
   // How each other witness of xruns compares with the count: "JACK2 monitor: 6 of 6 events
   // reported (agrees)"; empty without a cycle table.
   std::vector<std::string> witnesses;
+  // Who made the xrun events: "causes: intruder (another program's client) 5 outside the
+  // chain; unnamed 1 in the chain"; "" without xrun events or without causes (older records).
+  std::string causes;
   std::string worst_cycle;  // the worst cycle and the hop that took its time; "" without a table
   std::string floor;        // the jackd wake-up against the timer baseline; "" without one
   std::vector<std::string> warnings;
 };
 
 RunAnswer run_answer(const RunResult& r);
+
+// One cause in words: "intruder (another program's client)", "xrunlab-1-0-c03 (the run's
+// client)", "the driver", "clients not started", "unnamed (no jackd line)".
+std::string cause_text(const CauseCount& c);
 
 // summary.txt's first block: the verdict, the figures with their definitions, the witnesses,
 // the worst cycle and the floor. No "label . . . :" lines, so jack_test's block after it stays

@@ -130,17 +130,39 @@ TEST(RunAnswer, WitnessesAgreeOrDisagreeWithTheCount) {
   log.unit = "lines";
   log.reports = 11;
   log.reports_unmatched = 5;
+  log.events_reported = 5;
+  log.events_missed = 1;
   r.xrun_cycles.sources = {monitor, log};
   const RunAnswer a = run_answer(r);
   ASSERT_EQ(a.witnesses.size(), 2u);
   EXPECT_EQ(a.witnesses[0], "monitor (JACK2 xrun callbacks): 6 of 6 events reported (agrees)");
+  // Its lines outside the chain are counted as xrun events there; the event it missed is the
+  // disagreement.
   EXPECT_EQ(a.witnesses[1],
-            "jackd's log (xrun lines): 6 of 6 events reported, 5 of its 11 lines fell to no xrun "
-            "cycle of the run's chain (disagrees)");
+            "jackd's log (xrun lines): 5 of 6 events reported, 5 of its 11 lines outside the "
+            "chain (disagrees)");
   // The terminal shows only the witnesses that disagree.
   const std::string t = terminal_result(r, "results/x", Verbosity::kNormal);
   EXPECT_EQ(t.find("(agrees)"), std::string::npos) << t;
   EXPECT_NE(t.find("(disagrees)"), std::string::npos) << t;
+}
+
+TEST(RunAnswer, TheCountIsTheChainsEventsAndThoseOutsideItEachWithItsCause) {
+  RunResult r = completed(0, 10);
+  r.xrun_cycles.present = true;
+  r.xrun_cycles.events = 1;
+  r.xrun_cycles.outside_events = 5;
+  XrunAttribution c;
+  c.outside_events = 5;
+  c.causes = {{{"client", "intruder"}, 0, 5, false}, {{"client", "xrunlab-1-0-c03"}, 1, 0, true}};
+  r.xrun_causes = c;
+  const RunAnswer a = run_answer(r);
+  EXPECT_EQ(a.figures[0].value, "6");
+  EXPECT_EQ(a.causes,
+            "causes: intruder (another program's client) 5 outside the chain; xrunlab-1-0-c03 "
+            "(the run's client) 1 in the chain");
+  EXPECT_NE(a.verdict.find("6 xrun events"), std::string::npos) << a.verdict;
+  EXPECT_NE(terminal_result(r, "results/x", Verbosity::kNormal).find(a.causes), std::string::npos);
 }
 
 TEST(RunAnswer, TheWorstCycleNamesTheHopThatRanLongestPastItsMedian) {

@@ -184,7 +184,7 @@ inline RunResult sample_result() {
   XrunReports reports;
   reports.monitor.cycles = {1003, 1003};
   reports.monitor.t_s = {0.0155, 0.0155};
-  reports.log = {{0.001, false, "c02", true}, {0.0165, false, "c02", true}};
+  reports.log = {{0.001, false, "xrunlab-c02", true}, {0.0165, false, "xrunlab-c02", true}};
   count_against_cycles(r, j.xrun_runs(), j.frames(), reports);
   finalize(r);
   return r;
