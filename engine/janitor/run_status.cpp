@@ -6,6 +6,8 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/report/html_page.hpp"
+#include "engine/report/report_html.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/result/run_json.hpp"
@@ -102,7 +104,14 @@ std::string mark_run_killed(const std::string& run_dir, const KilledRun& k) {
   r->status = RunStatus::kKilled;
   r->status_detail = k.detail;
   r->ended_utc = utc_now_iso();
-  write_run_files(run_dir, render_run_files(*r));
+  // The page to share too: what the checkpoint measured, with the plots the folder has (a run
+  // draws them at its end, so usually none: `xrunlab plot` draws them and the page again).
+  std::vector<RunFile> files = render_run_files(*r);
+  files.push_back({kReportHtmlFile,
+                   format_report_html(*r, read_report_plots(run_dir, run_plot_format(*r)),
+                                      "the run was killed before it drew its plots (xrunlab plot " +
+                                          run_dir + " draws them and this page again)")});
+  write_run_files(run_dir, files);
   return "marked " + run_dir +
          (had_checkpoint ? " killed (what its last checkpoint measured kept)"
                          : " killed (it had no checkpoint yet)");

@@ -213,6 +213,65 @@ std::string xrun_events_section(const XrunCounts& x) {
   return out + table({"#", "time (s)", "frame", "callbacks"}, rows, {});
 }
 
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The events outside the chain, with their causes (engine/result/xrun_causes.hpp).
+std::string outside_events_section(const RunResult& r) {
+  if (!r.xrun_causes || r.xrun_causes->outside_events == 0) return "";
+  const XrunAttribution& a = *r.xrun_causes;
+  std::string out = html_section("outside-events", "Xrun events outside the chain");
+  const size_t shown = std::min(a.outside.size(), kHtmlXrunEvents);
+  out += html_paragraph(fmt::format(
+      "The first {} of {} xrun event(s) JACK reported that no cycle of the run's chain explains.",
+      shown, a.outside_events));
+  std::vector<Row> rows;
+  for (size_t i = 0; i < shown; ++i) {
+    const OutsideXrun& o = a.outside[i];
+    CauseCount c{o.cause, 0, 0, false};
+    for (const CauseCount& k : a.causes) {
+      if (k.cause == o.cause) c.run_client = k.run_client;
+    }
+    rows.push_back({std::to_string(i + 1), fmt::format("{:.3f}", o.t_s),
+                    o.cycle ? std::to_string(*o.cycle) : "-", esc(cause_text(c)),
+                    std::to_string(o.callbacks), std::to_string(o.lines)});
+  }
+  return out + table({"#", "time (s)", "cycle", "cause", "callbacks", "lines"}, rows, {3});
+}
+
+// The audible glitches the tail heard (the first ones), with the xrun event that explains each.
+std::string glitches_section(const RunResult& r) {
+  if (!r.audio) return "";
+  const AudioResult& a = *r.audio;
+  std::string out = html_section("glitches", "Audible glitches");
+  const uint64_t total = a.glitches_total();
+  if (total == 0) return out + html_paragraph("The tail heard no glitch.");
+  const size_t shown = std::min(a.glitches.size(), kHtmlXrunEvents);
+  out +=
+      html_paragraph(fmt::format("The first {} of {} glitch(es) the tail heard{}.", shown, total,
+                                 a.glitches_cut() ? " (run.json lists the first ones only)" : ""));
+  std::vector<Row> rows;
+  for (size_t i = 0; i < shown; ++i) {
+    const GlitchResult& g = a.glitches[i];
+    std::string xrun = "none";
+    if (g.matched && g.xrun_t_s) {
+      xrun = fmt::format("{:.3f} s", *g.xrun_t_s);
+      if (g.driver_xrun) {
+        xrun += " (the driver)";
+      } else if (!g.late_clients.empty()) {
+        xrun += " (late: " + joined_names(g.late_clients) + ")";
+      }
+    }
+    rows.push_back({std::to_string(i + 1), fmt::format("{:.3f}", g.t_s), esc(g.report.kind),
+                    std::to_string(g.report.jump), std::to_string(g.report.length), esc(xrun)});
+  }
+  return out + table({"#", "time (s)", "kind", "jump (frames)", "frames affected", "its xrun"},
+                     rows, {2, 5});
+}
+
 std::string warnings_section(const RunResult& r) {
   std::string out = html_section("warnings", "Warnings");
   return r.warnings.empty() ? out + html_paragraph("None.") : out + list(r.warnings);
@@ -274,6 +333,8 @@ std::string format_report_html(const RunResult& r, const std::vector<ReportPlot>
   out += xrun_source_section(r.xrun_cycles);
   out += worst_cycles_section(r);
   out += xrun_events_section(r.xruns);
+  out += outside_events_section(r);
+  out += glitches_section(r);
   out += warnings_section(r);
   out += context_section(r);
   return html_page("xrunlab: " + a.verdict, out);

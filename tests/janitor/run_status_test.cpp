@@ -48,6 +48,11 @@ TEST(RunStatus, ACheckpointIsMarkedKilledWithItsFiguresKept) {
   EXPECT_EQ(after["totals"], before["totals"]);
   const auto s = parse_summary(read_text_or_empty(dir.str() + "/summary.txt"));
   EXPECT_EQ(s.at("Status").rfind("killed (the engine (pid 4242)", 0), 0u) << s.at("Status");
+  // The page to share is there too, with what the checkpoint measured and why it has no plots.
+  const std::string page = read_text_or_empty(dir.str() + "/report.html");
+  EXPECT_NE(page.find("killed (the engine (pid 4242)"), std::string::npos);
+  EXPECT_NE(page.find("the run was killed before it drew its plots (xrunlab plot " + dir.str()),
+            std::string::npos);
 }
 
 TEST(RunStatus, AFinalStatusStaysAndItsSummaryFollowsIt) {

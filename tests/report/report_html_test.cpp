@@ -128,6 +128,36 @@ TEST(ReportHtml, BoundedXrunEventsSayTheirTotal) {
             std::string::npos);
 }
 
+// The causes of the xrun events, the events outside the chain and the audible glitches, each
+// with its own section.
+TEST(ReportHtml, CausesOutsideEventsAndGlitchesHaveTheirSections) {
+  RunResult r = testing_support::sample_result();  // one event outside the chain, by c02
+  std::string html = format_report_html(r, png_plots());
+  EXPECT_NE(html.find("<h2 id=\"causes\""), std::string::npos);
+  EXPECT_NE(html.find("<h2 id=\"outside-events\""), std::string::npos);
+  EXPECT_NE(html.find("The first 1 of 1 xrun event(s) JACK reported"), std::string::npos);
+  EXPECT_NE(html.find("xrunlab-c02 (the run&#39;s client)"), std::string::npos)
+      << html.substr(html.find("<h2 id=\"causes\""), 1500);
+  EXPECT_EQ(html.find("<h2 id=\"glitches\""), std::string::npos) << "no audio check";
+  AudioResult a;
+  GlitchResult g;
+  g.t_s = 1.25;
+  g.report.kind = "dropped";
+  g.report.jump = 256;
+  g.report.length = 256;
+  g.matched = true;
+  g.xrun_t_s = 1.24;
+  g.late_clients = {"c03"};
+  a.glitches = {g, g};
+  a.totals.glitches = 7;
+  r.audio = a;
+  html = format_report_html(r, png_plots());
+  EXPECT_NE(html.find("The first 2 of 7 glitch(es) the tail heard (run.json lists the first "
+                      "ones only)."),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>1.240 s (late: c03)</td>"), std::string::npos);
+}
+
 // --explain's lines are the worst cycles when present; without them, the table's worst rows.
 TEST(ReportHtml, WorstCyclesWithTheirExplanations) {
   RunResult r = testing_support::sample_result();
