@@ -499,12 +499,34 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
          {"runs_needed_for_20pct", v.runs_needed.runs_per_case
                                        ? nlohmann::json(*v.runs_needed.runs_per_case)
                                        : nlohmann::json()},
+         {"runs_needed_seen", v.runs_needed_seen && v.runs_needed_seen->runs_per_case
+                                  ? nlohmann::json(*v.runs_needed_seen->runs_per_case)
+                                  : nlohmann::json()},
          {"resolved", v.resolved},
          {"better",
           v.a_better ? nlohmann::json(*v.a_better ? v.name_a : v.name_b) : nlohmann::json()},
          {"sentence", v.sentence}});
   }
-  return {{"name", r.name}, {"cases", std::move(cases)}, {"verdicts", std::move(verdicts)}};
+  // The open comparison the fewest runs per case would resolve (closest_call), as the brief
+  // block says it.
+  nlohmann::json closest = nullptr;
+  if (const std::optional<size_t> i = closest_call(r)) {
+    const stats::Verdict& v = r.verdicts[*i];
+    std::string line = format_closest_call(r);
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+    while (!line.empty() && line.front() == ' ') line.erase(0, 1);
+    closest = {{"verdict", *i},
+               {"figure", r.verdict_metric[*i]},
+               {"pair", verdicts[*i]["pair"]},
+               {"runs_per_case", *v.runs_needed_seen->runs_per_case},
+               {"n_a", v.n_a},
+               {"n_b", v.n_b},
+               {"sentence", line}};
+  }
+  return {{"name", r.name},
+          {"cases", std::move(cases)},
+          {"verdicts", std::move(verdicts)},
+          {"closest_call", std::move(closest)}};
 }
 
 std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,

@@ -219,6 +219,15 @@ TEST(CampaignReport, TheShortBlockHasTheClaimsAndTheClosestCallButNoNoDifference
                                    *needed.runs_per_case)),
             std::string::npos)
       << brief;
+  // campaign-summary.json has it too, for a script.
+  const json j = campaign_report_json(r);
+  EXPECT_EQ(j["closest_call"]["verdict"], 2);
+  EXPECT_EQ(j["closest_call"]["figure"], "delay_max");
+  EXPECT_EQ(j["closest_call"]["pair"], "policy: fifo vs other");
+  EXPECT_EQ(j["closest_call"]["runs_per_case"], *needed.runs_per_case);
+  EXPECT_EQ(j["verdicts"][2]["runs_needed_seen"], *needed.runs_per_case);
+  EXPECT_EQ(j["closest_call"]["sentence"].get<std::string>().rfind("About ", 0), 0u);
+  EXPECT_NE(brief.find(j["closest_call"]["sentence"].get<std::string>()), std::string::npos);
   // The file leads with the same block, then has everything.
   const std::string full = format_campaign_report(r);
   EXPECT_EQ(full.find(brief), std::string("Campaign r\n\n").size()) << full;
