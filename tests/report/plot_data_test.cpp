@@ -645,8 +645,7 @@ TEST(TimelineXruns, TheCycleTablesEventsWhenItKeptEveryMissedRow) {
   // The table kept only the first missed rows: the monitor's, and the run's count beside them.
   r.cycle_table.missed_rows_total = 3000;
   e = timeline_xruns(r);
-  EXPECT_EQ(e.key,
-            "JACK2 xrun notification (5 in the run at the monitor; the run's count: 2)");
+  EXPECT_EQ(e.key, "JACK2 xrun notification (5 in the run at the monitor; the run's count: 2)");
   // Rows that do not make the counted events (a model made by hand): not drawn as them.
   r.cycle_table.missed_rows_total = 3;
   r.xrun_cycles.events = 3;
