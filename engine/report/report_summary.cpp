@@ -512,6 +512,15 @@ void hop_table(std::string& out, const RunResult& r) {
 void outside_lines(std::string& out, const RunResult& r) {
   if (!r.xrun_causes) return;
   const XrunAttribution& a = *r.xrun_causes;
+  if (!a.causes.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"cause (jackd's lines that fell to the event)", "in the chain", "outside it"});
+    for (const CauseCount& c : a.causes) {
+      rows.push_back({cause_text(c), std::to_string(c.chain), std::to_string(c.outside)});
+    }
+    out += "   causes of the xrun events:\n";
+    table_lines(out, rows);
+  }
   out += fmt::format(
       "   outside the chain: {} xrun event(s) (reports no chain event explains: later than {} "
       "cycles after an event's last cycle, or before every event)\n",

@@ -198,36 +198,57 @@ std::string floor_line(const RunResult& r) {
       ratio(b.jackd_wakeup_ratio), ratio(b.head_client_delay_ratio));
 }
 
+// The few causes with the most events, in one line; the rest summed (summary.txt's "Xrun
+// events by cycle" has every one).
 std::string causes_line(const RunResult& r, uint64_t events) {
   if (events == 0 || !r.xrun_causes || r.xrun_causes->causes.empty()) return "";
   std::vector<CauseCount> causes = r.xrun_causes->causes;
   std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& a, const CauseCount& b) {
     return a.chain + a.outside > b.chain + b.outside;
   });
-  std::string out = "causes:";
-  for (size_t i = 0; i < causes.size(); ++i) {
-    const CauseCount& c = causes[i];
-    std::string where;
-    if (c.chain > 0) where = fmt::format("{} in the chain", c.chain);
-    if (c.outside > 0) {
-      where += fmt::format("{}{} outside it", where.empty() ? "" : ", ", c.outside);
-      if (c.chain == 0) where = fmt::format("{} outside the chain", c.outside);
-    }
-    out += fmt::format("{} {} {}", i == 0 ? "" : ";", cause_text(c), where);
+  uint64_t chain = 0, outside = 0;
+  for (const CauseCount& c : causes) {
+    chain += c.chain;
+    outside += c.outside;
   }
+  const bool mixed = chain > 0 && outside > 0;
+  constexpr size_t kShown = 4;
+  std::string out = "causes:";
+  for (size_t i = 0; i < causes.size() && i < kShown; ++i) {
+    const CauseCount& c = causes[i];
+    out += fmt::format("{} {} {}", i == 0 ? "" : ",", cause_text(c, /*brief=*/true),
+                       c.chain + c.outside);
+    if (mixed) out += fmt::format(" ({} in the chain, {} outside)", c.chain, c.outside);
+  }
+  if (causes.size() > kShown) {
+    uint64_t rest = 0;
+    for (size_t i = kShown; i < causes.size(); ++i) rest += causes[i].chain + causes[i].outside;
+    out += fmt::format(", {} other causes {}", causes.size() - kShown, rest);
+  }
+  if (!mixed) out += outside > 0 ? " (all outside the chain)" : " (all in the chain)";
   return out;
 }
 
 }  // namespace
 
-std::string cause_text(const CauseCount& c) {
+std::string cause_text(const CauseCount& c, bool brief) {
   const XrunCause& k = c.cause;
   if (k.kind == "client") {
+    if (brief && c.run_client) {
+      // The run's clients are named after its server ("xrunlab-PID-N-c03"): c03 says it.
+      const size_t dash = k.client.rfind('-');
+      return (dash == std::string::npos ? k.client : k.client.substr(dash + 1)) + " (the run's)";
+    }
+    if (brief) return k.client + " (another program's)";
     return k.client + (c.run_client ? " (the run's client)" : " (another program's client)");
   }
-  if (k.kind == "driver") return "the driver (jackd's own cycle or the card was late)";
-  if (k.kind == "not_started") return "clients not started (jackd named only waiting clients)";
-  return "unnamed (no jackd line)";
+  if (k.kind == "driver") {
+    return brief ? "the driver" : "the driver (jackd's own cycle or the card was late)";
+  }
+  if (k.kind == "not_started") {
+    return brief ? "clients not started" : "clients not started (jackd named only waiting clients)";
+  }
+  return brief ? "unnamed" : "unnamed (no jackd line)";
 }
 
 RunAnswer run_answer(const RunResult& r) {

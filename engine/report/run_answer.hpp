@@ -36,8 +36,8 @@ struct RunAnswer {
   // How each other witness of xruns compares with the count: "JACK2 monitor: 6 of 6 events
   // reported (agrees)"; empty without a cycle table.
   std::vector<std::string> witnesses;
-  // Who made the xrun events: "causes: intruder (another program's client) 5 outside the
-  // chain; unnamed 1 in the chain"; "" without xrun events or without causes (older records).
+  // Who made the xrun events, the 4 causes with the most first: "causes: intruder (another
+  // program's) 5 (all outside the chain)"; "" without xrun events or causes (older records).
   std::string causes;
   std::string worst_cycle;  // the worst cycle and the hop that took its time; "" without a table
   std::string floor;        // the jackd wake-up against the timer baseline; "" without one
@@ -47,8 +47,9 @@ struct RunAnswer {
 RunAnswer run_answer(const RunResult& r);
 
 // One cause in words: "intruder (another program's client)", "xrunlab-1-0-c03 (the run's
-// client)", "the driver", "clients not started", "unnamed (no jackd line)".
-std::string cause_text(const CauseCount& c);
+// client)", "the driver (...)", "clients not started (...)", "unnamed (no jackd line)";
+// `brief`: "intruder (another program's)", "c03 (the run's)", "the driver", ...
+std::string cause_text(const CauseCount& c, bool brief = false);
 
 // summary.txt's first block: the verdict, the figures with their definitions, the witnesses,
 // the worst cycle and the floor. No "label . . . :" lines, so jack_test's block after it stays

