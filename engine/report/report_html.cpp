@@ -74,8 +74,13 @@ std::string answer_section(const RunResult& r, const RunAnswer& a) {
   if (!a.count_by.empty())
     out += html_paragraph("The xrun events are counted by " + esc(a.count_by) + ".");
   if (!a.causes.empty() && r.xrun_causes) {
+    std::vector<CauseCount> sorted = r.xrun_causes->causes;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const CauseCount& x, const CauseCount& y) {
+      return x.chain + x.outside > y.chain + y.outside;
+    });
     std::vector<Row> causes;
-    for (const CauseCount& c : r.xrun_causes->causes) {
+    causes.reserve(sorted.size());
+    for (const CauseCount& c : sorted) {
       causes.push_back(
           {esc(cause_text(c)), fmt::format("{}", c.chain), fmt::format("{}", c.outside)});
     }

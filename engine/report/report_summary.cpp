@@ -515,7 +515,11 @@ void outside_lines(std::string& out, const RunResult& r) {
   if (!a.causes.empty()) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"cause (jackd's lines that fell to the event)", "in the chain", "outside it"});
-    for (const CauseCount& c : a.causes) {
+    std::vector<CauseCount> causes = a.causes;
+    std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& x, const CauseCount& y) {
+      return x.chain + x.outside > y.chain + y.outside;
+    });
+    for (const CauseCount& c : causes) {
       rows.push_back({cause_text(c), std::to_string(c.chain), std::to_string(c.outside)});
     }
     out += "   causes of the xrun events:\n";

@@ -129,16 +129,29 @@ XrunReports XrunLedger::pending(const CycleJoiner& joiner, bool horizon) const {
   XrunReports out;
   const std::optional<uint64_t> last_id = joiner.xrun_runs_builder().last_id();
   const std::optional<double> last_t = joiner.xrun_runs_builder().last_t_s();
+  const std::vector<XrunRun>& runs = joiner.xrun_runs();
+  const double period_ms = static_cast<double>(joiner.period_ns()) / 1e6;
+  const uint64_t lag = report_lag_cycles(period_ms);
   for (const XrunCallback& c : callbacks_) {
     if (c.t_us > until_us_) continue;
     const std::optional<uint64_t> cycle = joiner.frames().cycle(c.frame);
     if (horizon && cycle && (!last_id || *cycle > *last_id)) continue;
+    // After the window's last row: a report of an event of the window, or of a cycle after
+    // the window (not the window's: no event outside the chain).
+    if (!horizon && cycle && last_id && *cycle > *last_id + 1 &&
+        !event_of_arrival_cycle(runs, *cycle, lag)) {
+      continue;
+    }
     out.monitor.cycles.push_back(cycle);
     out.monitor.t_s.push_back(t_s_of(c.t_us));
   }
   out.monitor_cut = callbacks_cut_;
   for (const XrunLogLine& l : log_) {
     if (horizon && (!last_t || l.t_s > *last_t)) continue;
+    if (!horizon && last_t && l.t_s > *last_t + 2 * period_ms / 1e3 &&
+        !event_of_arrival_time(runs, l.t_s, period_ms)) {
+      continue;
+    }
     out.log.push_back(l);
   }
   out.log_cut = log_cut_;

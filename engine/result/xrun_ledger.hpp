@@ -75,7 +75,9 @@ class XrunLedger {
   size_t settle(CycleJoiner& joiner, double before_s, double period_ms);
 
   // The reports still held, each mapped to its cycle. `horizon`: only those the rows read so
-  // far can place (a checkpoint; the final count takes all).
+  // far can place (a checkpoint). The final count takes all but the reports of cycles after the
+  // window's last row that no event of the window explains (an xrun after the window is not
+  // the window's, nor an event outside its chain).
   XrunReports pending(const CycleJoiner& joiner, bool horizon) const;
   const SettledXruns& settled() const { return settled_; }
   // Who made the settled events, and the outside events among them.

@@ -420,6 +420,27 @@ TEST(XrunLedger, AMergedTallyKeepsTheFirstMissedEventsAndTheLargerLags) {
   EXPECT_EQ(m.until_s, 1.0) << "a cut list judged at least the settled events";
 }
 
+// The final count: a report of a cycle after the window's last row that no event of the window
+// explains is an xrun after the window, not an event outside the chain.
+TEST(XrunLedger, AReportOfACycleAfterTheWindowIsLeftOut) {
+  const Sim s = simulate(7, 600);
+  CycleJoiner j(config());
+  for (const JoinRow& row : s.rows) j.add(row);
+  const uint64_t last_id = s.rows.back().id;
+  const uint32_t last_frame = s.rows.back().cells[0].frame;
+  ASSERT_EQ(j.frames().cycle(last_frame + kPeriod), last_id + 1);
+  ASSERT_EQ(j.frames().cycle(last_frame + 60 * kPeriod), last_id + 60);
+  XrunLedger ledger;
+  ledger.add_callbacks({{0, last_frame + kPeriod}, {0, last_frame + 60 * kPeriod}}, false);
+  const double after_s = static_cast<double>(last_id + 60) * s.period_s;
+  ledger.add_log_lines({{after_s, false, "intruder", true}}, false);
+  const XrunReports all = ledger.pending(j, /*horizon=*/false);
+  EXPECT_EQ(all.monitor.cycles, (std::vector<std::optional<uint64_t>>{last_id + 1}))
+      << "the cycle after the last row may report the last one; 60 cycles later is not the "
+         "window's";
+  EXPECT_TRUE(all.log.empty());
+}
+
 TEST(FrameCycleMap, DroppingOldStretchesKeepsTheMappingOfNewerCycles) {
   FrameCycleMap m(kPeriod);
   uint32_t f = 1000;
