@@ -557,7 +557,7 @@ void xrun_cycle_table(std::string& out, const RunResult& r) {
       "consecutive ones are one event), {} outside it\n",
       x.cycles, x.events, x.outside_events);
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"source", "reports", "events reported", "missed", "reports outside the chain",
+  rows.push_back({"source", "reports", "events reported", "missed", "reports w/o chain event",
                   "latest report after the deadline"});
   for (const SourceTally& t : x.sources) {
     std::string lag = "-";

@@ -111,7 +111,7 @@ std::string witness_text(const SourceTally& s) {
     // Its reports that no chain event explains are the xruns outside the chain: counted in the
     // xrun events, so no disagreement.
     if (s.reports_unmatched > 0) {
-      t += fmt::format(", {} of its {} {} outside the chain", s.reports_unmatched, s.reports,
+      t += fmt::format(", {} of its {} {} fell to no chain event", s.reports_unmatched, s.reports,
                        s.unit);
     }
     return t + (s.events_missed == 0 ? " (agrees)" : " (disagrees)");

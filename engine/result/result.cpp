@@ -223,7 +223,8 @@ void count_against_cycles(RunResult& r, const std::vector<XrunRun>& runs,
 
   const double period_ms = r.period_us / 1e3;
   XrunAttribution causes = settled_causes != nullptr ? *settled_causes : XrunAttribution{};
-  merge_attribution(causes, attribute_xruns(runs, reports.monitor, reports.log, period_ms));
+  merge_attribution(
+      causes, attribute_xruns(runs, reports.monitor, reports.log, period_ms, reports.first_cycle));
   for (CauseCount& c : causes.causes) {
     c.run_client = c.cause.kind == "client" && is_run_client(r, c.cause.client);
   }

@@ -310,6 +310,7 @@ struct XrunReports {
   bool monitor_cut = false;      // more callbacks than listed
   std::vector<XrunLogLine> log;  // each xrun line: its arrival and whom it named
   bool log_cut = false;
+  std::optional<uint64_t> first_cycle;  // the window's first row (engine/result/xrun_causes.hpp)
 };
 // Counts the monitor's callbacks, jackd's xrun lines and the tail's glitches against the cycle
 // table's xrun events (`runs`, with `frames` to key frame times), into r.xrun_cycles, and ties

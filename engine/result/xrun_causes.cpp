@@ -130,7 +130,8 @@ void add_loose_lines(std::vector<OutsideGroup>& groups,
 }  // namespace
 
 XrunAttribution attribute_xruns(const std::vector<XrunRun>& runs, const CallbackArrivals& callbacks,
-                                const std::vector<XrunLogLine>& lines, double period_ms) {
+                                const std::vector<XrunLogLine>& lines, double period_ms,
+                                std::optional<uint64_t> first_cycle) {
   XrunAttribution a;
   const uint64_t lag = report_lag_cycles(period_ms);
   const double period_s = period_ms / 1e3;
@@ -151,6 +152,11 @@ XrunAttribution attribute_xruns(const std::vector<XrunRun>& runs, const Callback
     return x.event.t_s < y.event.t_s;
   });
   for (OutsideGroup& g : groups) {
+    // An xrun of a cycle before the window (see the header comment).
+    if (first_cycle &&
+        (g.event.cycle ? *g.event.cycle <= *first_cycle : g.event.t_s < 2 * period_s)) {
+      continue;
+    }
     std::stable_sort(g.lines.begin(), g.lines.end(),
                      [](const XrunLogLine* x, const XrunLogLine* y) { return x->t_s < y->t_s; });
     g.event.lines = g.lines.size();

@@ -18,6 +18,10 @@
 //  * jackd's lines no chain event explains join the outside event whose first callback is
 //    nearest, within the same bound; lines near no callback are outside events of their own
 //    (lines less than kOutsideGapCycles periods apart are one).
+//  * An xrun of a cycle before the window is not the window's: an outside event whose first
+//    callback arrived in the window's first cycle (JACK's frame time then; a stall in the first
+//    cycle is reported in the second), or with no callback whose first line came in the first
+//    two periods, is left out.
 //
 // The cause of an event is read from jackd's lines that fell to it:
 //  * "driver": a driver xrun line (jackd's own cycle, or the card, was late);
@@ -87,7 +91,9 @@ struct CallbackArrivals {
 };
 
 // Attributes the chain's events and builds the outside events (see the header comment).
+// `first_cycle`: the window's first row (nullopt: not known, nothing is left out).
 XrunAttribution attribute_xruns(const std::vector<XrunRun>& runs, const CallbackArrivals& callbacks,
-                                const std::vector<XrunLogLine>& lines, double period_ms);
+                                const std::vector<XrunLogLine>& lines, double period_ms,
+                                std::optional<uint64_t> first_cycle = std::nullopt);
 
 }  // namespace xrunlab

@@ -75,6 +75,7 @@ void XrunRunBuilder::add(uint64_t id, bool xrun, std::optional<double> t_s, doub
     }
   }
   last_id_ = id;
+  if (!first_id_) first_id_ = id;
 }
 
 namespace {

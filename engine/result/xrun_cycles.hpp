@@ -100,8 +100,9 @@ class XrunRunBuilder {
   const std::vector<XrunRun>& runs() const { return runs_; }
   void drop_front(size_t n);
   uint64_t cycles() const { return cycles_; }
-  std::optional<uint64_t> last_id() const { return last_id_; }  // the newest row added
-  std::optional<double> last_t_s() const {                      // the newest row with a time
+  std::optional<uint64_t> last_id() const { return last_id_; }    // the newest row added
+  std::optional<uint64_t> first_id() const { return first_id_; }  // the window's first row
+  std::optional<double> last_t_s() const {                        // the newest row with a time
     if (!last_time_) return std::nullopt;
     return last_time_->second;
   }
@@ -109,7 +110,7 @@ class XrunRunBuilder {
  private:
   std::vector<XrunRun> runs_;
   uint64_t cycles_ = 0;
-  std::optional<uint64_t> last_id_;
+  std::optional<uint64_t> last_id_, first_id_;
   std::optional<std::pair<uint64_t, double>> last_time_;  // the last row with a known time
 };
 

@@ -108,7 +108,8 @@ size_t XrunLedger::settle(CycleJoiner& joiner, double before_s, double period_ms
 
   add_into(settled_.monitor, tally_arrival_cycles(done, arrivals.cycles, false, period_ms));
   add_into(settled_.log, tally_arrival_times(done, line_t_s, false, period_ms));
-  merge_attribution(settled_causes_, attribute_xruns(done, arrivals, lines, period_ms));
+  merge_attribution(settled_causes_, attribute_xruns(done, arrivals, lines, period_ms,
+                                                     joiner.xrun_runs_builder().first_id()));
   if (settled_.audio) {  // events the glitch list did not judge: named in case it was not cut
     SettledXruns::Audio& a = *settled_.audio;
     for (size_t i = 0; i < done.size(); ++i) {
@@ -155,6 +156,7 @@ XrunReports XrunLedger::pending(const CycleJoiner& joiner, bool horizon) const {
     out.log.push_back(l);
   }
   out.log_cut = log_cut_;
+  out.first_cycle = joiner.xrun_runs_builder().first_id();
   return out;
 }
 

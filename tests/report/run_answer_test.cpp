@@ -139,8 +139,8 @@ TEST(RunAnswer, WitnessesAgreeOrDisagreeWithTheCount) {
   // Its lines outside the chain are counted as xrun events there; the event it missed is the
   // disagreement.
   EXPECT_EQ(a.witnesses[1],
-            "jackd's log (xrun lines): 5 of 6 events reported, 5 of its 11 lines outside the "
-            "chain (disagrees)");
+            "jackd's log (xrun lines): 5 of 6 events reported, 5 of its 11 lines fell to no chain "
+            "event (disagrees)");
   // The terminal shows only the witnesses that disagree.
   const std::string t = terminal_result(r, "results/x", Verbosity::kNormal);
   EXPECT_EQ(t.find("(agrees)"), std::string::npos) << t;

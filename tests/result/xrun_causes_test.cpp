@@ -120,6 +120,19 @@ TEST(XrunCauses, LinesNearNoCallbackAreEventsOfTheirOwn) {
   EXPECT_EQ(a.outside[1].cause.client, "z");
 }
 
+TEST(XrunCauses, AnXrunOfACycleBeforeTheWindowIsNotTheWindows) {
+  // The window starts at cycle 100. A stall of cycle 99 is heard in 100 and 101: left out. A
+  // stall of 100, heard in 101: the window's. Lines in the first two periods with no callback:
+  // left out; a line later: an event.
+  CallbackArrivals before{{100, 101}, {0.0, 0.005}};
+  EXPECT_EQ(attribute_xruns({}, before, {}, kPeriodMs, 100).outside_events, 0u);
+  EXPECT_EQ(attribute_xruns({}, before, {}, kPeriodMs).outside_events, 1u) << "no window known";
+  CallbackArrivals first{{101}, {0.005}};
+  EXPECT_EQ(attribute_xruns({}, first, {}, kPeriodMs, 100).outside_events, 1u);
+  EXPECT_EQ(attribute_xruns({}, {}, {running(0.009, "x")}, kPeriodMs, 100).outside_events, 0u);
+  EXPECT_EQ(attribute_xruns({}, {}, {running(0.011, "x")}, kPeriodMs, 100).outside_events, 1u);
+}
+
 TEST(XrunCauses, MergingAddsCountsPerCauseAndKeepsTheFirstOutsideEvents) {
   XrunAttribution a, b;
   a.count({"client", "x"}, true);

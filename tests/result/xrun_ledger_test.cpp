@@ -208,6 +208,7 @@ RunResult batch(const Sim& s, size_t glitch_limit) {
   XrunReports in;
   for (const Report& x : s.reports) {
     if (x.kind == Report::kLine) in.log.push_back(x.line);
+    in.first_cycle = j.xrun_runs_builder().first_id();
     if (x.kind == Report::kCallback) {
       in.monitor.cycles.push_back(j.frames().cycle(x.callback.frame));
       in.monitor.t_s.push_back(static_cast<double>(x.callback.t_us) / 1e6);
