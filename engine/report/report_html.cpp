@@ -74,10 +74,7 @@ std::string answer_section(const RunResult& r, const RunAnswer& a) {
   if (!a.count_by.empty())
     out += html_paragraph("The xrun events are counted by " + esc(a.count_by) + ".");
   if (!a.causes.empty() && r.xrun_causes) {
-    std::vector<CauseCount> sorted = r.xrun_causes->causes;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const CauseCount& x, const CauseCount& y) {
-      return x.chain + x.outside > y.chain + y.outside;
-    });
+    const std::vector<CauseCount> sorted = causes_by_events(*r.xrun_causes);
     std::vector<Row> causes;
     causes.reserve(sorted.size());
     for (const CauseCount& c : sorted) {
@@ -236,12 +233,8 @@ std::string outside_events_section(const RunResult& r) {
   std::vector<Row> rows;
   for (size_t i = 0; i < shown; ++i) {
     const OutsideXrun& o = a.outside[i];
-    CauseCount c{o.cause, 0, 0, false};
-    for (const CauseCount& k : a.causes) {
-      if (k.cause == o.cause) c.run_client = k.run_client;
-    }
     rows.push_back({std::to_string(i + 1), fmt::format("{:.3f}", o.t_s),
-                    o.cycle ? std::to_string(*o.cycle) : "-", esc(cause_text(c)),
+                    o.cycle ? std::to_string(*o.cycle) : "-", esc(outside_cause_text(a, o)),
                     std::to_string(o.callbacks), std::to_string(o.lines)});
   }
   return out + table({"#", "time (s)", "cycle", "cause", "callbacks", "lines"}, rows, {3});

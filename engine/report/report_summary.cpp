@@ -515,11 +515,7 @@ void outside_lines(std::string& out, const RunResult& r) {
   if (!a.causes.empty()) {
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"cause (jackd's lines that fell to the event)", "in the chain", "outside it"});
-    std::vector<CauseCount> causes = a.causes;
-    std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& x, const CauseCount& y) {
-      return x.chain + x.outside > y.chain + y.outside;
-    });
-    for (const CauseCount& c : causes) {
+    for (const CauseCount& c : causes_by_events(a)) {
       rows.push_back({cause_text(c), std::to_string(c.chain), std::to_string(c.outside)});
     }
     out += "   causes of the xrun events:\n";
@@ -532,13 +528,9 @@ void outside_lines(std::string& out, const RunResult& r) {
   constexpr size_t kNamed = 5;
   for (size_t i = 0; i < a.outside.size() && i < kNamed; ++i) {
     const OutsideXrun& o = a.outside[i];
-    CauseCount c{o.cause, 0, 0, false};
-    for (const CauseCount& k : a.causes) {
-      if (k.cause == o.cause) c.run_client = k.run_client;
-    }
     out += fmt::format("     {:.3f} s{}: {} ({} callback(s), {} line(s))\n", o.t_s,
-                       o.cycle ? fmt::format(" (cycle {})", *o.cycle) : "", cause_text(c),
-                       o.callbacks, o.lines);
+                       o.cycle ? fmt::format(" (cycle {})", *o.cycle) : "",
+                       outside_cause_text(a, o), o.callbacks, o.lines);
   }
   if (a.outside_events > kNamed) {
     out += fmt::format("     and {} more (run.json lists the first {})\n",

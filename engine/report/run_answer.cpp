@@ -202,10 +202,7 @@ std::string floor_line(const RunResult& r) {
 // events by cycle" has every one).
 std::string causes_line(const RunResult& r, uint64_t events) {
   if (events == 0 || !r.xrun_causes || r.xrun_causes->causes.empty()) return "";
-  std::vector<CauseCount> causes = r.xrun_causes->causes;
-  std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& a, const CauseCount& b) {
-    return a.chain + a.outside > b.chain + b.outside;
-  });
+  const std::vector<CauseCount> causes = causes_by_events(*r.xrun_causes);
   uint64_t chain = 0, outside = 0;
   for (const CauseCount& c : causes) {
     chain += c.chain;
@@ -230,6 +227,22 @@ std::string causes_line(const RunResult& r, uint64_t events) {
 }
 
 }  // namespace
+
+std::vector<CauseCount> causes_by_events(const XrunAttribution& a) {
+  std::vector<CauseCount> causes = a.causes;
+  std::stable_sort(causes.begin(), causes.end(), [](const CauseCount& x, const CauseCount& y) {
+    return x.chain + x.outside > y.chain + y.outside;
+  });
+  return causes;
+}
+
+std::string outside_cause_text(const XrunAttribution& a, const OutsideXrun& o) {
+  CauseCount c{o.cause, 0, 0, false};
+  for (const CauseCount& k : a.causes) {
+    if (k.cause == o.cause) c.run_client = k.run_client;
+  }
+  return cause_text(c);
+}
 
 std::string cause_text(const CauseCount& c, bool brief) {
   const XrunCause& k = c.cause;

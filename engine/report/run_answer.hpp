@@ -51,6 +51,12 @@ RunAnswer run_answer(const RunResult& r);
 // `brief`: "intruder (another program's)", "c03 (the run's)", "the driver", ...
 std::string cause_text(const CauseCount& c, bool brief = false);
 
+// The causes with the most events first (ties in the order first met).
+std::vector<CauseCount> causes_by_events(const XrunAttribution& a);
+
+// cause_text of an event outside the chain, with its cause's run_client mark from `a`.
+std::string outside_cause_text(const XrunAttribution& a, const OutsideXrun& o);
+
 // summary.txt's first block: the verdict, the figures with their definitions, the witnesses,
 // the worst cycle and the floor. No "label . . . :" lines, so jack_test's block after it stays
 // the one place a summary reader (parse_summary) finds jack_test's fields.
