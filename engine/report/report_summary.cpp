@@ -166,6 +166,30 @@ void jack2_xrun_lines(std::string& out, const XrunCounts& x) {
   out += summary_field_line("Driver XRUNs (jackd log)", driver);
 }
 
+// --ping: what was sent and lost, and the round trip; or why there are no figures.
+std::string ping_summary_lines(const PingRecord& p) {
+  const std::string label = "Ping (--ping)";
+  if (p.error) return summary_field_line(label, " none: " + one_line(*p.error));
+  auto us = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.0f}", *v) : std::string("n/a");
+  };
+  std::string out = summary_field_line(
+      label, fmt::format(" {} sent, {} lost ({:.1f} %), round trip p50 {} / p99 {} / max {} usecs "
+                         "({}/s from {} into the run's network namespace; sent up to {} usecs "
+                         "late; {})",
+                         p.sent, p.lost, p.lost_pct, us(p.rtt_p50_us), us(p.rtt_p99_us),
+                         us(p.rtt_max_us), p.rate_hz, p.source, us(p.send_late_max_us), p.file));
+  if (p.expected_lost) {
+    out += summary_field_line(
+        "Injected loss",
+        fmt::format(" every {}th request dropped by an nftables rule: {} expected, "
+                    "{} lost{}",
+                    p.drop_every, *p.expected_lost, p.lost,
+                    *p.expected_lost == p.lost ? " (as expected)" : ""));
+  }
+  return out;
+}
+
 void own_block_rest(std::string& out, const RunResult& r);
 
 void own_block(std::string& out, const RunResult& r) {
@@ -289,6 +313,7 @@ void own_block_rest(std::string& out, const RunResult& r) {
                       ratio(b.jackd_wakeup_ratio), ratio(b.head_client_delay_ratio)));
     }
   }
+  if (r.ping) out += ping_summary_lines(*r.ping);
   if (r.dma_latency) {
     const DmaLatencyRecord& d = *r.dma_latency;
     out += summary_field_line("CPU DMA latency",

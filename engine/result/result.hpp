@@ -245,6 +245,7 @@ struct RunResult {
   // One record per --load; not known (null) in runs from before --load.
   std::optional<std::vector<LoadRecord>> loads = std::vector<LoadRecord>{};
   std::optional<BaselineRecord> baseline;        // --baseline cyclictest
+  std::optional<PingRecord> ping;                // --ping
   std::optional<DmaLatencyRecord> dma_latency;   // --dma-latency
   std::optional<AffinityRecord> affinity;        // --cpus / --load-cpus
   std::optional<ExplainRecord> explain;          // --explain: the worst cycles' late hops

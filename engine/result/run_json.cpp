@@ -1304,6 +1304,56 @@ struct BaselinePart {
   }
 };
 
+// The settings, then either the figures or the error.
+struct PingPart {
+  template <typename IO, typename P>
+  static void fields(IO& io, P& p) {
+    io("method", p.method);
+    io("netns", p.netns);
+    io("host_interface", p.host_interface);
+    io("source", p.source);
+    io("target", p.target);
+    io("rate_hz", p.rate_hz);
+    io("count_planned", p.count_planned);
+    io("answer_wait_ms", p.answer_wait_ms);
+    io("drop_every", p.drop_every);
+    io("file", p.file);
+    io.template spread<FiguresOrError>(p);
+  }
+  struct FiguresOrError {
+    static void write_into(json& out, const PingRecord& p) {
+      if (p.error) {
+        out["error"] = *p.error;
+      } else {
+        JsonOut io(out);
+        figures(io, p);
+      }
+    }
+    static void read_from(const Object& in, PingRecord& p) {
+      in.get("error", p.error);
+      if (p.error) return;
+      JsonIn io(in);
+      figures(io, p);
+    }
+  };
+  template <typename IO, typename P>
+  static void figures(IO& io, P& p) {
+    io("sent", p.sent);
+    io("received", p.received);
+    io("lost", p.lost);
+    io("lost_pct", p.lost_pct);
+    io("late_answers", p.late_answers);
+    io("duplicates", p.duplicates);
+    io("unmatched", p.unmatched);
+    io("expected_lost", p.expected_lost);
+    io("rtt_p50_us", p.rtt_p50_us);
+    io("rtt_p99_us", p.rtt_p99_us);
+    io("rtt_max_us", p.rtt_max_us);
+    io("send_late_p99_us", p.send_late_p99_us);
+    io("send_late_max_us", p.send_late_max_us);
+  }
+};
+
 struct DmaLatencyPart {
   template <typename IO, typename D>
   static void fields(IO& io, D& d) {
@@ -1648,6 +1698,8 @@ struct SpecPart {
     io("nperiods", s.nperiods);
     io("output", s.output);
     io("period_frames", s.period_frames);
+    io("ping_drop_every", s.ping_drop_every);
+    io("ping_rate_hz", s.ping_rate_hz);
     io("plot_format", s.plot_format);
     io("plots", s.plots);
     io("policy", s.policy);
@@ -1759,6 +1811,7 @@ struct RunPart {
     io.template part<SchedulingPart>("scheduling", r);
     io.template with<OptionalList<LoadPart>>("loads", r.loads);
     io.template record<BaselinePart>("baseline", r.baseline);
+    io.template record<PingPart>("ping", r.ping);
     io.template record<DmaLatencyPart>("dma_latency", r.dma_latency);
     io.template record<AffinityPart>("affinity", r.affinity);
     io.template record<ExplainPart>("explain", r.explain);

@@ -130,4 +130,31 @@ struct BaselineRecord {
   std::vector<std::pair<int64_t, uint64_t>> bins;  // its non-empty 1 us bins: (us, count)
 };
 
+// --ping (engine/ping/): ICMP echo requests at a fixed rate from this machine across a veth pair
+// into a network namespace the run made, through the measurement window; then the figures, or
+// why there are none. A request is lost when no answer came within answer_wait_ms after it.
+struct PingRecord {
+  std::string method;          // how the requests were sent and timed, in words
+  std::string netns;           // the namespace's name (/run/netns/NAME while the run lasts)
+  std::string host_interface;  // the veth end on this machine's side
+  std::string source, target;  // the pair's two IPv4 addresses; only `target` is pinged
+  int rate_hz = 0;
+  uint64_t count_planned = 0;  // the rate times the window
+  int answer_wait_ms = 0;
+  int drop_every = 0;  // --ping-drop-every N: an nftables rule drops every Nth request
+  std::string file;    // ping.csv: one row per request
+  // Set when the pinger gave no figures; the figures below are then not written.
+  std::optional<std::string> error;
+  uint64_t sent = 0, received = 0, lost = 0;
+  double lost_pct = 0;
+  uint64_t late_answers = 0;              // answers that came after the wait (counted as lost)
+  uint64_t duplicates = 0;                // answers beyond the first to a request
+  uint64_t unmatched = 0;                 // answers with the run's id that matched no request sent
+  std::optional<uint64_t> expected_lost;  // with drop_every: ceil(sent / N), known in advance
+  // The answers' round trips, nearest rank, in us (0.1 us).
+  std::optional<double> rtt_p50_us, rtt_p99_us, rtt_max_us;
+  // How late the requests left against their schedule (a starved sender shows here).
+  std::optional<double> send_late_p99_us, send_late_max_us;
+};
+
 }  // namespace xrunlab

@@ -22,6 +22,8 @@ struct RunSpec {
   std::string policy;              // --policy's text
   std::vector<std::string> loads;  // each --load's text
   std::string baseline;            // "none" | "cyclictest"
+  int ping_rate_hz = 0;            // --ping at --ping-rate (0: no --ping)
+  int ping_drop_every = 0;         // --ping-drop-every (0: none)
   bool dma_latency = false;
   std::string cpus;       // --cpus as a CPU list ("0-1,3"; "" when not given)
   std::string load_cpus;  // --load-cpus, likewise

@@ -16,6 +16,7 @@
 #include "engine/base/file.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/jack/jack_server.hpp"
+#include "engine/ping/ping_network.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/result/run_json.hpp"
@@ -88,6 +89,12 @@ void Runner::preflight() {
     baseline_.configure(programs_.cyclictest, std::max(0, o_.server_priority() - 5),
                         static_cast<int>(std::lround(static_cast<double>(o_.period) * 1e6 /
                                                      static_cast<double>(o_.rate))));
+  }
+  if (o_.ping) {
+    const std::optional<std::string> status = read_file("/proc/self/status");
+    const std::string problem = ping_permission_problem(status.value_or(""));
+    if (!problem.empty()) throw Error(ExitCode::kPermission, problem);
+    ping_.configure({programs_.ip, programs_.nft, o_.ping_rate, o_.ping_drop_every});
   }
   setup_.exe_dir = exe_dir;
   setup_.rate = o_.rate;
@@ -169,6 +176,7 @@ void Runner::finish(const std::exception* failure) {
   }
   finalize(r);
   baseline_.fill(r);
+  ping_.fill(r);
   fill_dma_latency(r);
   r.affinity = affinity_record(o_.cpus, o_.load_cpus, r.threads_start, r.threads_end, r.loads);
   if (failure != nullptr) {

@@ -61,6 +61,8 @@ RunSpec run_spec(const RunOptions& o) {
   s.policy = o.policy.text;
   for (const LoadSpec& l : o.loads) s.loads.push_back(l.text);
   s.baseline = baseline_tool_name(o.baseline);
+  s.ping_rate_hz = o.ping ? o.ping_rate : 0;
+  s.ping_drop_every = o.ping ? o.ping_drop_every : 0;
   s.dma_latency = o.dma_latency;
   s.cpus = format_cpu_list(o.cpus);
   s.load_cpus = format_cpu_list(o.load_cpus);
@@ -101,6 +103,14 @@ void validate(const RunOptions& o) {
   if (o.explain < 0 || o.explain > 100) {
     bad("--explain=" + std::to_string(std::max(o.explain, 0)) +
         ": must be 1..100 worst cycles (--explain alone: 5)");
+  }
+  if (o.ping_rate < 1 || o.ping_rate > 1000) {
+    bad("--ping-rate " + std::to_string(o.ping_rate) +
+        ": must be 1..1000 echo requests per second (default 100)");
+  }
+  if (o.ping_drop_every != 0 && (o.ping_drop_every < 2 || o.ping_drop_every > 1000)) {
+    bad("--ping-drop-every " + std::to_string(o.ping_drop_every) +
+        ": must be 2..1000 (every Nth echo request dropped)");
   }
   if (o.repeat < 1 || o.repeat > 1000) {
     bad("--repeat " + std::to_string(o.repeat) + ": must be 1..1000");

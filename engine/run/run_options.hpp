@@ -54,6 +54,9 @@ struct RunOptions {
   std::vector<LoadSpec> loads;                  // --load SPEC, repeatable
   BaselineTool baseline = BaselineTool::kNone;  // --baseline
   bool dma_latency = false;                     // --dma-latency: hold /dev/cpu_dma_latency at 0
+  bool ping = false;                            // --ping: the network companion (engine/ping)
+  int ping_rate = 100;                          // --ping-rate: echo requests per second
+  int ping_drop_every = 0;     // --ping-drop-every N: an nftables rule drops every Nth (0: none)
   std::vector<int> cpus;       // --cpus LIST: jackd's and the clients' affinity (empty: none set)
   std::vector<int> load_cpus;  // --load-cpus LIST: the loads' affinity (empty: none set)
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/run/run_programs.hpp"
 
+#include <fmt/format.h>
+
 #include "engine/base/errors.hpp"
 #include "engine/base/install_layout.hpp"
 #include "engine/loads/load_kinds.hpp"
@@ -48,6 +50,20 @@ RunPrograms find_run_programs(const RunOptions& o, bool starts_jackd, const std:
                   "install --no-install-recommends rt-tests) or leave --baseline out");
     }
     p.cyclictest = *cyclictest;
+  }
+  if (o.ping) {
+    auto need = [](const char* program, const char* package, const char* flag) {
+      const auto found = find_program(program);
+      if (!found) {
+        throw Error(ExitCode::kMissingProgram,
+                    fmt::format("{}: {} not found: install {} (apt-get install "
+                                "--no-install-recommends {}) or leave {} out",
+                                flag, program, package, package, flag));
+      }
+      return *found;
+    };
+    p.ip = need("ip", "iproute2", "--ping");
+    if (o.ping_drop_every > 0) p.nft = need("nft", "nftables", "--ping-drop-every");
   }
   if (!o.loads.empty()) {
     p.load_tool =

@@ -16,6 +16,8 @@ struct RunPrograms {
   std::string load_tool;   // xrunlab-load; "" without --load
   std::string janitor;     // xrunlab-janitor
   std::string cyclictest;  // "" without --baseline cyclictest
+  std::string ip;          // iproute2's ip: "" without --ping
+  std::string nft;         // nftables' nft: "" without --ping-drop-every
 };
 
 // `starts_jackd`: the backend launches a jackd of its own; `exe_dir` is the running xrunlab's

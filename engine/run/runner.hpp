@@ -26,6 +26,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/janitor/janitor_link.hpp"
 #include "engine/loads/loads.hpp"
+#include "engine/ping/ping_companion.hpp"
 #include "engine/run/audio_threads.hpp"
 #include "engine/run/checkpoint_writer.hpp"
 #include "engine/run/client_fleet.hpp"
@@ -184,6 +185,7 @@ class Runner : public RunSteps, private WindowSteps {
   bool stopped_ = false;
   CheckpointWriter checkpoints_;
   CyclictestBaseline baseline_;
+  PingCompanion ping_;
   WindowTraces traces_;
   Window window_;
   // Every cycle joined across the clients (after backend_: the reader reads the card's record).

@@ -4,6 +4,7 @@
 // real rate and period, the clients' threads) to the next through the live result.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -239,6 +240,10 @@ void Runner::start_loads() {
 void Runner::start_baseline() {
   const std::string said = baseline_.start(run_dir_, o_.duration_s, o_.cpus);
   if (!said.empty()) say(said);
+  if (ping_.configured()) {
+    ping_.make_network(journal_, run_dir_, ::getpid());
+    say(ping_.start(o_.duration_s));
+  }
 }
 
 }  // namespace xrunlab::run_steps

@@ -81,6 +81,7 @@ void Runner::stop_all() noexcept {
   Teardown t;
   t.add("loads", [&] { stop_loads_into_result(window_start_us_.load()); });
   t.add("baseline", [&] { baseline_.stop(); });
+  t.add("ping", [&] { ping_.stop(); });
   // Our own server goes first: it closes its clients in one pass (JackEngine::Close), and each
   // client, its final report sent, then ends without a server to talk to. Clients leaving a
   // running server one by one cost it a graph change and a notification to every remaining

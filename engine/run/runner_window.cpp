@@ -231,6 +231,7 @@ void Runner::close_window(const WindowEnd& end) {
   }
   stop_loads_into_result(t0);
   baseline_.stop();
+  ping_.stop();
   tap_.close_window(end.end_us + 20000);  // late notifications of the last cycle still count
   xruns_.close_at(end.end_us + 20000);
   const double seconds_ran = static_cast<double>(end.end_us - t0) / 1e6;

@@ -171,7 +171,8 @@ StaleJournal parse_journal(const std::string& text) {
     entry.path = e.at("path").get<std::string>();
     entry.old_value = e.value("old_value", "");
     entry.new_value = e.value("new_value", "");
-    if ((entry.kind != "write" && entry.kind != "mkdir" && entry.kind != "mount") ||
+    if ((entry.kind != "write" && entry.kind != "mkdir" && entry.kind != "mount" &&
+         entry.kind != "netns") ||
         entry.path.empty() || entry.path[0] != '/') {
       throw std::runtime_error("bad entry " + e.dump());
     }
@@ -319,6 +320,24 @@ Outcome restore_mount(const JournalEntry& e, std::string* problem) {
   return err == EBUSY ? Outcome::kRetryLater : Outcome::kGaveUp;
 }
 
+// A network namespace the run made: what `ip netns del` does. The lazy umount drops the mount's
+// reference at once; the kernel frees the namespace (and the veth pair with an end in it) when
+// no process is left inside.
+Outcome restore_netns(const JournalEntry& e, std::string* problem) {
+  struct stat st {};
+  if (::lstat(e.path.c_str(), &st) != 0 && errno == ENOENT) return Outcome::kNothingToDo;
+  if (::umount2(e.path.c_str(), MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
+    const int err = errno;
+    *problem = "cannot umount the network namespace " + e.path + ": " + errno_text(err);
+    return err == EBUSY ? Outcome::kRetryLater : Outcome::kGaveUp;
+  }
+  if (::unlink(e.path.c_str()) != 0 && errno != ENOENT) {
+    *problem = "cannot remove " + e.path + ": " + errno_text(errno);
+    return Outcome::kGaveUp;
+  }
+  return Outcome::kRestored;
+}
+
 bool inside(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 &&
          path[dir.size()] == '/';
@@ -349,6 +368,7 @@ RestoreResult restore_entries(const std::vector<JournalEntry>& entries, const st
     std::string problem;
     const Outcome o = e.kind == "mkdir"   ? restore_mkdir(e, &problem)
                       : e.kind == "mount" ? restore_mount(e, &problem)
+                      : e.kind == "netns" ? restore_netns(e, &problem)
                                           : restore_write(e, &problem);
     switch (o) {
       case Outcome::kRestored:
@@ -356,6 +376,8 @@ RestoreResult restore_entries(const std::vector<JournalEntry>& entries, const st
           r.restored.push_back("restored " + e.path + ": removed the directory" + suffix);
         } else if (e.kind == "mount") {
           r.restored.push_back("restored " + e.path + ": unmounted the " + e.old_value + suffix);
+        } else if (e.kind == "netns") {
+          r.restored.push_back("restored " + e.path + ": removed the network namespace" + suffix);
         } else {
           r.restored.push_back("restored " + e.path + " to " + shown(e.old_value) + " (was " +
                                shown(e.new_value) + ")" + suffix);
@@ -617,6 +639,39 @@ void SysJournal::mount_fs(const std::string& type, const std::string& path) {
       // A journalled mount that did not happen restores as "nothing to do" (EINVAL).
     }
     throw SysChangeError("cannot mount " + type + " at " + path + ": " + errno_text(err), err);
+  }
+}
+
+void SysJournal::make_netns(const std::string& path, const std::function<void()>& make) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (::getpid() != owner_pid_) {
+    throw SysChangeError(
+        "cannot make " + path + ": this journal belongs to pid " + std::to_string(owner_pid_), 0);
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    throw SysChangeError("cannot make the network namespace " + path + ": it exists already",
+                         EEXIST);
+  }
+  entries_.push_back({"netns", path, "", ""});
+  try {
+    save_locked();
+  } catch (...) {
+    entries_.pop_back();
+    throw;
+  }
+  try {
+    make();
+  } catch (...) {
+    std::string ignored;
+    restore_netns(entries_.back(), &ignored);
+    entries_.pop_back();
+    try {
+      sync_locked();
+    } catch (const Error&) {
+      // Restored already: the entry left behind restores as "nothing to do".
+    }
+    throw;
   }
 }
 

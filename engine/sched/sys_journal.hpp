@@ -14,6 +14,7 @@
 // before the last reboot (then it is discarded: the reboot reset the settings).
 //
 // Not for realtime code: every call does file I/O. One SysJournal per process.
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -94,6 +95,11 @@ class SysJournal {
   // mount(2) of a pseudo file system without a device (tracefs): `type` at `path`, which must
   // exist and not be a mount point yet.
   void mount_fs(const std::string& type, const std::string& path);
+  // A named network namespace: journalled as "netns" at `path` (/run/netns/NAME), then `make`
+  // is called, which makes it (`ip netns add NAME`). When `make` throws, the entry is restored
+  // at once (whatever part of the namespace was made goes) and taken out, and the exception
+  // passes on.
+  void make_netns(const std::string& path, const std::function<void()>& make);
 
   // Restores everything this run changed, LIFO, then removes its journal file. A "write" is put
   // back only if the file still holds what this run wrote (someone else's later change is not

@@ -306,7 +306,7 @@ TEST(RunJsonRead, SpecLoadsAndHostRoundTrip) {
     const std::vector<std::string> k = keys(*o);
     EXPECT_TRUE(std::is_sorted(k.begin(), k.end())) << o->dump();
   }
-  EXPECT_EQ(keys(j["spec"]).size(), 31u);
+  EXPECT_EQ(keys(j["spec"]).size(), 33u);
   EXPECT_EQ(j["host"]["jack"],
             nlohmann::ordered_json({{"jackd_version", "jackdmp version 1.9.21"}}));
   EXPECT_TRUE(j["loads"][0]["cpus"].is_null());  // not read back

@@ -447,5 +447,68 @@ TEST_F(SysJournalTest, FailedMountThrowsNamingThePathAndLeavesNoEntry) {
   EXPECT_FALSE(path_exists(journal.journal_path()));
 }
 
+// "netns": a file bind-mounted onto the journalled path stands in for `ip netns add`'s bind
+// mount of a namespace (the same lazy umount and unlink take both away).
+bool is_bind_mounted_file(const std::string& path) {
+  const std::string mountinfo = read_text_or_empty("/proc/self/mountinfo");
+  return mountinfo.find(" " + path + " ") != std::string::npos;
+}
+
+TEST_F(SysJournalTest, NetworkNamespaceIsJournalledBeforeItIsMadeAndRemovedByRestoreAll) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mount(2) needs root";
+  const std::string source = sys_ + "/ns-source";
+  write_text(source, "");
+  const std::string path = sys_ + "/xrunlab-ping-1";
+  SysJournal journal(SysJournal::journal_path_in(run_));
+  journal.make_netns(path, [&] {
+    // Made only once the journal names it.
+    ASSERT_TRUE(contains(read_text_or_empty(journal.journal_path()), "\"netns\""));
+    write_text(path, "");
+    ASSERT_EQ(::mount(source.c_str(), path.c_str(), nullptr, MS_BIND, nullptr), 0);
+  });
+  ASSERT_EQ(journal.entries().size(), 1u);
+  EXPECT_EQ(journal.entries()[0].kind, "netns");
+  ASSERT_TRUE(is_bind_mounted_file(path));
+  EXPECT_TRUE(journal.restore_all().empty());
+  EXPECT_FALSE(is_bind_mounted_file(path));
+  EXPECT_FALSE(path_exists(path));
+  EXPECT_FALSE(path_exists(journal.journal_path()));
+}
+
+TEST_F(SysJournalTest, NetworkNamespaceWhoseMakingFailedIsTakenAwayAndLeavesNoEntry) {
+  const std::string path = sys_ + "/xrunlab-ping-2";
+  SysJournal journal(SysJournal::journal_path_in(run_));
+  EXPECT_THROW(journal.make_netns(path,
+                                  [&] {
+                                    write_text(path, "");  // half made, then it fails
+                                    throw Error(ExitCode::kRunFailed, "ip netns add failed");
+                                  }),
+               Error);
+  EXPECT_TRUE(journal.entries().empty());
+  EXPECT_FALSE(path_exists(path));
+  EXPECT_FALSE(path_exists(journal.journal_path()));
+  // A name that exists already is not taken over.
+  write_text(path, "");
+  EXPECT_THROW(journal.make_netns(path, [] {}), SysChangeError);
+  EXPECT_TRUE(path_exists(path));
+}
+
+TEST_F(SysJournalTest, NetworkNamespaceOfACrashedRunIsRemovedAtTheNextStart) {
+  const std::string path = sys_ + "/xrunlab-ping-3";
+  write_text(path, "");
+  write_text(journal_of(kDeadPid),
+             journal_text(
+                 kDeadPid,
+                 nlohmann::json::array(
+                     {{{"kind", "netns"}, {"path", path}, {"old_value", ""}, {"new_value", ""}}})));
+  SysJournal next(SysJournal::journal_path_in(run_));
+  const auto lines = next.recover_stale();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("removed the network namespace left by a crashed run"), std::string::npos)
+      << lines[0];
+  EXPECT_FALSE(path_exists(path));
+  EXPECT_FALSE(path_exists(journal_of(kDeadPid)));
+}
+
 }  // namespace
 }  // namespace xrunlab

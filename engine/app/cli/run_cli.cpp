@@ -130,6 +130,25 @@ class RunCli : public SubcommandCli {
                                parse_baseline_tool))
         ->default_str(baseline_tool_name(o_.baseline))
         ->type_name("TOOL");
+    CLI::Option* ping = app_->add_flag(
+        "--ping", o_.ping,
+        "The 2004 question, does the audio load starve the network stack: --ping-rate ICMP echo "
+        "requests a second, on a fixed schedule through the window, from this machine across a "
+        "veth pair into a network namespace the run makes and removes (addresses of "
+        "198.18.0.0/15, the benchmarking range; nothing else is pinged, no packet leaves the "
+        "machine). Sent, lost, % lost and the round trip's p50/p99/max go into run.json (ping), "
+        "the summary and ping.csv (one row per request). Needs root and iproute2.");
+    app_->add_option("--ping-rate", o_.ping_rate, "Echo requests per second of --ping (1..1000).")
+        ->capture_default_str()
+        ->type_name("HZ")
+        ->needs(ping);
+    app_->add_option("--ping-drop-every", o_.ping_drop_every,
+                     "Fault injection for --ping: an nftables rule in the run's namespace drops "
+                     "every Nth echo request (the 1st, the N+1st, ...), so the loss is known in "
+                     "advance, ceil(sent / N), and run.json says whether the count matched. Needs "
+                     "nftables.")
+        ->type_name("N")
+        ->needs(ping);
     app_->add_flag("--dma-latency", o_.dma_latency,
                    "Hold /dev/cpu_dma_latency at 0 for the whole run, as cyclictest does by "
                    "default: the CPUs stay out of deep idle states, whose exit latency adds to "
