@@ -28,6 +28,7 @@ packages=(
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules
   chromium-headless-shell
+  iproute2 nftables
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -155,8 +155,8 @@ bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
 
 const std::vector<std::string>& campaign_described_metrics() {
   static const std::vector<std::string> m = {
-      "xrun_rate",  "xrun_count",        "delay_max",    "cycle_max", "slack_p1", "slack_min",
-      "wakeup_p99", "client_wakeup_p99", "baseline_p99", "glitches",  "dsp_load"};
+      "xrun_rate",  "xrun_count",        "delay_max",    "cycle_max",     "slack_p1", "slack_min",
+      "wakeup_p99", "client_wakeup_p99", "baseline_p99", "ping_lost_pct", "glitches", "dsp_load"};
   return m;
 }
 

@@ -102,6 +102,18 @@ TEST(RunMetrics, TheBaselinesP99OnlyWhereItIsExact) {
   EXPECT_FALSE(metric(run, "baseline_p99"));
 }
 
+TEST(RunMetrics, PingLossOnlyWithFiguresAndRequestsSent) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  EXPECT_FALSE(metric(run, "ping_lost_pct")) << "no --ping";
+  run["ping"] = {{"rate_hz", 100}, {"sent", 400}, {"lost", 80}, {"lost_pct", 20.0}};
+  EXPECT_EQ(metric(run, "ping_lost_pct"), 20.0);
+  run["ping"]["sent"] = 0;
+  run["ping"]["lost_pct"] = 0.0;
+  EXPECT_FALSE(metric(run, "ping_lost_pct")) << "nothing sent: no loss figure, not 0 %";
+  run["ping"] = {{"rate_hz", 100}, {"error", "the pinger was not started"}};
+  EXPECT_FALSE(metric(run, "ping_lost_pct"));
+}
+
 TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
   const json run = run_with_slack(2, json::parse("[[10, 98]]"));
   EXPECT_EQ(metric(run, "slack_min"), -700.0);
