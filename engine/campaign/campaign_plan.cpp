@@ -31,7 +31,8 @@ void add_args(const std::string& key, const std::vector<std::string>& values,
     }
     return;
   }
-  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun" || key == "full-log") {
+  if (key == "record" || key == "dma-latency" || key == "trace-on-xrun" || key == "full-log" ||
+      key == "ping") {
     if (values.front() == "true") args.emplace_back("--" + key);
     return;
   }
@@ -95,6 +96,7 @@ CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
   }
   plan.seed = spec.seed.value_or(seed);
   plan.warmup_s = spec.warmup_s;
+  plan.sections = spec.sections;
   plan.duration_s = RunOptions{}.duration_s;
 
   std::vector<std::string> fixed;

@@ -46,6 +46,7 @@ struct CampaignPlan {
   std::string order;  // shuffled | sequential
   uint64_t seed = 0;
   double warmup_s = 0;
+  std::vector<std::string> sections;     // the report's extra sections (campaign_spec.hpp)
   double duration_s = 0;                 // each counted run's measured time
   std::vector<std::string> warmup_args;  // the warm-up's arguments (case 1, warmup_s long)
 };

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/campaign/maxima_spread.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/stats/multiple.hpp"
@@ -182,6 +183,7 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
                                      const std::string& dir) {
   CampaignReport r;
   r.name = plan.name;
+  r.sections = plan.sections;
   for (const CampaignCase& c : plan.cases) {
     CaseFigures f;
     f.c = &c;
@@ -358,6 +360,14 @@ std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
   return out;
 }
 
+namespace {
+
+bool has_section(const CampaignReport& r, const std::string& name) {
+  return std::find(r.sections.begin(), r.sections.end(), name) != r.sections.end();
+}
+
+}  // namespace
+
 std::string format_campaign_report(const CampaignReport& r) {
   std::string out = fmt::format("Campaign {}\n\n", r.name) + format_campaign_brief(r) +
                     "\n\nIn full: per case, median [IQR] min..max over its finished runs\n";
@@ -400,6 +410,7 @@ std::string format_campaign_report(const CampaignReport& r) {
       out += "     " + r.verdicts[i].sentence + "\n";
     }
   }
+  if (has_section(r, "maxima-spread")) out += format_maxima_spread(maxima_spread(r));
   return out;
 }
 
@@ -523,17 +534,25 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
                {"n_b", v.n_b},
                {"sentence", line}};
   }
-  return {{"name", r.name},
-          {"cases", std::move(cases)},
-          {"verdicts", std::move(verdicts)},
-          {"closest_call", std::move(closest)}};
+  nlohmann::json out = {{"name", r.name},
+                        {"cases", std::move(cases)},
+                        {"verdicts", std::move(verdicts)},
+                        {"closest_call", std::move(closest)}};
+  if (has_section(r, "maxima-spread")) out["maxima_spread"] = maxima_spread_json(maxima_spread(r));
+  return out;
 }
 
-std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
-                               const std::string& dir, PlotFormat format) {
+namespace {
+
+// campaign.gp's picture of `candidates` (those some case has, up to three) as BASE.png (.svg)
+// in `dir`, from BASE-plot.csv and BASE-medians.csv, under `plot_title`.
+std::string draw_case_plot(const CampaignReport& r, const std::vector<std::string>& candidates,
+                           const std::string& base, const std::string& plot_title,
+                           const std::string& script_dir, const std::string& dir,
+                           PlotFormat format) {
   if (script_dir.empty()) return "the plot scripts (campaign.gp) were not found";
   std::vector<std::string> figures;
-  for (const char* m : {"xrun_rate", "delay_max", "slack_p1"}) {
+  for (const std::string& m : candidates) {
     bool any = false;
     for (const CaseFigures& f : r.cases) any = any || !f.of(m).empty();
     if (any) figures.emplace_back(m);
@@ -575,21 +594,15 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
     medians += "\n";
   }
   try {
-    write_output_file(dir + "/campaign-plot.csv", runs);
-    write_output_file(dir + "/campaign-medians.csv", medians);
+    write_output_file(dir + "/" + base + "-plot.csv", runs);
+    write_output_file(dir + "/" + base + "-medians.csv", medians);
   } catch (const std::exception& e) {
     return e.what();
   }
-  const std::string out = dir + "/" + plot_file("campaign", format);
-  std::vector<std::string> args = {dir + "/campaign-plot.csv",
-                                   dir + "/campaign-medians.csv",
-                                   out,
-                                   fmt::format("xrunlab campaign {}: every finished run (point); "
-                                               "per case the median (bar), the interquartile "
-                                               "range (box) and min..max (whiskers)",
-                                               r.name),
-                                   std::to_string(r.cases.size()),
-                                   std::to_string(figures.size())};
+  const std::string out = dir + "/" + plot_file(base, format);
+  std::vector<std::string> args = {
+      dir + "/" + base + "-plot.csv", dir + "/" + base + "-medians.csv", out, plot_title,
+      std::to_string(r.cases.size()), std::to_string(figures.size())};
   for (const std::string& m : figures) {
     const RunMetric* rm = find_run_metric(m);
     std::string title = rm->unit.empty() ? rm->label : rm->label + " (" + rm->unit + ")";
@@ -610,6 +623,28 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
   hand_over_file(out);  // gnuplot writes it (under sudo: as root)
   return run_gnuplot(gnuplot_argv("gnuplot", script_dir + "/campaign.gp", format, args),
                      std::chrono::seconds(60));
+}
+
+}  // namespace
+
+std::string draw_campaign_plot(const CampaignReport& r, const std::string& script_dir,
+                               const std::string& dir, PlotFormat format) {
+  return draw_case_plot(r, {"xrun_rate", "delay_max", "slack_p1"}, "campaign",
+                        fmt::format("xrunlab campaign {}: every finished run (point); per case "
+                                    "the median (bar), the interquartile range (box) and "
+                                    "min..max (whiskers)",
+                                    r.name),
+                        script_dir, dir, format);
+}
+
+std::string draw_maxima_spread_plot(const CampaignReport& r, const std::string& script_dir,
+                                    const std::string& dir, PlotFormat format) {
+  return draw_case_plot(r, maxima_spread_metrics(), "maxima-spread",
+                        fmt::format("xrunlab campaign {}: the spread of the maxima across "
+                                    "repetitions: each run's maximum (point); per case the "
+                                    "median (bar), IQR (box) and min..max (whiskers)",
+                                    r.name),
+                        script_dir, dir, format);
 }
 
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,

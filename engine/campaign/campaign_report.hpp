@@ -38,6 +38,7 @@ struct CaseFigures {
 
 struct CampaignReport {
   std::string name;
+  std::vector<std::string> sections;  // the campaign file's extra sections (campaign_spec.hpp)
   std::vector<CaseFigures> cases;
   std::vector<stats::Verdict> verdicts;     // per compared figure, per pair (a before b in order)
   std::vector<std::string> verdict_metric;  // the figure of each verdict
@@ -88,6 +89,13 @@ std::string format_closest_call(const CampaignReport& r);
 // case's `xrunlab run` arguments), the full verdict table and every verdict's sentence.
 std::string format_campaign_report(const CampaignReport& r);
 nlohmann::json campaign_report_json(const CampaignReport& r);
+
+// The plot of the section "maxima-spread" (maxima_spread.hpp): maxima-spread.png (.svg) in
+// `dir`, one panel per maximum some case has (Delay Maximum, Cycle Maximum, cyclictest's), each
+// repetition's maximum a point, per case its box plot (scripts/campaign.gp), from
+// maxima-spread-plot.csv and maxima-spread-medians.csv. "" or what went wrong. Never throws.
+std::string draw_maxima_spread_plot(const CampaignReport& r, const std::string& script_dir,
+                                    const std::string& dir, PlotFormat format = PlotFormat::kPng);
 
 // The campaign's report.html, one self-contained page (engine/report/html_page.hpp): its
 // heading (the cases, the runs, how many differences the runs resolve), the short block, the

@@ -348,10 +348,24 @@ class Runner {
       std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", plot_file("campaign", format).c_str(),
                    plot_error.c_str());
     }
-    // The one page to share, with the plot inside it (after the plot, which it embeds).
+    // The one page to share, with the plots inside it (after the plots, which it embeds).
     ReportPlot plot{plot_file("campaign", format), std::nullopt};
     if (plot_error.empty()) plot.bytes = read_file(dir_ + "/" + plot.name);
-    write_output_file(dir_ + "/report.html", format_campaign_html(rep, {plot}));
+    std::vector<ReportPlot> plots = {plot};
+    if (std::find(rep.sections.begin(), rep.sections.end(), "maxima-spread") !=
+        rep.sections.end()) {
+      const std::string spread_error =
+          draw_maxima_spread_plot(rep, find_script_dir(o_.self_exe), dir_, format);
+      ReportPlot spread{plot_file("maxima-spread", format), std::nullopt};
+      if (spread_error.empty()) {
+        spread.bytes = read_file(dir_ + "/" + spread.name);
+      } else {
+        std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", spread.name.c_str(),
+                     spread_error.c_str());
+      }
+      plots.push_back(spread);
+    }
+    write_output_file(dir_ + "/report.html", format_campaign_html(rep, plots));
     if (o_.quiet) {
       std::fputs(format_campaign_brief(rep, true).c_str(), stdout);
     } else {

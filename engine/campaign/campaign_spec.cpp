@@ -27,13 +27,14 @@ const std::set<std::string>& run_keys() {
       "priority",      "policy",         "load",          "inject",   "inject-client", "jackd",
       "client-binary", "server-timeout", "backend",       "nperiods", "audio-check",   "record",
       "plots",         "baseline",       "record-format", "source",   "dma-latency",   "cpus",
-      "load-cpus",     "explain",        "trace-on-xrun", "full-log", "plot-format"};
+      "load-cpus",     "explain",        "trace-on-xrun", "full-log", "plot-format",   "ping",
+      "ping-rate",     "ping-drop-every"};
   return keys;
 }
 
 const std::set<std::string>& bool_keys() {
-  static const std::set<std::string> keys = {"audio-check", "record",        "plots",
-                                             "dma-latency", "trace-on-xrun", "full-log"};
+  static const std::set<std::string> keys = {"audio-check",   "record",   "plots", "dma-latency",
+                                             "trace-on-xrun", "full-log", "ping"};
   return keys;
 }
 
@@ -86,6 +87,11 @@ const std::vector<std::string>& campaign_axis_keys() {
   return keys;
 }
 
+const std::vector<std::string>& campaign_section_names() {
+  static const std::vector<std::string> names = {"maxima-spread"};
+  return names;
+}
+
 CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
   const Reader r(path);
   toml::table root;
@@ -135,6 +141,21 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
       const double v = i != nullptr ? static_cast<double>(i->get()) : f != nullptr ? f->get() : -1;
       if (!(v >= 0 && v <= 3600)) r.fail(line, key, "expected seconds from 0 to 3600");  // NaN
       spec.warmup_s = v;
+    } else if (key == "sections") {
+      const auto* a = node.as_array();
+      if (a == nullptr) r.fail(line, key, "expected a list of report sections");
+      for (const auto& e : *a) {
+        const auto* v = e.as_string();
+        const auto& known = campaign_section_names();
+        if (v == nullptr || std::find(known.begin(), known.end(), v->get()) == known.end()) {
+          r.fail(line, key,
+                 fmt::format("expected report sections from: {}", fmt::join(known, ", ")));
+        }
+        if (std::find(spec.sections.begin(), spec.sections.end(), v->get()) ==
+            spec.sections.end()) {
+          spec.sections.push_back(v->get());
+        }
+      }
     } else if (key == "run" || key == "axes") {
       const auto* table = node.as_table();
       if (table == nullptr) r.fail(line, key, "expected a table: [" + key + "]");
@@ -175,7 +196,8 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
       }
     } else {
       r.fail(line, key,
-             "not a campaign key (name, repetitions, order, seed, warmup_s, [run], [axes])");
+             "not a campaign key (name, repetitions, order, seed, warmup_s, sections, [run], "
+             "[axes])");
     }
   }
   if (spec.name.empty()) r.fail(1, "name", "missing: every campaign needs a name (its folder)");

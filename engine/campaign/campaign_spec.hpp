@@ -9,6 +9,7 @@
 //   order = "shuffled"              # or "sequential"; shuffled interleaves the cases
 //   seed = 42                       # optional: the shuffle's seed (recorded either way)
 //   warmup_s = 5                    # optional: one uncounted run of the first case first
+//   sections = ["maxima-spread"]    # optional: report sections beyond the usual ones
 //   [run]                           # options of every run, as `xrunlab run` takes them
 //   clients = 14
 //   period = 128
@@ -48,9 +49,17 @@ struct CampaignSpec {
   std::string order = "shuffled";  // shuffled | sequential
   std::optional<uint64_t> seed;
   double warmup_s = 0;
+  std::vector<std::string> sections;  // campaign_section_names(), each once, in file order
   std::vector<CampaignOption> fixed;  // [run], in file order
   std::vector<CampaignAxis> axes;     // [axes], in file order
 };
+
+// The report sections a campaign file may ask for beyond the usual ones:
+//   maxima-spread  the spread of each case's maxima across its repetitions (Delay Maximum,
+//                  Cycle Maximum, cyclictest's maximum) and the runs per case that would
+//                  resolve a difference of 10, 20 or 50 % between two kernels at that spread
+//                  (engine/campaign/maxima_spread.hpp); maxima-spread.png
+const std::vector<std::string>& campaign_section_names();
 
 // The axes a campaign may vary (run flags without dashes).
 const std::vector<std::string>& campaign_axis_keys();

@@ -86,6 +86,7 @@ const std::vector<RunMetric>& run_metrics() {
       {"wakeup_p99", "interrupt -> jackd wake-up p99", "us", true},
       {"client_wakeup_p99", "client wake-up p99 (upstream done -> entry, all clients)", "us", true},
       {"baseline_p99", "cyclictest p99 beside the run", "us", true},
+      {"baseline_max", "cyclictest max beside the run", "us", true},
       {"ping_lost_pct", "--ping requests lost", "%", true},
       {"glitches", "audible glitches", "", true},
       {"dsp_load", std::string(f::kDspLoad.label), "%", true},
@@ -121,6 +122,10 @@ std::optional<double> run_metric(const RunResult& run, const std::string& name) 
     return h == nullptr ? std::nullopt : exact_percentile(h->us, 1.0);
   }
   if (name == "baseline_p99") return baseline_p99(run);
+  if (name == "baseline_max") {
+    if (!run.baseline || run.baseline->error || !run.baseline->max_us) return std::nullopt;
+    return static_cast<double>(*run.baseline->max_us);
+  }
   if (name == "ping_lost_pct") {
     if (!run.ping || run.ping->error || run.ping->sent == 0) return std::nullopt;
     return run.ping->lost_pct;

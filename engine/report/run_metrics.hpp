@@ -19,6 +19,7 @@
 //                entry, 99th percentile over every client's cycles pooled, usecs: the
 //                scheduling latency the clients' policy gives
 //   baseline_p99 the timer baseline's (cyclictest beside the run) 99th percentile, usecs
+//   baseline_max cyclictest's own maximum beside the run, usecs (exact beyond its histogram too)
 //   ping_lost_pct  --ping's echo requests without an answer within its wait, % of those sent
 //   glitches     audible glitches at the chain's tail
 //   dsp_load     jack_test's Average DSP Load, %

@@ -85,6 +85,19 @@ TEST(CampaignPlan, ExplainTrueIsTheFlagAloneANumberItsValueAndFalseNothing) {
   EXPECT_EQ(args_of("false"), (std::vector<std::string>{"--duration", "2"}));
 }
 
+TEST(CampaignPlan, PingTrueIsTheFlagWithItsRateAndTheSectionsCarryOver) {
+  const CampaignPlan p = plan_campaign(
+      spec_of("name = \"net\"\nsections = [\"maxima-spread\"]\n[run]\nduration = 2\nping = true\n"
+              "ping-rate = 50\n"),
+      1, std::nullopt, check);
+  EXPECT_EQ(p.cases.at(0).run_args,
+            (std::vector<std::string>{"--duration", "2", "--ping", "--ping-rate", "50"}));
+  EXPECT_EQ(p.sections, std::vector<std::string>{"maxima-spread"});
+  const CampaignPlan off = plan_campaign(
+      spec_of("name = \"net\"\n[run]\nduration = 2\nping = false\n"), 1, std::nullopt, check);
+  EXPECT_EQ(off.cases.at(0).run_args, (std::vector<std::string>{"--duration", "2"}));
+}
+
 TEST(CampaignPlan, ShuffledIsBlockedEveryRoundRunsEveryCaseOnce) {
   const CampaignPlan p = plan_campaign(spec_of(kTwoAxes), 1, std::nullopt, check);
   ASSERT_EQ(p.runs.size(), 12u);

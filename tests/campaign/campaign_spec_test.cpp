@@ -65,6 +65,18 @@ TEST(CampaignSpec, DefaultsAreOneShuffledRepetitionWithoutAxes) {
   EXPECT_EQ(s.order, "shuffled");
   EXPECT_FALSE(s.seed);
   EXPECT_TRUE(s.axes.empty());
+  EXPECT_TRUE(s.sections.empty());
+}
+
+TEST(CampaignSpec, SectionsAreReadOnceEachAndPingIsARunFlag) {
+  const CampaignSpec s = parse_campaign(
+      "name = \"x\"\nsections = [\"maxima-spread\", \"maxima-spread\"]\n[run]\nping = true\n"
+      "ping_rate = 200\n",
+      "c.toml");
+  EXPECT_EQ(s.sections, std::vector<std::string>{"maxima-spread"});
+  ASSERT_EQ(s.fixed.size(), 2u);
+  EXPECT_EQ(s.fixed[0].key, "ping");
+  EXPECT_EQ(s.fixed[1].key, "ping-rate");
 }
 
 TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
@@ -95,7 +107,13 @@ TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
             "c.toml:1: name: '../up': use letters, digits, '-', '_' and '.' (it names a folder)");
   EXPECT_EQ(error_of("name = \"x\"\ncolour = 1\n"),
             "c.toml:2: colour: not a campaign key (name, repetitions, order, seed, warmup_s, "
-            "[run], [axes])");
+            "sections, [run], [axes])");
+  EXPECT_EQ(error_of("name = \"x\"\nsections = [\"pie-chart\"]\n"),
+            "c.toml:2: sections: expected report sections from: maxima-spread");
+  EXPECT_EQ(error_of("name = \"x\"\nsections = \"maxima-spread\"\n"),
+            "c.toml:2: sections: expected a list of report sections");
+  EXPECT_EQ(error_of("name = \"x\"\n[run]\nping = 1\n"),
+            "c.toml:3: [run] ping: expected true or false");
   EXPECT_EQ(error_of("name = \"x\"\n[run]\nplots = \"no\"\n"),
             "c.toml:3: [run] plots: expected true or false");
   const std::string toml = error_of("name = \"x\"\n[run\n");
