@@ -772,6 +772,8 @@ std::string load_lines(const RunResult& r) {
         if (rep->units_s > 0) {
           did += fmt::format(" in {:.1f} s ({:.0f}/s)", rep->units_s,
                              static_cast<double>(rep->units) / rep->units_s);
+        } else {  // e.g. x11 stopped before glxgears' first 5-s report
+          did += fmt::format(" (none reported in its {:.1f} s)", rep->duration_s);
         }
       }
     } else {
