@@ -22,6 +22,7 @@
 #include "engine/loads/compile_tree.hpp"
 #include "engine/loads/process_tree.hpp"
 #include "engine/loads/x_display.hpp"
+#include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab::load_tool {
@@ -324,6 +325,12 @@ pid_t Supervisor::start_x_server() {
     std::printf("xrunlab-load: X server (pid %d) on display :%d\n", static_cast<int>(pid),
                 display_);
     std::fflush(stdout);
+    // For the run's janitor, should the engine die and the janitor kill the server.
+    try {
+      write_file_atomic(cfg_.scratch + "/" + kXDisplayFile, x_display_record(display_, pid));
+    } catch (const std::exception& e) {
+      add_error(fmt::format("cannot record the X display for the janitor: {}", e.what()));
+    }
   }
   return pid;
 }
@@ -443,6 +450,7 @@ void Supervisor::on_exit(Worker& w, int status) {
     // Killed with SIGKILL, it could not remove its socket (and lock): only its own are removed.
     const std::string e = remove_stale_x_files("/tmp", display_, pid);
     if (!e.empty()) add_error(e);
+    ::unlink((cfg_.scratch + "/" + kXDisplayFile).c_str());
     display_ = -1;
   }
   if (stopping_) return;  // the stop's own SIGTERM/SIGKILL: not a result

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "engine/base/errno_text.hpp"
@@ -87,6 +88,28 @@ int read_display_number(int fd, std::chrono::milliseconds timeout, std::string* 
     }
     return std::stoi(number);
   }
+}
+
+std::string x_display_record(int display, pid_t server) {
+  return fmt::format("{} {}\n", display, server);
+}
+
+bool parse_x_display_record(std::string_view text, int* display, pid_t* server) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  const size_t space = text.find(' ');
+  if (space == std::string_view::npos) return false;
+  int d = -1;
+  pid_t p = -1;
+  const std::string_view a = text.substr(0, space), b = text.substr(space + 1);
+  const auto [end_a, ec_a] = std::from_chars(a.data(), a.data() + a.size(), d);
+  const auto [end_b, ec_b] = std::from_chars(b.data(), b.data() + b.size(), p);
+  if (ec_a != std::errc() || end_a != a.data() + a.size() || ec_b != std::errc() ||
+      end_b != b.data() + b.size() || d < 0 || p <= 0) {
+    return false;
+  }
+  *display = d;
+  *server = p;
+  return true;
 }
 
 std::string x_socket_path(const std::string& tmp, int display) {

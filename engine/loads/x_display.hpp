@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace xrunlab::load_tool {
@@ -19,6 +20,15 @@ int read_display_number(int fd, std::chrono::milliseconds timeout, std::string* 
 // The socket and lock file of display `display` under `tmp` ("/tmp"; another folder in tests).
 std::string x_socket_path(const std::string& tmp, int display);
 std::string x_lock_path(const std::string& tmp, int display);
+
+// The file in the x11 load's scratch folder that names its X server's display and pid, for the
+// run's janitor: a server the janitor kills with SIGKILL (the engine died) cannot remove its
+// socket, so the janitor does, with remove_stale_x_files, before it removes the scratch folder.
+inline constexpr const char* kXDisplayFile = "x11-display";
+// Its content, "N PID\n".
+std::string x_display_record(int display, pid_t server);
+// False when `text` is not "N PID" (a trailing newline allowed).
+bool parse_x_display_record(std::string_view text, int* display, pid_t* server);
 
 // After the server `server` of display `display` has ended: removes its socket when it is still
 // there, is a socket owned by this user and refuses connections (no server listens on it any

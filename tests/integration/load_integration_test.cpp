@@ -255,6 +255,40 @@ TEST(LoadIntegration, SigkillOfTheEngineStillStopsTheLoads) {
   EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
 }
 
+// The engine killed with SIGKILL: its janitor kills every process of the run, the x11 load's X
+// server too, which then cannot remove its socket; the janitor removes it (the display the
+// load's scratch folder names), and no Xvfb or glxgears of the run is left.
+TEST(LoadIntegration, SigkillOfTheEngineLeavesNoXServerAndNoSocket) {
+  ASSERT_EQ(missing_program_for("x11", {"1"}), "") << "run scripts/setup.sh";
+  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--load", "x11:2", "--label", "it-load-x11-kill", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1000ms);
+  const std::vector<pid_t> loads = load_pids(r);
+  ASSERT_EQ(loads.size(), 1u);
+  const std::vector<ProcessId> tree = load_trees(loads);
+  EXPECT_EQ(names_of(tree).count("Xvfb"), 1u);
+  std::string log;  // the run folder is named at the end: find the load's log under out_dir
+  for (const auto& f : std::filesystem::recursive_directory_iterator(r.out_dir)) {
+    if (f.path().filename() == "1-x11.log") log = read_text_or_empty(f.path().string());
+  }
+  const size_t at = log.find("on display :");
+  ASSERT_NE(at, std::string::npos) << log;
+  const int display = std::atoi(log.c_str() + at + 12);
+  EXPECT_TRUE(path_exists(load_tool::x_socket_path("/tmp", display)));
+  kill(r.child.pid(), SIGKILL);
+  finish(r, 10s);
+  const auto gone_by = std::chrono::steady_clock::now() + 5s;
+  while ((!still_alive(tree).empty() || path_exists(load_tool::x_socket_path("/tmp", display))) &&
+         std::chrono::steady_clock::now() < gone_by) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  EXPECT_FALSE(path_exists(load_tool::x_socket_path("/tmp", display))) << display;
+  EXPECT_FALSE(path_exists(load_tool::x_lock_path("/tmp", display))) << display;
+  EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
+}
+
 TEST(LoadIntegration, MissingProgramsAreFoundBeforeTheRun) {
   const TempDir empty_dir("empty-path");
   const std::string empty = empty_dir.str();

@@ -55,6 +55,21 @@ TEST(XDisplay, NoNumberIsOneLineSayingWhy) {
   EXPECT_EQ(why.find('\n'), std::string::npos);
 }
 
+TEST(XDisplay, TheRecordForTheJanitorRoundTrips) {
+  EXPECT_EQ(x_display_record(3, 4242), "3 4242\n");
+  int display = -1;
+  pid_t server = -1;
+  ASSERT_TRUE(parse_x_display_record(x_display_record(3, 4242), &display, &server));
+  EXPECT_EQ(display, 3);
+  EXPECT_EQ(server, 4242);
+  ASSERT_TRUE(parse_x_display_record("0 17", &display, &server));
+  EXPECT_EQ(display, 0);
+  for (const char* bad :
+       {"", "3", "3 ", " 3 4242", "3 4242 5", "-1 4242", "3 0", "3 -5", "x 1", "3 4242\n\n"}) {
+    EXPECT_FALSE(parse_x_display_record(bad, &display, &server)) << bad;
+  }
+}
+
 // A unix socket bound at `path`; listening unless `listen` is false. Returns its descriptor.
 int bind_socket(const std::string& path, bool listen) {
   sockaddr_un addr{};
