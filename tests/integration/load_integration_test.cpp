@@ -279,7 +279,8 @@ TEST(LoadIntegration, SigkillOfTheEngineLeavesNoXServerAndNoSocket) {
   kill(r.child.pid(), SIGKILL);
   finish(r, 10s);
   const auto gone_by = std::chrono::steady_clock::now() + 5s;
-  while ((!still_alive(tree).empty() || path_exists(load_tool::x_socket_path("/tmp", display))) &&
+  while ((!still_alive(tree).empty() || path_exists(load_tool::x_socket_path("/tmp", display)) ||
+          !scratch_left(r.out_dir).empty()) &&
          std::chrono::steady_clock::now() < gone_by) {
     std::this_thread::sleep_for(20ms);
   }
