@@ -69,7 +69,7 @@ for d in jackd2 'gnuplot-nox | gnuplot' libjack libasound2 libsndfile1 libstdc++
   case "$depends" in *"$d"*) ;; *) fail "Depends lacks $d: $depends" ;; esac
 done
 recommends=$(field Recommends)
-for r in rt-tests stress-ng pipewire-jack; do
+for r in rt-tests stress-ng xvfb mesa-utils procps pipewire-jack iproute2; do
   case "$recommends" in *"$r"*) ;; *) fail "Recommends lacks $r: $recommends" ;; esac
 done
 

@@ -22,7 +22,7 @@ packages=(
   jackd2 libjack-jackd2-dev libasound2-dev libsndfile1-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
-  gnuplot-nox rt-tests stress-ng procps jq python3 trace-cmd
+  gnuplot-nox rt-tests stress-ng procps xvfb mesa-utils jq python3 trace-cmd
   help2man python3-jsonschema dpkg-dev file debootstrap clang-format clang-tidy
   zlib1g-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev

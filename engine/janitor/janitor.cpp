@@ -22,6 +22,7 @@
 #include "engine/jack/jack_registry.hpp"
 #include "engine/janitor/process_sweep.hpp"
 #include "engine/janitor/run_status.hpp"
+#include "engine/loads/x_display.hpp"
 #include "engine/sched/sys_journal.hpp"
 #include "engine/system/clock.hpp"
 
@@ -162,10 +163,12 @@ class Cleanup {
       }
     }
 
-    // 4. The run folder: the loads' scratch folders go, the status says killed.
+    // 4. The run folder: the loads' scratch folders go (the x11 load's X display files first:
+    // its server was killed above, before it could remove them), the status says killed.
     if (!p.run_dir.empty()) {
       for (const std::string& dir : entries_with_prefix(p.run_dir + "/loads", "")) {
         if (dir.size() < 8 || dir.compare(dir.size() - 8, 8, ".scratch") != 0) continue;
+        remove_x_display_files(dir);
         std::error_code ec;
         std::filesystem::remove_all(dir, ec);
         if (ec) problem("cannot remove " + dir + ": " + ec.message());
@@ -199,6 +202,21 @@ class Cleanup {
   void problem(const std::string& s) {
     ++problems_;
     say("warning: " + s);
+  }
+  // What the X server of an x11 load whose scratch folder is `dir` left (load_tool::kXDisplayFile).
+  void remove_x_display_files(const std::string& dir) {
+    int display = -1;
+    pid_t server = -1;
+    const auto record = read_file(dir + "/" + load_tool::kXDisplayFile);
+    if (!record || !load_tool::parse_x_display_record(*record, &display, &server)) return;
+    const std::string socket = load_tool::x_socket_path(a_.tmp_dir, display);
+    const bool was_there = ::access(socket.c_str(), F_OK) == 0;
+    const std::string e = load_tool::remove_stale_x_files(a_.tmp_dir, display, server);
+    if (!e.empty()) {
+      problem(e);
+    } else if (was_there && ::access(socket.c_str(), F_OK) != 0) {
+      say(fmt::format("removed the socket of the x11 load's X display :{} ({})", display, socket));
+    }
   }
   void write_log() {
     if (w_.plan.run_dir.empty()) return;

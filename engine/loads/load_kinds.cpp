@@ -15,7 +15,8 @@ constexpr KindInfo kKinds[] = {
     {"compile", Kind::kCompile, "JOBS", 1, 64}, {"hackbench", Kind::kHackbench, "GROUPS", 1, 64},
     {"cpu", Kind::kCpu, "N", 1, 256},           {"io-write", Kind::kIoWrite, "MIB", 1, 4096},
     {"io-read", Kind::kIoRead, "MIB", 1, 4096}, {"io-copy", Kind::kIoCopy, "MIB", 1, 4096},
-    {"net", Kind::kNet, nullptr, 0, 0},         {"exec", Kind::kExec, nullptr, 0, 0},
+    {"net", Kind::kNet, nullptr, 0, 0},         {"x11", Kind::kX11, "N", 1, 64},
+    {"top", Kind::kTop, nullptr, 0, 0},         {"exec", Kind::kExec, nullptr, 0, 0},
 };
 
 const KindInfo* find_kind(const std::string& name) {
@@ -41,6 +42,9 @@ const char* debian_package_for(const std::string& program) {
       {"hackbench", "rt-tests"},
       {"cyclictest", "rt-tests"},
       {"stress-ng", "stress-ng"},
+      {"Xvfb", "xvfb"},
+      {"glxgears", "mesa-utils"},
+      {"top", "procps"},
   };
   for (const auto& [name, package] : kPackages) {
     if (base == name) return package;
@@ -48,8 +52,9 @@ const char* debian_package_for(const std::string& program) {
   return nullptr;
 }
 
-std::string missing_line(const std::string& kind, const std::string& program) {
-  std::string line = "load " + kind + ": program '" + program + "' " +
+// "program 'P' not found in PATH (install the Debian package D)".
+std::string missing_part(const std::string& program) {
+  std::string line = "program '" + program + "' " +
                      (program.find('/') != std::string::npos ? "not found or not executable"
                                                              : "not found in PATH");
   if (const char* package = debian_package_for(program)) {
@@ -75,7 +80,8 @@ std::optional<LoadArgs> parse_load_args(const std::string& kind,
   out.kind = find_kind(kind);
   if (out.kind == nullptr) {
     return fail("unknown load kind '" + kind +
-                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net or exec)");
+                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top or "
+                "exec)");
   }
   const KindInfo& k = *out.kind;
   if (k.kind == Kind::kExec) {
@@ -112,14 +118,19 @@ std::string missing_program_for(const std::string& kind, const std::vector<std::
     programs = {"make", "cc"};
   } else if (kind == "hackbench") {
     programs = {"hackbench"};
+  } else if (kind == "x11") {
+    programs = {"Xvfb", "glxgears"};
+  } else if (kind == "top") {
+    programs = {"top"};
   } else if (kind == "exec") {
     const auto argv = load_tool::exec_argv(args);
     if (!argv.empty() && !argv.front().empty()) programs = {argv.front()};
   }
+  std::string missing;
   for (const auto& p : programs) {
-    if (!find_program(p)) return load_tool::missing_line(kind, p);
+    if (!find_program(p)) missing += (missing.empty() ? "" : "; ") + load_tool::missing_part(p);
   }
-  return "";
+  return missing.empty() ? "" : "load " + kind + ": " + missing;
 }
 
 }  // namespace xrunlab

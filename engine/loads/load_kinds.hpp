@@ -16,16 +16,18 @@ namespace xrunlab {
 // (a leading "--" is skipped).
 std::string check_load_args(const std::string& kind, const std::vector<std::string>& args);
 
-// "" when every program the load runs is found (PATH lookup), else one line naming the program
-// and, where known, the Debian package to install, e.g. "load hackbench: program 'hackbench'
-// not found in PATH (install the Debian package rt-tests)". Checks make and cc for "compile",
-// hackbench for "hackbench", ARGS[0] for "exec"; other kinds need no program.
+// "" when every program the load runs is found (PATH lookup), else one line naming each missing
+// program and, where known, the Debian package to install, e.g. "load hackbench: program
+// 'hackbench' not found in PATH (install the Debian package rt-tests)"; two missing programs
+// are separated by "; ". Checks make and cc for "compile",
+// hackbench for "hackbench", Xvfb and glxgears for "x11", top for "top", ARGS[0] for "exec";
+// other kinds need no program.
 std::string missing_program_for(const std::string& kind, const std::vector<std::string>& args);
 
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace load_tool {
 
-enum class Kind { kCompile, kHackbench, kCpu, kIoWrite, kIoRead, kIoCopy, kNet, kExec };
+enum class Kind { kCompile, kHackbench, kCpu, kIoWrite, kIoRead, kIoCopy, kNet, kX11, kTop, kExec };
 
 struct KindInfo {
   const char* name;

@@ -56,8 +56,8 @@ size_t nice_suffix(std::string_view s) {
 
 const char* load_help() {
   return "Run a background load during the measurement (repeatable): compile[:JOBS], "
-         "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, "
-         "stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
+         "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, x11[:N], "
+         "top, stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
 }
 
 std::optional<std::vector<std::string>> split_words(std::string_view text, std::string* why) {
@@ -153,6 +153,11 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
   } else if (spec.kind == "net") {
     if (has_arg) return fail("net takes no argument");
     spec.tool_args = {"net"};
+  } else if (spec.kind == "x11") {
+    if (!numeric("x11[:N]", 1, 64, 1)) return std::nullopt;
+  } else if (spec.kind == "top") {
+    if (has_arg) return fail("top takes no argument");
+    spec.tool_args = {"top"};
   } else if (spec.kind == "stress-ng" || spec.kind == "cmd") {
     std::string split_why;
     const auto words = split_words(unquote_outer(arg), &split_why);
@@ -167,7 +172,8 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
   } else {
     return fail("unknown load '" + spec.kind +
                 "'; use compile[:JOBS], hackbench[:GROUPS], cpu:N, io-write[:MIB], "
-                "io-read[:MIB], io-copy[:MIB], net, stress-ng:\"ARGS\" or cmd:\"ARGV\"");
+                "io-read[:MIB], io-copy[:MIB], net, x11[:N], top, stress-ng:\"ARGS\" or "
+                "cmd:\"ARGV\"");
   }
   return spec;
 }

@@ -11,6 +11,9 @@
 //   io-read[:MIB]       streaming reads of a MIB-MiB file, page cache dropped each pass.
 //   io-copy[:MIB]       copying a MIB-MiB file with fsync, in a loop.
 //   net                 loopback TCP traffic between two processes (127.0.0.1 only).
+//   x11[:N]             N glxgears (default 1) drawing without pause on a private, headless
+//                       X server (Xvfb on a display it chose itself; Mesa draws in software).
+//   top                 top -b -d 0: refreshes as fast as it can, its output counted, not kept.
 //   stress-ng:"ARGS"    stress-ng with ARGS (split into argv like a shell would split words,
 //                       with '...' / "..." quoting and \ escapes; never run by a shell).
 //   cmd:"ARGV"          any command as a load (same splitting, no shell).

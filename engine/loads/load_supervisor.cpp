@@ -2,6 +2,7 @@
 #include "engine/loads/load_supervisor.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <netinet/in.h>
@@ -20,6 +21,8 @@
 #include "engine/base/errors.hpp"
 #include "engine/loads/compile_tree.hpp"
 #include "engine/loads/process_tree.hpp"
+#include "engine/loads/x_display.hpp"
+#include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab::load_tool {
@@ -33,6 +36,7 @@ constexpr auto kFailureBackoff = 1s;         // a run that failed within a secon
 constexpr auto kMinRestartInterval = 100ms;  // between two starts of a program (daemonizers!)
 constexpr size_t kMaxErrors = 20;            // in the report; every error also goes to stderr
 constexpr size_t kMaxExitStatuses = 10;      // the last ones
+constexpr auto kXServerStart = 10s;          // Xvfb names its display in well under a second
 
 // Shell convention: the exit status, or 128 + the signal that killed the process.
 int exit_code_of(int status) {
@@ -84,6 +88,10 @@ const char* role_name(Role r) {
       return "make";
     case Role::kProgram:
       return "program";
+    case Role::kXServer:
+      return "X server";
+    case Role::kCountedProgram:
+      return "counted program";
     case Role::kCpu:
       return "cpu";
     case Role::kIoWrite:
@@ -98,6 +106,23 @@ const char* role_name(Role r) {
       return "net sender";
   }
   return "worker";
+}
+
+// x11: the drawers' environment: the supervisor's, on the private display, with no X
+// authority file (the private server has no access control beyond its unix socket) and no
+// Wayland display that Mesa could prefer.
+std::vector<std::string> x_client_env(int display) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name != "DISPLAY" && name != "XAUTHORITY" && name != "WAYLAND_DISPLAY") {
+      env.push_back(entry);
+    }
+  }
+  env.push_back(fmt::format("DISPLAY=:{}", display));
+  env.emplace_back("XAUTHORITY=/dev/null");
+  return env;
 }
 
 }  // namespace
@@ -185,6 +210,26 @@ bool Supervisor::setup() {
       program_ = {find_program(cfg_.args.front()).value_or(cfg_.args.front()), cfg_.args, false};
       add(Role::kProgram, 1);
       break;
+    case Kind::kX11:
+      // A private, headless X server on a display it picks itself (-displayfd: the first one
+      // free, so neither the user's X nor another run's is touched), on unix sockets only.
+      x_server_ = {find_program("Xvfb").value_or("Xvfb"),
+                   {"Xvfb", "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "640x480x24"},
+                   true};
+      counted_ = {find_program("glxgears").value_or("glxgears"),
+                  {"glxgears"},
+                  std::nullopt,
+                  OutputKind::kGlxgearsFrames};
+      add(Role::kXServer, 1);  // first: start_due_workers starts it before the drawers
+      add(Role::kCountedProgram, static_cast<int>(cfg_.value));
+      break;
+    case Kind::kTop:
+      counted_ = {find_program("top").value_or("top"),
+                  {"top", "-b", "-d", "0"},
+                  std::nullopt,
+                  OutputKind::kTopRefreshes};
+      add(Role::kCountedProgram, 1);
+      break;
     case Kind::kCpu:
       add(Role::kCpu, static_cast<int>(cfg_.value));
       break;
@@ -235,20 +280,62 @@ int Supervisor::run() {
     const auto now = Clock::now();
     Clock::time_point next = now + 1s;
     for (const auto& w : workers_) {
-      if (w.pid < 0) next = std::min(next, w.next_start);
+      if (w.pid < 0 && !waits_for_display(w)) next = std::min(next, w.next_start);
     }
     wait = next - now;
   }
 }
 
+bool Supervisor::waits_for_display(const Worker& w) const {
+  return w.role == Role::kCountedProgram && cfg_.kind == Kind::kX11 && display_ < 0;
+}
+
 void Supervisor::start_due_workers() {
   const auto now = Clock::now();
   for (auto& w : workers_) {
-    if (w.pid < 0 && w.next_start <= now) start(w);
+    if (w.pid < 0 && w.next_start <= now && !waits_for_display(w)) start(w);
   }
 }
 
-pid_t Supervisor::spawn_program(const Program& p) {
+pid_t Supervisor::start_x_server() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    add_error("cannot start the X server: pipe: " + errno_text(errno));
+    return -1;
+  }
+  pid_t pid = -1;
+  try {
+    pid = spawn_program(x_server_, fds[1]);
+  } catch (const Error& e) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    add_error(fmt::format("cannot start the X server: {}", e.what()));
+    return -1;
+  }
+  ::close(fds[1]);
+  std::string why;
+  display_ = read_display_number(fds[0], kXServerStart, &why);
+  ::close(fds[0]);
+  if (display_ < 0) {
+    add_error(
+        fmt::format("the X server '{}' (pid {}): {}", fmt::join(x_server_.argv, " "), pid, why));
+    ::kill(-pid, SIGTERM);  // reaped by reap(), started again after a back-off
+  } else {
+    // In the log: which display was this load's (the tests check that its files are gone).
+    std::printf("xrunlab-load: X server (pid %d) on display :%d\n", static_cast<int>(pid),
+                display_);
+    std::fflush(stdout);
+    // For the run's janitor, should the engine die and the janitor kill the server.
+    try {
+      write_file_atomic(cfg_.scratch + "/" + kXDisplayFile, x_display_record(display_, pid));
+    } catch (const std::exception& e) {
+      add_error(fmt::format("cannot record the X display for the janitor: {}", e.what()));
+    }
+  }
+  return pid;
+}
+
+pid_t Supervisor::spawn_program(const Program& p, int fd3) {
   SpawnOptions o;
   o.program = p.path;
   o.argv = p.argv;
@@ -256,6 +343,7 @@ pid_t Supervisor::spawn_program(const Program& p) {
   o.stdin_fd = kDevNullFd;
   o.stdout_fd = p.quiet ? kDevNullFd : kInheritFd;
   o.stderr_fd = kInheritFd;  // the supervisor's log
+  o.fd3 = fd3;
   o.death_signal = SIGTERM;
   return spawn_process(o);
 }
@@ -291,6 +379,17 @@ void Supervisor::start(Worker& w) {
       if (w.role == Role::kProgram) ++exec_starts_;
       break;
     }
+    case Role::kXServer:
+      pid = start_x_server();
+      if (pid < 0) {
+        w.next_start = Clock::now() + kFailureBackoff;
+        return;
+      }
+      break;
+    case Role::kCountedProgram:
+      if (cfg_.kind == Kind::kX11) counted_.env = x_client_env(display_);
+      pid = fork_worker([&] { counted_program_worker(slot, counted_); });
+      break;
     case Role::kCpu: {
       const unsigned seed = static_cast<unsigned>(w.slot) * 2654435761u + 1u;
       pid = fork_worker([seed] { cpu_worker(seed); });
@@ -347,6 +446,13 @@ void Supervisor::reap(bool* none_left) {
 void Supervisor::on_exit(Worker& w, int status) {
   const pid_t pid = w.pid;
   w.pid = -1;
+  if (w.role == Role::kXServer && display_ >= 0) {
+    // Killed with SIGKILL, it could not remove its socket (and lock): only its own are removed.
+    const std::string e = remove_stale_x_files("/tmp", display_, pid);
+    if (!e.empty()) add_error(e);
+    ::unlink((cfg_.scratch + "/" + kXDisplayFile).c_str());
+    display_ = -1;
+  }
   if (stopping_) return;  // the stop's own SIGTERM/SIGKILL: not a result
   const auto now = Clock::now();
   const bool quick = now - w.started < 1s;
@@ -378,6 +484,22 @@ void Supervisor::on_exit(Worker& w, int status) {
         }
       }
       break;
+    case Role::kXServer:  // runs until it is stopped; its drawers end with it
+      record_status(code);
+      failed = true;
+      add_error(
+          fmt::format("the X server '{}' (pid {}) {}; the drawers start again on its next "
+                      "display",
+                      fmt::join(x_server_.argv, " "), pid, describe_wait_status(status)));
+      break;
+    case Role::kCountedProgram:
+      record_status(code);
+      if (failed) {
+        add_error(message.empty() ? fmt::format("{} worker (pid {}) {}", role_name(w.role), pid,
+                                                describe_wait_status(status))
+                                  : message);
+      }
+      break;
     default:  // the built-in workers loop until they are stopped
       failed = true;
       add_error(fmt::format("{} worker (pid {}) {}{}", role_name(w.role), pid,
@@ -404,9 +526,38 @@ uint64_t Supervisor::iterations() const {
       return shared_->slots[0].passes.load();
     case Kind::kCpu:
     case Kind::kNet:
+    case Kind::kX11:  // units(): frames drawn
+    case Kind::kTop:  // units(): refreshes
       return 0;
   }
   return 0;
+}
+
+uint64_t Supervisor::units() const {
+  uint64_t n = 0;
+  for (const auto& w : workers_) {
+    if (w.role == Role::kCountedProgram) n += shared_->slots[w.slot].units.load();
+  }
+  return n;
+}
+
+double Supervisor::units_s() const {
+  uint64_t ms = 0;  // the longest span one program's count covers
+  for (const auto& w : workers_) {
+    if (w.role == Role::kCountedProgram) ms = std::max(ms, shared_->slots[w.slot].units_ms.load());
+  }
+  return static_cast<double>(ms) / 1000.0;
+}
+
+const char* Supervisor::unit_name() const {
+  switch (cfg_.kind) {
+    case Kind::kX11:
+      return "frames drawn";
+    case Kind::kTop:
+      return "refreshes";
+    default:
+      return "";
+  }
 }
 
 uint64_t Supervisor::bytes() const {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The supervisor of xrunlab-load: it prepares the load (the compile tree, the listening socket,
-// the programs), starts its workers and programs, restarts each one that ends (with a back-off
+// the programs), starts its workers and programs (x11: its private X server first, then the
+// drawers on the display the server chose), restarts each one that ends (with a back-off
 // after a quick failure), counts what they did, and on a stop signal stops every process below
 // it (SIGTERM, 1 s grace, SIGKILL, reaping until none is left). See load_tool.hpp for the
 // program around it. Non-realtime.
@@ -40,13 +41,25 @@ struct Config {
   Kind kind = Kind::kCpu;
   std::string kind_name;
   std::vector<std::string> args;  // as reported (exec: the command line)
-  long value = 0;                 // JOBS, GROUPS, N or MIB
+  long value = 0;                 // JOBS, GROUPS, N (cpu, x11) or MIB
   std::string scratch;            // canonical
 };
 
-// What a worker runs: a make loop or a program, started again and again, or a built-in worker
-// (forked, see load_workers.hpp).
-enum class Role { kMakeLoop, kProgram, kCpu, kIoWrite, kIoRead, kIoCopy, kNetReceiver, kNetSender };
+// What a worker runs: a make loop or a program, started again and again, the x11 load's X server,
+// or a built-in worker (forked, see load_workers.hpp; kCountedProgram runs a program whose output
+// it counts).
+enum class Role {
+  kMakeLoop,
+  kProgram,
+  kXServer,
+  kCountedProgram,
+  kCpu,
+  kIoWrite,
+  kIoRead,
+  kIoCopy,
+  kNetReceiver,
+  kNetSender
+};
 
 // A process the supervisor keeps running: started, and started again when it ends.
 struct Worker {
@@ -80,6 +93,11 @@ class Supervisor {
 
   uint64_t iterations() const;
   uint64_t bytes() const;
+  // What the load's programs reported (x11: frames drawn, top: refreshes; see
+  // counted_program_worker), the seconds that count covers, and its unit ("" for other kinds).
+  uint64_t units() const;
+  double units_s() const;
+  const char* unit_name() const;
   uint64_t workers_started() const { return workers_started_; }
   const std::deque<int>& exit_statuses() const { return exit_statuses_; }
   // The errors kept, and a last line counting those that were not.
@@ -88,8 +106,15 @@ class Supervisor {
  private:
   void start_due_workers();
   void start(Worker& w);
-  // Starts `p` (see Program); throws xrunlab::Error as spawn_process does.
-  pid_t spawn_program(const Program& p);
+  // Starts `p` (see Program), with `fd3` as its fd 3 unless -1; throws xrunlab::Error as
+  // spawn_process does.
+  pid_t spawn_program(const Program& p, int fd3 = -1);
+  // x11: starts the X server and waits for the display it chooses (display_). Its pid, or -1
+  // when it could not be started; when it named no display it is being stopped (reap() sees it
+  // end, and it is started again after a back-off).
+  pid_t start_x_server();
+  // x11: a drawer is not started while there is no display to draw on.
+  bool waits_for_display(const Worker& w) const;
   void reap(bool* none_left);
   void on_exit(Worker& w, int status);
   void record_status(int code);
@@ -102,10 +127,12 @@ class Supervisor {
   Config cfg_;
   Shared* shared_;
   std::vector<Worker> workers_;
-  Program make_clean_, make_build_, program_;
+  Program make_clean_, make_build_, program_, x_server_;
+  CountedProgram counted_;  // x11: glxgears (its DISPLAY set when started), top: top -b
   std::vector<std::string> make_env_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
+  int display_ = -1;  // x11: the display of the running X server, -1 while there is none
   bool stopping_ = false;
   uint64_t hackbench_runs_ = 0, builds_ = 0, exec_starts_ = 0, workers_started_ = 0;
   std::deque<int> exit_statuses_;

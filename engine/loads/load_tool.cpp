@@ -72,6 +72,11 @@ constexpr const char* kFooter =
     "remove; bytes = copied.\n"
     "  net              a sender streams 64 KiB writes to a receiver over TCP on 127.0.0.1; "
     "bytes = received.\n"
+    "  x11 N            start Xvfb on a display it chooses (-displayfd; no TCP), then N "
+    "glxgears (1..64) on it; units = frames drawn, from glxgears' 5-s reports (an interval "
+    "cut short by the stop is not counted).\n"
+    "  top              'top -b -d 0', its output read through a pipe and discarded; units = "
+    "refreshes.\n"
     "  exec -- ARGV...  run ARGV (no shell), start it again whenever it ends; iterations = "
     "starts.\n"
     "Runs until SIGTERM, SIGINT or SIGHUP; then stops every process it started (SIGTERM, 1 s, "
@@ -97,7 +102,7 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
           ->capture_default_str()
           ->type_name("N");
   app.add_option("kind", o->kind,
-                 "compile, hackbench, cpu, io-write, io-read, io-copy, net or exec.")
+                 "compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top or exec.")
       ->required()
       ->type_name("KIND");
   app.add_option("args", o->args, "Arguments of the kind (see below).")->type_name("ARGS");
@@ -182,6 +187,9 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
   if (sup != nullptr) {
     r.iterations = sup->iterations();
     r.bytes = sup->bytes();
+    r.units = sup->units();
+    r.units_s = sup->units_s();
+    r.unit_name = sup->unit_name();
     r.workers_started = sup->workers_started();
     r.exit_statuses.assign(sup->exit_statuses().begin(), sup->exit_statuses().end());
   }
@@ -305,10 +313,15 @@ int load_tool_main(int argc, char** argv) {
     ok = false;
   }
   if (!write_report(&sup, sup.errors())) ok = false;
+  const std::string units =
+      *sup.unit_name() == '\0'
+          ? ""
+          : fmt::format(", {} {} in {:.1f} s", sup.units(), sup.unit_name(), sup.units_s());
   std::printf("xrunlab-load: %s: stopped by %s after %.2f s: %" PRIu64 " iterations, %" PRIu64
-              " bytes, %" PRIu64 " workers started, scratch %s\n",
+              " bytes%s, %" PRIu64 " workers started, scratch %s\n",
               label.c_str(), out.stopped_by.c_str(), out.duration_s, sup.iterations(), sup.bytes(),
-              sup.workers_started(), out.scratch_removed ? "removed" : "NOT removed");
+              units.c_str(), sup.workers_started(),
+              out.scratch_removed ? "removed" : "NOT removed");
   std::fflush(stdout);
   ::munmap(mem, sizeof(Shared));
   return ok ? 0 : static_cast<int>(ExitCode::kRunFailed);

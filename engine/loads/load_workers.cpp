@@ -6,16 +6,21 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
+#include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
 #include "engine/loads/split_mix.hpp"
+#include "engine/system/process.hpp"
 
 namespace xrunlab::load_tool {
 namespace {
@@ -175,6 +180,57 @@ volatile uint64_t g_cpu_sink = 0;
     }
     ::close(s);
   }
+}
+
+[[noreturn]] void counted_program_worker(Slot& slot, const CountedProgram& program) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) worker_fail(slot, "cannot make a pipe", errno);
+  SpawnOptions o;
+  o.program = program.path;
+  o.argv = program.argv;
+  o.env = program.env;
+  o.stdin_fd = kDevNullFd;
+  o.stdout_fd = fds[1];
+  o.stderr_fd = kInheritFd;  // the supervisor's log
+  o.death_signal = SIGTERM;  // this worker's death ends it
+  pid_t pid = -1;
+  try {
+    pid = spawn_process(o);
+  } catch (const Error& e) {
+    std::snprintf(slot.message, sizeof slot.message, "%s", e.what());
+    ::_exit(e.code() == ExitCode::kMissingProgram ? 127 : 1);
+  }
+  ::close(fds[1]);
+  OutputCounter counter(program.output);
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t ms_before = slot.units_ms.load();
+  std::vector<char> buf(size_t{64} * 1024);
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the program ended (or closed its stdout)
+    const OutputCount added = counter.feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+    if (added.units > 0) slot.units.fetch_add(added.units, std::memory_order_relaxed);
+    if (program.output == OutputKind::kGlxgearsFrames) {
+      if (added.seconds > 0) {
+        slot.units_ms.fetch_add(static_cast<uint64_t>(std::llround(added.seconds * 1000.0)),
+                                std::memory_order_relaxed);
+      }
+    } else {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - t0);
+      slot.units_ms.store(ms_before + static_cast<uint64_t>(ms.count()), std::memory_order_relaxed);
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) worker_fail(slot, "cannot wait for " + program.argv.front(), errno);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ::_exit(0);
+  std::snprintf(slot.message, sizeof slot.message, "'%s' %s", program.argv.front().c_str(),
+                describe_wait_status(status).c_str());
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 }  // namespace xrunlab::load_tool

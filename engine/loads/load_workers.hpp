@@ -2,12 +2,17 @@
 #pragma once
 // The built-in workers of xrunlab-load: what its forked children run until they are stopped (a
 // CPU busy loop; streaming writes, reads and copies of a file; a loopback TCP sender and
-// receiver), and the memory they share with the supervisor: one slot per worker with its
-// counters and, when it gives up, why. Every body runs in a forked child and never returns; on
-// a failure it writes the reason into its slot and exits with status 1. Non-realtime.
+// receiver; a program whose output is counted as it streams through a pipe), and the memory they
+// share with the supervisor: one slot per worker with its counters and, when it gives up, why.
+// Every body runs in a forked child and never returns; on a failure it writes the reason into its
+// slot and exits with status 1. Non-realtime.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "engine/loads/output_counter.hpp"
 
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace xrunlab::load_tool {
@@ -15,9 +20,11 @@ namespace xrunlab::load_tool {
 // One worker's part of the memory it shares with the supervisor (MAP_SHARED): its counters and
 // its last words.
 struct Slot {
-  std::atomic<uint64_t> bytes{0};   // written / read / copied / received
-  std::atomic<uint64_t> passes{0};  // whole files written / read / copied
-  char message[232] = {};           // why the worker gave up (written just before _exit)
+  std::atomic<uint64_t> bytes{0};     // written / read / copied / received
+  std::atomic<uint64_t> passes{0};    // whole files written / read / copied
+  std::atomic<uint64_t> units{0};     // counted in a program's output: frames drawn, refreshes
+  std::atomic<uint64_t> units_ms{0};  // the time those units cover, in milliseconds
+  char message[216] = {};             // why the worker gave up (written just before _exit)
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters shared across processes");
 
@@ -50,5 +57,21 @@ struct Shared {
 // net: streams 64 KiB writes to 127.0.0.1:port, reconnecting when the receiver goes away; gives
 // up after 50 failed connection attempts in a row, 100 ms apart.
 [[noreturn]] void net_sender(Slot& slot, uint16_t port);
+
+// A program whose stdout is counted (x11: glxgears, top: top -b).
+struct CountedProgram {
+  std::string path;                               // resolved
+  std::vector<std::string> argv;                  // argv[0] as the user would write it
+  std::optional<std::vector<std::string>> env;    // nullopt: the supervisor's environment
+  OutputKind output = OutputKind::kTopRefreshes;  // how its stdout is counted
+};
+
+// x11 and top: runs the program (its own process group, SIGTERM when this worker dies) with its
+// stdout into a pipe that this worker reads as it streams, counting what it reports into the
+// slot's units and units_ms (added to what earlier runs counted): glxgears' frames and the
+// seconds of its complete report intervals, or top's refreshes and the seconds this worker has
+// been reading them. Nothing is kept but the counts. When the program ends, exits with its
+// status (128 + the signal that killed it), the reason in the slot when that is a failure.
+[[noreturn]] void counted_program_worker(Slot& slot, const CountedProgram& program);
 
 }  // namespace xrunlab::load_tool

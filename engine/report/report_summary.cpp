@@ -792,6 +792,15 @@ std::string load_lines(const RunResult& r) {
       if (rep->bytes > 0) {
         did += fmt::format(", {:.1f} MiB", static_cast<double>(rep->bytes) / (1024.0 * 1024.0));
       }
+      if (!rep->unit_name.empty()) {  // x11: frames drawn, top: refreshes
+        did += fmt::format(", {} {}", rep->units, rep->unit_name);
+        if (rep->units_s > 0) {
+          did += fmt::format(" in {:.1f} s ({:.0f}/s)", rep->units_s,
+                             static_cast<double>(rep->units) / rep->units_s);
+        } else {  // e.g. x11 stopped before glxgears' first 5-s report
+          did += fmt::format(" (none reported in its {:.1f} s)", rep->duration_s);
+        }
+      }
     } else {
       did = "no report: " + l.error;
     }

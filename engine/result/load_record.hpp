@@ -14,8 +14,15 @@ namespace xrunlab {
 struct LoadReport {
   std::string kind;
   std::vector<std::string> args;
-  uint64_t iterations = 0;                  // runs of its program (builds, hackbench runs, ...)
-  uint64_t bytes = 0;                       // written or read, for the I/O loads
+  uint64_t iterations = 0;  // runs of its program (builds, hackbench runs, ...)
+  uint64_t bytes = 0;       // written or read, for the I/O loads
+  // What the load's programs reported doing, in `unit_name` ("frames drawn" for x11,
+  // "refreshes" for top; "" and 0 for the other kinds), and the seconds that count covers
+  // (x11: glxgears' complete 5-s report intervals, the longest of its N drawers; top: the time
+  // its output was read). units / units_s is the rate.
+  uint64_t units = 0;
+  double units_s = 0;
+  std::string unit_name;
   double cpu_user_s = 0, cpu_system_s = 0;  // the supervisor and its children
   uint64_t workers_started = 0;
   std::vector<int> exit_statuses;  // of its workers, as waitpid gave them

@@ -1763,6 +1763,9 @@ struct LoadReportPart {
     io("args", l.args);
     io("iterations", l.iterations);
     io("bytes", l.bytes);
+    io("units", l.units);
+    io("units_s", l.units_s);
+    io("unit_name", l.unit_name);
     io("cpu_user_s", l.cpu_user_s);
     io("cpu_system_s", l.cpu_system_s);
     io("workers_started", l.workers_started);

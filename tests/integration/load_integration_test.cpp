@@ -6,9 +6,12 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <set>
 
 #include "engine/base/proc_pid_stat.hpp"
+#include "engine/loads/load_kinds.hpp"
 #include "engine/loads/process_tree.hpp"
+#include "engine/loads/x_display.hpp"
 #include "tests/support/run_harness.hpp"
 
 namespace xrunlab {
@@ -125,6 +128,79 @@ INSTANTIATE_TEST_SUITE_P(Loads, LoadRun,
                            return name;
                          });
 
+// x11 and top: what their programs reported is counted (frames drawn, refreshes), and nothing of
+// them is left after the run: no Xvfb, glxgears or top of the load, no socket or lock file of
+// the private X display.
+struct CountedCase {
+  const char* spec;
+  const char* duration_s;  // glxgears reports every 5 s: the x11 load must live longer
+  const char* unit_name;
+  const char* program;  // a program of the load, as /proc/PID/comm names it
+};
+
+class CountedLoadRun : public ::testing::TestWithParam<CountedCase> {};
+
+// The names (comm) of the processes of a load tree, as seen now.
+std::set<std::string> names_of(const std::vector<ProcessId>& tree) {
+  std::set<std::string> names;
+  for (const auto& [pid, start] : tree) {
+    if (const auto stat = read_proc_pid_stat(pid)) names.insert(stat->comm);
+  }
+  return names;
+}
+
+TEST_P(CountedLoadRun, CountsWhatItsProgramsReportAndLeavesNothing) {
+  const CountedCase& c = GetParam();
+  // CI installs Xvfb and glxgears (scripts/setup.sh): without them this fails, never skips.
+  ASSERT_EQ(missing_program_for(std::string(c.spec), {"1"}), "");
+  XrunlabRun r =
+      start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration", c.duration_s,
+             "--load", c.spec, "--label", "it-load-counted", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1500ms);
+  const std::vector<ProcessId> tree = load_trees(load_pids(r));
+  const std::set<std::string> names = names_of(tree);
+  EXPECT_EQ(names.count(c.program), 1u) << "the load runs " << c.program;
+  if (std::string(c.spec) == "x11") {
+    EXPECT_EQ(names.count("Xvfb"), 1u);
+  }
+  finish(r, 30s);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  ASSERT_EQ(j["loads"].size(), 1u);
+  const json& l = j["loads"][0];
+  EXPECT_EQ(l["error"], "") << l;
+  const json& rep = l["report"];
+  ASSERT_TRUE(rep.is_object()) << l;
+  EXPECT_EQ(rep["stopped_by"], "SIGTERM") << rep;
+  EXPECT_EQ(rep["errors"], json::array()) << rep;
+  EXPECT_TRUE(rep["scratch_removed"].get<bool>()) << rep;
+  EXPECT_EQ(rep["unit_name"], c.unit_name) << rep;
+  EXPECT_GT(rep["units"].get<uint64_t>(), 0u) << rep;
+  EXPECT_GT(rep["units_s"].get<double>(), 0.0) << rep;
+  // Nothing of the load is left: no process of its tree, no file of its X display.
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  const std::string log = read_text_or_empty(l["log"].get<std::string>());
+  if (std::string(c.spec) == "x11") {
+    const size_t at = log.find("on display :");
+    ASSERT_NE(at, std::string::npos) << l["log"] << ": " << log;
+    const int display = std::atoi(log.c_str() + at + 12);
+    EXPECT_FALSE(path_exists(load_tool::x_socket_path("/tmp", display))) << display;
+    EXPECT_FALSE(path_exists(load_tool::x_lock_path("/tmp", display))) << display;
+  }
+  // summary.txt names it and what it counted.
+  const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
+  EXPECT_NE(summary.find(std::string(" ") + c.unit_name + " in "), std::string::npos) << summary;
+  expect_nothing_left(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Loads, CountedLoadRun,
+                         ::testing::Values(CountedCase{"x11", "7", "frames drawn", "glxgears"},
+                                           CountedCase{"top", "3", "refreshes", "top"}),
+                         [](const ::testing::TestParamInfo<CountedCase>& param) {
+                           return std::string(param.param.spec);
+                         });
+
 // The scratch folders still under out_dir. The load's janitor may be removing them while this
 // walks the tree, so a walk that loses an entry under it says so as one entry instead of
 // throwing, and the callers' polling loops simply look again.
@@ -179,6 +255,41 @@ TEST(LoadIntegration, SigkillOfTheEngineStillStopsTheLoads) {
   EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
 }
 
+// The engine killed with SIGKILL: its janitor kills every process of the run, the x11 load's X
+// server too, which then cannot remove its socket; the janitor removes it (the display the
+// load's scratch folder names), and no Xvfb or glxgears of the run is left.
+TEST(LoadIntegration, SigkillOfTheEngineLeavesNoXServerAndNoSocket) {
+  ASSERT_EQ(missing_program_for("x11", {"1"}), "") << "run scripts/setup.sh";
+  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--period", "256", "--duration",
+                        "60", "--load", "x11:2", "--label", "it-load-x11-kill", "--no-plots"});
+  wait_until_measuring(r);
+  std::this_thread::sleep_for(1000ms);
+  const std::vector<pid_t> loads = load_pids(r);
+  ASSERT_EQ(loads.size(), 1u);
+  const std::vector<ProcessId> tree = load_trees(loads);
+  EXPECT_EQ(names_of(tree).count("Xvfb"), 1u);
+  std::string log;  // the run folder is named at the end: find the load's log under out_dir
+  for (const auto& f : std::filesystem::recursive_directory_iterator(r.out_dir)) {
+    if (f.path().filename() == "1-x11.log") log = read_text_or_empty(f.path().string());
+  }
+  const size_t at = log.find("on display :");
+  ASSERT_NE(at, std::string::npos) << log;
+  const int display = std::atoi(log.c_str() + at + 12);
+  EXPECT_TRUE(path_exists(load_tool::x_socket_path("/tmp", display)));
+  kill(r.child.pid(), SIGKILL);
+  finish(r, 10s);
+  const auto gone_by = std::chrono::steady_clock::now() + 5s;
+  while ((!still_alive(tree).empty() || path_exists(load_tool::x_socket_path("/tmp", display)) ||
+          !scratch_left(r.out_dir).empty()) &&
+         std::chrono::steady_clock::now() < gone_by) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(still_alive(tree), std::vector<std::string>{});
+  EXPECT_FALSE(path_exists(load_tool::x_socket_path("/tmp", display))) << display;
+  EXPECT_FALSE(path_exists(load_tool::x_lock_path("/tmp", display))) << display;
+  EXPECT_EQ(scratch_left(r.out_dir), std::vector<std::string>{});
+}
+
 TEST(LoadIntegration, MissingProgramsAreFoundBeforeTheRun) {
   const TempDir empty_dir("empty-path");
   const std::string empty = empty_dir.str();
@@ -187,7 +298,8 @@ TEST(LoadIntegration, MissingProgramsAreFoundBeforeTheRun) {
     const char* package;
   };
   for (const Case& c : {Case{"hackbench", "rt-tests"}, Case{"stress-ng:\"--cpu 1\"", "stress-ng"},
-                        Case{"compile", "make"}}) {
+                        Case{"compile", "make"}, Case{"x11", "xvfb"}, Case{"x11", "mesa-utils"},
+                        Case{"top", "procps"}}) {
     XrunlabRun r = start({"run", "--jackd", "/usr/bin/jackd", "--duration", "1", "--load", c.spec},
                          {{"PATH", empty}});
     finish(r);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,6 +31,7 @@
 #include "engine/loads/load_kinds.hpp"
 #include "engine/loads/process_tree.hpp"
 #include "engine/loads/scratch_folder.hpp"
+#include "engine/loads/x_display.hpp"
 #include "engine/system/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -55,13 +57,15 @@ using namespace std::chrono_literals;
 // Every process seen below a root, identified by pid and start time (pids can be reused).
 struct Tracker {
   std::map<pid_t, uint64_t> seen;
-  std::set<pid_t> direct_children;  // distinct children of the root seen over time
+  std::map<pid_t, std::string> names;  // their comm, as first seen
+  std::set<pid_t> direct_children;     // distinct children of the root seen over time
 
   void scan(pid_t root) {
     for (pid_t p : descendant_pids(root)) {
       const auto st = read_proc_pid_stat(p);
       if (!st) continue;
       seen.emplace(p, st->starttime);
+      names.emplace(p, st->comm);
       if (st->ppid == root) direct_children.insert(p);
     }
   }
@@ -88,7 +92,8 @@ std::string describe(const std::vector<pid_t>& pids) {
 }
 
 struct RunResult {
-  int status = -1;  // raw wait status
+  int status = -1;                   // raw wait status
+  std::set<std::string> names_seen;  // comm of every descendant seen
   nlohmann::json report;
   std::string log;
   bool scratch_seen = false;
@@ -106,7 +111,8 @@ struct RunPlan {
   size_t min_children = 0;           // distinct direct children to see before stopping
 };
 
-RunResult run_load(const RunPlan& plan) {
+// `midway`, if given, is called once with the supervisor's pid when half of min_run has passed.
+RunResult run_load(const RunPlan& plan, const std::function<void(pid_t)>& midway = {}) {
   RunResult r;
   TempDir tmp;
   EXPECT_FALSE(tmp.str().empty());
@@ -118,8 +124,13 @@ RunResult run_load(const RunPlan& plan) {
   Child child = Child::spawn(spec);
   Tracker tracker;
   const auto t0 = Clock::now();
+  bool midway_done = !midway;
   for (;;) {
     tracker.scan(child.pid());
+    if (!midway_done && Clock::now() - t0 >= plan.min_run / 2) {
+      midway(child.pid());
+      midway_done = true;
+    }
     r.scratch_seen = r.scratch_seen || path_exists(scratch);
     const auto elapsed = Clock::now() - t0;
     if (!child.running()) break;  // ended by itself: a failure, reported below
@@ -141,6 +152,7 @@ RunResult run_load(const RunPlan& plan) {
   r.scratch_left = path_exists(scratch);
   r.survivors = tracker.survivors();
   r.descendants_seen = tracker.seen.size();
+  for (const auto& [pid, start] : tracker.seen) r.names_seen.insert(tracker.names.at(pid));
   tracker.kill_survivors();  // never leave anything behind, even when the test fails
   return r;
 }
@@ -235,6 +247,78 @@ TEST(LoadTool, ExecRestartsACommandThatEnds) {
   ASSERT_FALSE(r.report.at("exit_statuses").empty());
   EXPECT_LE(r.report.at("exit_statuses").size(), 10u);
   EXPECT_EQ(r.report.at("exit_statuses").front(), 0);
+}
+
+// --- x11 and top: a program whose output is counted -------------------------------------------
+
+// The displays the log says the load's X servers had ("X server (pid P) on display :N").
+std::vector<int> displays_in(const std::string& log) {
+  std::vector<int> out;
+  const std::string marker = "on display :";
+  for (size_t at = log.find(marker); at != std::string::npos; at = log.find(marker, at + 1)) {
+    out.push_back(std::atoi(log.c_str() + at + marker.size()));
+  }
+  return out;
+}
+
+void expect_display_files_gone(const RunResult& r) {
+  const std::vector<int> displays = displays_in(r.log);
+  EXPECT_FALSE(displays.empty()) << r.log;
+  for (int d : displays) {
+    EXPECT_FALSE(path_exists(load_tool::x_socket_path("/tmp", d))) << "display :" << d;
+    EXPECT_FALSE(path_exists(load_tool::x_lock_path("/tmp", d))) << "display :" << d;
+  }
+}
+
+// CI installs Xvfb and glxgears (scripts/setup.sh): without them this fails, never skips.
+void require_x11_programs() {
+  ASSERT_EQ(missing_program_for("x11", {"1"}), "") << "run scripts/setup.sh";
+}
+
+TEST(LoadTool, X11DrawsOnAPrivateDisplayAndCountsFrames) {
+  require_x11_programs();
+  // glxgears reports every 5 s: 6.5 s give at least one report from each of the two drawers.
+  const RunResult r = run_load({{"x11", "2"}, SIGTERM, 6500ms, 6500ms, 3});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("units", 0ull), 0ull) << r.report.dump();
+  EXPECT_EQ(r.report.value("unit_name", ""), "frames drawn");
+  EXPECT_GE(r.report.value("units_s", 0.0), 4.5) << r.report.dump();
+  EXPECT_EQ(r.report.value("workers_started", 0), 3) << "the X server and two drawers";
+  EXPECT_GT(cpu_seconds(r.report), 0.0);
+  EXPECT_TRUE(r.names_seen.count("Xvfb") == 1 && r.names_seen.count("glxgears") == 1)
+      << r.descendants_seen << " processes seen";
+  expect_display_files_gone(r);
+}
+
+TEST(LoadTool, X11ServerKilledIsReplacedAndItsSocketRemoved) {
+  require_x11_programs();
+  // SIGKILL leaves the server no chance to remove its socket: the supervisor does, and starts
+  // another server whose display the drawer joins.
+  const auto kill_x_server = [](pid_t supervisor) {
+    for (pid_t p : descendant_pids(supervisor)) {
+      const auto st = read_proc_pid_stat(p);
+      if (st && st->comm == "Xvfb" && st->ppid == supervisor) ::kill(p, SIGKILL);
+    }
+  };
+  const RunResult r = run_load({{"x11", "1"}, SIGTERM, 6000ms, 6000ms, 0}, kill_x_server);
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.log;
+  const std::vector<int> displays = displays_in(r.log);
+  ASSERT_EQ(displays.size(), 2u) << r.log;
+  EXPECT_EQ(r.report.value("workers_started", 0), 4) << r.report.dump();
+  ASSERT_TRUE(r.report.is_object()) << r.log;
+  EXPECT_HAS(r.report.at("errors").dump(), "killed by signal 9");
+  EXPECT_TRUE(r.survivors.empty()) << "left behind: " << describe(r.survivors);
+  expect_display_files_gone(r);
+}
+
+TEST(LoadTool, TopRefreshesAreCountedFromItsOutput) {
+  const RunResult r = run_load({{"top"}});
+  expect_clean_stop(r);
+  EXPECT_GT(r.report.value("units", 0ull), 0ull) << r.report.dump();
+  EXPECT_EQ(r.report.value("unit_name", ""), "refreshes");
+  EXPECT_GT(r.report.value("units_s", 0.0), 0.0);
+  EXPECT_EQ(r.report.value("workers_started", 0), 1);
+  EXPECT_EQ(r.names_seen.count("top"), 1u);
 }
 
 // Processes anywhere on the machine whose command line is exactly `argv`.
@@ -422,6 +506,7 @@ TEST(LoadTool, BadUsageIsOneLineAndExit2) {
       {"cpu", "257"},    {"io-write", "0"}, {"io-read", "4097"},
       {"io-copy", "1x"}, {"compile", "65"}, {"hackbench", "-1"},
       {"net", "1"},      {"exec"},          {"exec", "--"},
+      {"x11"},           {"x11", "0"},      {"top", "1"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"--report", report, "--scratch", scratch};

@@ -2,7 +2,9 @@
 #include "engine/loads/load_kinds.hpp"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ TEST(LoadKinds, EachKindParsesWithItsNumber) {
       {"io-read", {"4096"}, Kind::kIoRead, 4096},
       {"io-copy", {"17"}, Kind::kIoCopy, 17},
       {"net", {}, Kind::kNet, 0},
+      {"x11", {"1"}, Kind::kX11, 1},
+      {"x11", {"64"}, Kind::kX11, 64},
+      {"top", {}, Kind::kTop, 0},
       {"exec", {"--", "sleep", "1"}, Kind::kExec, 0},
   };
   for (const auto& c : cases) {
@@ -77,12 +82,17 @@ TEST(LoadKinds, WrongArgumentCounts) {
   EXPECT_EQ(check_load_args("cpu", {}), "cpu takes N, a whole number from 1 to 256");
   EXPECT_EQ(check_load_args("cpu", {"1", "2"}), "cpu takes N, a whole number from 1 to 256");
   EXPECT_EQ(check_load_args("net", {"1"}), "net takes no arguments");
+  EXPECT_EQ(check_load_args("top", {"1"}), "top takes no arguments");
+  EXPECT_EQ(check_load_args("top", {"-b", "-d", "0"}), "top takes no arguments");
+  EXPECT_EQ(check_load_args("x11", {}), "x11 takes N, a whole number from 1 to 64");
+  EXPECT_EQ(check_load_args("x11", {"0"}), "x11 takes N, a whole number from 1 to 64 (got '0')");
+  EXPECT_EQ(check_load_args("x11", {"65"}), "x11 takes N, a whole number from 1 to 64 (got '65')");
 }
 
 TEST(LoadKinds, UnknownKindListsTheKnownOnes) {
   EXPECT_EQ(check_load_args("disk", {"1"}),
             "unknown load kind 'disk' (expected compile, hackbench, cpu, io-write, io-read, "
-            "io-copy, net or exec)");
+            "io-copy, net, x11, top or exec)");
   EXPECT_NE(check_load_args("Compile", {"1"}), "") << "kind names are case-sensitive";
 }
 
@@ -113,6 +123,24 @@ TEST(LoadKinds, MissingProgramByPathNamesItsPackage) {
   EXPECT_EQ(missing_program_for("exec", {"--"}), "") << "no command: check_load_args says so";
   EXPECT_EQ(missing_program_for("cpu", {"2"}), "");
   EXPECT_EQ(missing_program_for("net", {}), "");
+}
+
+// With an empty PATH: every missing program of the load on one line, each with its package.
+TEST(LoadKinds, MissingProgramsOfX11AndTopNameTheirPackages) {
+  const char* old = std::getenv("PATH");
+  const std::string saved = old != nullptr ? old : "";
+  ASSERT_EQ(::setenv("PATH", "/nonexistent-xrunlab", 1), 0);
+  const std::string x11 = missing_program_for("x11", {"1"});
+  const std::string top = missing_program_for("top", {});
+  if (old != nullptr) {
+    ::setenv("PATH", saved.c_str(), 1);
+  } else {
+    ::unsetenv("PATH");
+  }
+  EXPECT_EQ(x11,
+            "load x11: program 'Xvfb' not found in PATH (install the Debian package xvfb); "
+            "program 'glxgears' not found in PATH (install the Debian package mesa-utils)");
+  EXPECT_EQ(top, "load top: program 'top' not found in PATH (install the Debian package procps)");
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ TEST(LoadSpec, BuiltInLoadsAndDefaults) {
   EXPECT_EQ(parse_load("io-read:16", 2, nullptr)->tool_args, (Args{"io-read", "16"}));
   EXPECT_EQ(parse_load("io-copy:1", 2, nullptr)->tool_args, (Args{"io-copy", "1"}));
   EXPECT_EQ(parse_load("net", 2, nullptr)->tool_args, (Args{"net"}));
+  EXPECT_EQ(parse_load("x11", 2, nullptr)->tool_args, (Args{"x11", "1"}));
+  EXPECT_EQ(parse_load("x11:2", 2, nullptr)->tool_args, (Args{"x11", "2"}));
+  EXPECT_EQ(parse_load("x11:2@nice=5", 2, nullptr)->nice, 5);
+  EXPECT_EQ(parse_load("top", 2, nullptr)->tool_args, (Args{"top"}));
   EXPECT_EQ(parse_load("cpu:2", 2, nullptr)->nice, 0);
 }
 
@@ -62,7 +66,8 @@ TEST(LoadSpec, RejectionsNameThePart) {
   std::string why;
   for (const char* bad :
        {"compile:0", "compile:x", "cpu", "cpu:0", "io-write:5000", "net:1", "cmd:", "stress-ng:\"",
-        "bogus", "compile@nice=--5", "cpu:2@nice=30", "hackbench:+3"}) {
+        "bogus", "compile@nice=--5", "cpu:2@nice=30", "hackbench:+3", "x11:0", "x11:65",
+        "x11:", "x11:two", "top:1", "top:-b -d 0", "top:"}) {
     EXPECT_FALSE(parse_load(bad, 2, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
     EXPECT_EQ(why.find('\n'), std::string::npos);
@@ -71,12 +76,21 @@ TEST(LoadSpec, RejectionsNameThePart) {
   EXPECT_NE(why.find("compile[:JOBS]"), std::string::npos);
 }
 
+TEST(LoadSpec, X11AndTopRefusalsSayWhatToWrite) {
+  std::string why;
+  EXPECT_FALSE(parse_load("x11:0", 2, &why));
+  EXPECT_EQ(why, "'0' is not a whole number 1..64; use x11[:N]");
+  EXPECT_FALSE(parse_load("top:-d 1", 2, &why));
+  EXPECT_EQ(why, "top takes no argument");
+}
+
 // --help shows every kind the parser knows, and each form it shows parses.
 TEST(LoadHelp, ShowsEveryKindAndEveryFormParses) {
   const std::string help = load_help();
-  for (const char* spec : {"compile", "compile:2", "hackbench", "hackbench:2", "cpu:1", "io-write",
-                           "io-write:8", "io-read", "io-read:8", "io-copy", "io-copy:8", "net",
-                           "stress-ng:\"--cpu 1\"", "cmd:\"sleep 1\"", "cpu:1@nice=5"}) {
+  for (const char* spec :
+       {"compile", "compile:2", "hackbench", "hackbench:2", "cpu:1", "io-write", "io-write:8",
+        "io-read", "io-read:8", "io-copy", "io-copy:8", "net", "x11", "x11:2", "top",
+        "stress-ng:\"--cpu 1\"", "cmd:\"sleep 1\"", "cpu:1@nice=5"}) {
     std::string why;
     const auto s = parse_load(spec, 2, &why);
     ASSERT_TRUE(s) << spec << ": " << why;

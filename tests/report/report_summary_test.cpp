@@ -244,6 +244,36 @@ std::string without_newline(std::string s) {
   return s;
 }
 
+// x11 and top count what their programs report: the count, its unit and its rate in the load's
+// line; a count that covers no time (glxgears had not finished one 5-s report) has no rate, and
+// says how long the load ran.
+TEST(ReportSummary, LoadLineShowsCountedUnitsAndTheirRate) {
+  RunResult r = sample_result();
+  LoadRecord x11 = r.loads->at(0);
+  x11.spec = "x11";
+  x11.kind = "x11";
+  x11.report->iterations = 0;
+  x11.report->units = 16427;
+  x11.report->units_s = 10.0;
+  x11.report->unit_name = "frames drawn";
+  LoadRecord top = x11;
+  top.spec = "top";
+  top.report->units = 0;
+  top.report->units_s = 0;
+  top.report->unit_name = "refreshes";
+  r.loads = std::vector<LoadRecord>{x11, top};
+  const std::string text = format_summary(r);
+  EXPECT_NE(
+      text.find("   x11                      nice +0  cpu 35.5 s, 16427 frames drawn in 10.0 s "
+                "(1643/s)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   top                      nice +0  cpu 35.5 s, 0 refreshes (none reported "
+                      "in its 4.8 s)\n"),
+            std::string::npos)
+      << text;
+}
+
 // --cpus / --load-cpus: one line with the sets and whether the read-backs matched, in the three
 // states run.json's affinity.verified can have.
 TEST(FormatSummary, CpuAffinityLineSaysTheSetsAndWhatWasVerified) {

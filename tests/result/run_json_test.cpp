@@ -295,6 +295,8 @@ TEST(RunJsonRead, SpecLoadsAndHostRoundTrip) {
   EXPECT_EQ(back.loads->at(0).report->cpu_user_s, 30.5);
   EXPECT_EQ(back.loads->at(0).report->iterations, 3u);
 
+  EXPECT_EQ(back.loads->at(0).report->unit_name, "");
+
   const nlohmann::ordered_json j = to_json(r);
   auto keys = [](const nlohmann::ordered_json& o) {
     std::vector<std::string> k;
@@ -330,6 +332,37 @@ TEST(RunJsonRead, SpecLoadsAndHostRoundTrip) {
 // A slack hop with missed deadlines: the negative values in its bins come back exactly (run.json
 // read and written again is the same text, the low percentiles exact); the ones beyond the bins
 // come back as run.json keeps them, a count and the least value.
+// xrunlab-load's report: the x11 and top loads' counted units round-trip; a report from before
+// they existed (no "units", "units_s", "unit_name") reads with none counted.
+TEST(RunJsonRead, LoadReportUnitsRoundTripAndMayBeMissing) {
+  LoadReport l;
+  l.kind = "x11";
+  l.args = {"2"};
+  l.units = 16427;
+  l.units_s = 10.0;
+  l.unit_name = "frames drawn";
+  const nlohmann::json j = to_json(l);
+  EXPECT_EQ(j.at("units"), 16427);
+  EXPECT_EQ(j.at("units_s"), 10.0);
+  EXPECT_EQ(j.at("unit_name"), "frames drawn");
+  std::string why;
+  const auto back = load_report_from_json(j, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->units, 16427u);
+  EXPECT_EQ(back->units_s, 10.0);
+  EXPECT_EQ(back->unit_name, "frames drawn");
+
+  nlohmann::json old = j;
+  old.erase("units");
+  old.erase("units_s");
+  old.erase("unit_name");
+  const auto older = load_report_from_json(old, &why);
+  ASSERT_TRUE(older) << why;
+  EXPECT_EQ(older->units, 0u);
+  EXPECT_EQ(older->unit_name, "");
+  EXPECT_EQ(older->kind, "x11");
+}
+
 TEST(RunJsonRead, TheSlacksNegativeValuesRoundTrip) {
   RunResult r = testing_support::sample_result();
   ASSERT_TRUE(r.cycle_table.present);
