@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/campaign/maxima_spread.hpp"
+#include "engine/campaign/preempt_2004.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/stats/multiple.hpp"
@@ -410,6 +411,7 @@ std::string format_campaign_report(const CampaignReport& r) {
       out += "     " + r.verdicts[i].sentence + "\n";
     }
   }
+  if (has_section(r, "preempt-2004")) out += format_preempt_2004(preempt_2004_rows(r));
   if (has_section(r, "maxima-spread")) out += format_maxima_spread(maxima_spread(r));
   return out;
 }
@@ -539,6 +541,7 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
                         {"verdicts", std::move(verdicts)},
                         {"closest_call", std::move(closest)}};
   if (has_section(r, "maxima-spread")) out["maxima_spread"] = maxima_spread_json(maxima_spread(r));
+  if (has_section(r, "preempt-2004")) out["preempt_2004"] = preempt_2004_json(preempt_2004_rows(r));
   return out;
 }
 

@@ -88,7 +88,7 @@ const std::vector<std::string>& campaign_axis_keys() {
 }
 
 const std::vector<std::string>& campaign_section_names() {
-  static const std::vector<std::string> names = {"maxima-spread"};
+  static const std::vector<std::string> names = {"maxima-spread", "preempt-2004"};
   return names;
 }
 

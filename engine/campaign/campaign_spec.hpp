@@ -59,6 +59,9 @@ struct CampaignSpec {
 //                  Cycle Maximum, cyclictest's maximum) and the runs per case that would
 //                  resolve a difference of 10, 20 or 50 % between two kernels at that spread
 //                  (engine/campaign/maxima_spread.hpp); maxima-spread.png
+//   preempt-2004   the 2004 realtime-preempt table: per load, the clients' DSP loops within
+//                  100 us of nominal, the worst overhead and loop, --ping's loss
+//                  (engine/campaign/preempt_2004.hpp)
 const std::vector<std::string>& campaign_section_names();
 
 // The axes a campaign may vary (run flags without dashes).

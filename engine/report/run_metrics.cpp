@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
@@ -71,6 +72,39 @@ std::optional<double> baseline_p99(const RunResult& run) {
   return static_cast<double>(run.baseline->p99->value_us);
 }
 
+// The 2004 realtime-preempt figures of the clients' DSP loop (each client's DSP hop of the cycle
+// table against its calibrated nominal length, dsp_target_us): over every client's cycles.
+struct DspAgainstNominal {
+  uint64_t cycles = 0, within_100us = 0;
+  std::optional<double> worst_overhead_pct, worst_us, nominal_us;
+};
+
+DspAgainstNominal dsp_against_nominal(const RunResult& run) {
+  DspAgainstNominal d;
+  for (const HopSeries& h : run.cycle_table.hops) {
+    if (h.kind != "dsp" || h.client < 1) continue;
+    const ClientResult* c = nullptr;
+    for (const ClientResult& cr : run.client_results) {
+      if (cr.index == h.client) c = &cr;
+    }
+    if (c == nullptr || !(c->dsp_target_us > 0)) continue;
+    const double nominal = c->dsp_target_us;
+    d.nominal_us = d.nominal_us ? std::max(*d.nominal_us, nominal) : nominal;
+    d.cycles += h.us.count();
+    for (const auto& [us, n] : h.us.nonzero()) {
+      if (std::fabs(static_cast<double>(us) - nominal) <= 100.0) d.within_100us += n;
+    }
+    if (const std::optional<int64_t> worst = h.us.max()) {
+      const auto w = static_cast<double>(*worst);
+      const double overhead = (w - nominal) / nominal * 100.0;
+      if (!d.worst_overhead_pct || overhead > *d.worst_overhead_pct)
+        d.worst_overhead_pct = overhead;
+      if (!d.worst_us || w > *d.worst_us) d.worst_us = w;
+    }
+  }
+  return d;
+}
+
 }  // namespace
 
 const std::vector<RunMetric>& run_metrics() {
@@ -87,6 +121,10 @@ const std::vector<RunMetric>& run_metrics() {
       {"client_wakeup_p99", "client wake-up p99 (upstream done -> entry, all clients)", "us", true},
       {"baseline_p99", "cyclictest p99 beside the run", "us", true},
       {"baseline_max", "cyclictest max beside the run", "us", true},
+      {"dsp_within_100us_pct", "DSP loops within 100 us of nominal", "%", false},
+      {"dsp_overhead_max_pct", "worst DSP loop overhead over nominal", "%", true},
+      {"dsp_max_us", "longest DSP loop", "us", true},
+      {"dsp_nominal_us", "nominal DSP loop (calibrated)", "us", true},
       {"ping_lost_pct", "--ping requests lost", "%", true},
       {"glitches", "audible glitches", "", true},
       {"dsp_load", std::string(f::kDspLoad.label), "%", true},
@@ -122,6 +160,21 @@ std::optional<double> run_metric(const RunResult& run, const std::string& name) 
     return h == nullptr ? std::nullopt : exact_percentile(h->us, 1.0);
   }
   if (name == "baseline_p99") return baseline_p99(run);
+  if (name.rfind("dsp_", 0) == 0 && name != "dsp_load") {
+    const DspAgainstNominal d = dsp_against_nominal(run);
+    if (d.cycles == 0) return std::nullopt;
+    if (name == "dsp_within_100us_pct") {
+      return std::round(1000.0 * static_cast<double>(d.within_100us) /
+                        static_cast<double>(d.cycles)) /
+             10.0;
+    }
+    if (name == "dsp_overhead_max_pct" && d.worst_overhead_pct) {
+      return std::round(*d.worst_overhead_pct * 10.0) / 10.0;
+    }
+    if (name == "dsp_max_us") return d.worst_us;
+    if (name == "dsp_nominal_us" && d.nominal_us) return std::round(*d.nominal_us);
+    return std::nullopt;
+  }
   if (name == "baseline_max") {
     if (!run.baseline || run.baseline->error || !run.baseline->max_us) return std::nullopt;
     return static_cast<double>(*run.baseline->max_us);

@@ -20,6 +20,12 @@
 //                scheduling latency the clients' policy gives
 //   baseline_p99 the timer baseline's (cyclictest beside the run) 99th percentile, usecs
 //   baseline_max cyclictest's own maximum beside the run, usecs (exact beyond its histogram too)
+//   dsp_within_100us_pct  the 2004 realtime-preempt figure: the clients' DSP loops (each
+//                client's DSP hop of the cycle table) within 100 us of their calibrated nominal
+//                length, % of every client's cycles
+//   dsp_overhead_max_pct  the longest DSP loop's excess over its nominal length, % of nominal
+//                (the worst client's)
+//   dsp_max_us   the longest DSP loop, usecs; dsp_nominal_us its nominal length (the clients')
 //   ping_lost_pct  --ping's echo requests without an answer within its wait, % of those sent
 //   glitches     audible glitches at the chain's tail
 //   dsp_load     jack_test's Average DSP Load, %

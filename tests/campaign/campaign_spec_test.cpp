@@ -109,7 +109,7 @@ TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
             "c.toml:2: colour: not a campaign key (name, repetitions, order, seed, warmup_s, "
             "sections, [run], [axes])");
   EXPECT_EQ(error_of("name = \"x\"\nsections = [\"pie-chart\"]\n"),
-            "c.toml:2: sections: expected report sections from: maxima-spread");
+            "c.toml:2: sections: expected report sections from: maxima-spread, preempt-2004");
   EXPECT_EQ(error_of("name = \"x\"\nsections = \"maxima-spread\"\n"),
             "c.toml:2: sections: expected a list of report sections");
   EXPECT_EQ(error_of("name = \"x\"\n[run]\nping = 1\n"),

@@ -4,6 +4,7 @@
 // parsed and checked, and the JUnit report.
 #include "engine/report/run_metrics.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/base/errors.hpp"
@@ -100,6 +101,34 @@ TEST(RunMetrics, TheBaselinesP99OnlyWhereItIsExact) {
   EXPECT_FALSE(metric(run, "baseline_p99"));
   run["baseline"] = {{"tool", "cyclictest"}, {"error", "cyclictest exited with status 1"}};
   EXPECT_FALSE(metric(run, "baseline_p99"));
+}
+
+TEST(RunMetrics, TheDspLoopAgainstItsNominalLengthIn2004sTerms) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  EXPECT_FALSE(metric(run, "dsp_within_100us_pct")) << "no DSP hop";
+  auto dsp = [](int client, json bins) {
+    uint64_t count = 0;
+    for (const json& b : bins) count += b[1].get<uint64_t>();
+    json h;
+    h["key"] = fmt::format("dsp.c{:02d}", client);
+    h["kind"] = "dsp";
+    h["client"] = client;
+    h["summary_us"]["count"] = count;
+    h["below_zero"] = 0;
+    h["bins"] = std::move(bins);
+    return h;
+  };
+  // c01, nominal 1000 us: 8 loops at 1000..1100 (within), 2 at 1101 and 2500 (beyond).
+  // c02, nominal 500 us: 9 at 450 (within: 50 us short), 1 at 700 (40 % over).
+  run["cycles"]["hops"].push_back(
+      dsp(1, json::parse("[[1000, 4], [1100, 4], [1101, 1], [2500, 1]]")));
+  run["cycles"]["hops"].push_back(dsp(2, json::parse("[[450, 9], [700, 1]]")));
+  run["clients"] = json::array({{{"index", 1}, {"name", "c01"}, {"dsp", {{"target_us", 1000.0}}}},
+                                {{"index", 2}, {"name", "c02"}, {"dsp", {{"target_us", 500.0}}}}});
+  EXPECT_EQ(metric(run, "dsp_within_100us_pct"), 85.0) << "17 of 20 loops";
+  EXPECT_EQ(metric(run, "dsp_overhead_max_pct"), 150.0) << "c01's 2500 us against 1000";
+  EXPECT_EQ(metric(run, "dsp_max_us"), 2500.0);
+  EXPECT_EQ(metric(run, "dsp_nominal_us"), 1000.0);
 }
 
 TEST(RunMetrics, PingLossOnlyWithFiguresAndRequestsSent) {
