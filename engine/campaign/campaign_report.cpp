@@ -345,6 +345,14 @@ std::string format_closest_call(const CampaignReport& r) {
       m->unit.empty() ? "" : " " + m->unit, now);
 }
 
+namespace {
+
+bool has_section(const CampaignReport& r, const std::string& name) {
+  return std::find(r.sections.begin(), r.sections.end(), name) != r.sections.end();
+}
+
+}  // namespace
+
 std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
   std::string out = format_case_medians(r);
   const std::string glance = format_verdict_glance(r);
@@ -358,16 +366,11 @@ std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
   }
   const std::string closest = format_closest_call(r);
   if (!closest.empty()) out += "\n" + closest;
+  // The preset's own tables (the campaign file's sections) belong to the short answer.
+  if (has_section(r, "preempt-2004")) out += format_preempt_2004(preempt_2004_rows(r));
+  if (has_section(r, "maxima-spread")) out += format_maxima_spread(maxima_spread(r));
   return out;
 }
-
-namespace {
-
-bool has_section(const CampaignReport& r, const std::string& name) {
-  return std::find(r.sections.begin(), r.sections.end(), name) != r.sections.end();
-}
-
-}  // namespace
 
 std::string format_campaign_report(const CampaignReport& r) {
   std::string out = fmt::format("Campaign {}\n\n", r.name) + format_campaign_brief(r) +
@@ -411,8 +414,6 @@ std::string format_campaign_report(const CampaignReport& r) {
       out += "     " + r.verdicts[i].sentence + "\n";
     }
   }
-  if (has_section(r, "preempt-2004")) out += format_preempt_2004(preempt_2004_rows(r));
-  if (has_section(r, "maxima-spread")) out += format_maxima_spread(maxima_spread(r));
   return out;
 }
 

@@ -59,8 +59,9 @@ CampaignReport build_campaign_report(const CampaignPlan& plan, const CampaignSta
 std::string format_verdict_table(const CampaignReport& r);
 
 // The closing block a terminal gets (and campaign-summary.txt leads with), from the same report:
-// format_case_medians, format_verdict_glance, then one sentence per difference claimed and the
-// closest-call line. `tables_only` (-q): the two tables alone.
+// format_case_medians, format_verdict_glance, then one sentence per difference claimed, the
+// closest-call line and the campaign file's sections (the preset's own tables: preempt-2004,
+// maxima-spread). `tables_only` (-q): the two tables alone.
 std::string format_campaign_brief(const CampaignReport& r, bool tables_only = false);
 
 // One row per case: its finished runs and the median of each compared figure some case has

@@ -352,6 +352,7 @@ class Runner {
     ReportPlot plot{plot_file("campaign", format), std::nullopt};
     if (plot_error.empty()) plot.bytes = read_file(dir_ + "/" + plot.name);
     std::vector<ReportPlot> plots = {plot};
+    std::vector<std::string> extra_plots;  // the sections' pictures, named at the end
     if (std::find(rep.sections.begin(), rep.sections.end(), "maxima-spread") !=
         rep.sections.end()) {
       const std::string spread_error =
@@ -363,13 +364,15 @@ class Runner {
         std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", spread.name.c_str(),
                      spread_error.c_str());
       }
+      if (spread.bytes) extra_plots.push_back(spread.name);
       plots.push_back(spread);
     }
     write_output_file(dir_ + "/report.html", format_campaign_html(rep, plots));
     if (o_.quiet) {
       std::fputs(format_campaign_brief(rep, true).c_str(), stdout);
     } else {
-      print_closing(rep, session_s, plot_error.empty() ? plot_file("campaign", format) : "");
+      print_closing(rep, session_s, plot_error.empty() ? plot_file("campaign", format) : "",
+                    extra_plots);
     }
     std::fflush(stdout);
     if (o_.fail_if.empty() && o_.junit.empty()) return 0;
@@ -390,7 +393,8 @@ class Runner {
 
   // The closing block without -q: what finished, the short report, where the rest is, and the
   // campaign's own time.
-  void print_closing(const CampaignReport& rep, double session_s, const std::string& plot) const {
+  void print_closing(const CampaignReport& rep, double session_s, const std::string& plot,
+                     const std::vector<std::string>& extra_plots) const {
     std::printf("Campaign %s: %zu runs finished (%zu cases x %d repetitions%s), in %s\n\n",
                 plan_.name.c_str(), finished(), plan_.cases.size(), plan_.repetitions,
                 plan_.warmup_s > 0 ? " + a warm-up" : "", dir_.c_str());
@@ -398,6 +402,7 @@ class Runner {
     std::printf("\nFull summary: %s/campaign-summary.txt\n", dir_.c_str());
     std::printf("One page to share: %s/report.html\n", dir_.c_str());
     if (!plot.empty()) std::printf("Plot: %s/%s\n", dir_.c_str(), plot.c_str());
+    for (const std::string& p : extra_plots) std::printf("Plot: %s/%s\n", dir_.c_str(), p.c_str());
     if (session_runs_ > 0) {
       // The campaign measuring itself: its own time beyond the `xrunlab run` processes.
       std::printf(

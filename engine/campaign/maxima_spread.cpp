@@ -55,6 +55,8 @@ std::vector<MaximaSpreadRow> maxima_spread(const CampaignReport& r) {
         const stats::RunsNeeded n = stats::runs_needed(v, v, diff);
         row.runs_needed.push_back(n.runs_per_case);
         row.why_absent.push_back(n.runs_per_case ? "" : n.why_absent);
+        row.beyond_estimate.push_back(!n.runs_per_case && n.noise_sd && *n.noise_sd > 0 &&
+                                      n.delta && *n.delta > 0);
       }
       rows.push_back(std::move(row));
     }
@@ -77,11 +79,12 @@ std::string format_maxima_spread(const std::vector<MaximaSpreadRow>& rows) {
     }
     std::string runs;
     for (size_t i = 0; i < row.runs_needed.size(); ++i) {
-      runs += (i > 0 ? "/" : "") +
-              (row.runs_needed[i] ? fmt::format("{}", *row.runs_needed[i]) : std::string("-"));
+      runs += (i > 0 ? "/" : "") + (row.runs_needed[i] ? fmt::format("{}", *row.runs_needed[i])
+                                    : row.beyond_estimate[i] ? std::string(">1e6")
+                                                             : std::string("-"));
     }
     out += fmt::format(
-        "   {:<32} {:>4}  {:>9}  {:>19}  {:>7}  {:>8}  {}\n", row.case_label, row.maxima.size(),
+        "   {:<32} {:>4}  {:>9}  {:>19}  {:>9}  {:>10}  {}\n", row.case_label, row.maxima.size(),
         number(row.median),
         row.min ? fmt::format("{}..{}", number(row.min), number(row.max)) : std::string("-"),
         row.ratio ? fmt::format("{:.2f}x", *row.ratio) : std::string("-"),
@@ -89,7 +92,7 @@ std::string format_maxima_spread(const std::vector<MaximaSpreadRow>& rows) {
   }
   out +=
       "   (\"-\": no estimate: fewer than 2 runs, or maxima all equal, so that any difference "
-      "shows at once)\n";
+      "shows at once; \">1e6\": over a million runs, the spread dwarfs the difference)\n";
   return out;
 }
 
@@ -99,7 +102,9 @@ nlohmann::json maxima_spread_json(const std::vector<MaximaSpreadRow>& rows) {
   for (const MaximaSpreadRow& row : rows) {
     nlohmann::json runs = nlohmann::json::object();
     for (size_t i = 0; i < row.runs_needed.size(); ++i) {
-      runs[fmt::format("{:.0f}pct", kMaximaSpreadDifferences[i] * 100)] = opt(row.runs_needed[i]);
+      // null: no estimate; "over 1000000": the spread dwarfs the difference.
+      runs[fmt::format("{:.0f}pct", kMaximaSpreadDifferences[i] * 100)] =
+          row.beyond_estimate[i] ? nlohmann::json("over 1000000") : opt(row.runs_needed[i]);
     }
     list.push_back({{"case", row.case_label},
                     {"metric", row.metric},

@@ -34,6 +34,7 @@ struct MaximaSpreadRow {
   std::optional<double> robust_cv_pct;             // robust sd / median, %
   std::vector<std::optional<size_t>> runs_needed;  // per kMaximaSpreadDifferences
   std::vector<std::string> why_absent;             // per difference, when not known
+  std::vector<bool> beyond_estimate;  // per difference: over a million runs (the spread dwarfs it)
 };
 
 // One row per case and maximum that some run of the case has.

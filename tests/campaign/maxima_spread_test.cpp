@@ -64,6 +64,24 @@ TEST(MaximaSpread, NoEstimateFromOneRunOrFromEqualMaxima) {
   for (const auto& n : equal.runs_needed) EXPECT_FALSE(n.has_value()) << "any difference shows";
 }
 
+TEST(MaximaSpread, ASpreadThatDwarfsTheDifferenceIsSaidSo) {
+  CampaignCase c{1, "hackbench", "1-hackbench", {}, {}};
+  CampaignReport r;
+  CaseFigures f;
+  f.c = &c;
+  f.runs = 5;
+  // The run of 634 ms among runs near 600 us: IQR 580..100000, a spread of ~12000 %.
+  f.values = {{"delay_max", {580, 600, 620, 100000, 634670}}};
+  r.cases = {f};
+  const std::vector<MaximaSpreadRow> rows = maxima_spread(r);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].runs_needed[0].has_value());
+  EXPECT_TRUE(rows[0].beyond_estimate[0]);
+  EXPECT_NE(format_maxima_spread(rows).find(">1e6/"), std::string::npos)
+      << format_maxima_spread(rows);
+  EXPECT_EQ(maxima_spread_json(rows)["rows"][0]["runs_per_kernel_needed"]["10pct"], "over 1000000");
+}
+
 TEST(MaximaSpread, TextAndJson) {
   const Fixture f;
   const std::vector<MaximaSpreadRow> rows = maxima_spread(f.r);

@@ -20,8 +20,8 @@ class CampaignCli : public SubcommandCli {
         ->type_name("FILE.toml");
     app_->add_option("--preset", co_.preset,
                      "Run a campaign shipped in scripts/campaigns/ instead of FILE: jack_test4, "
-                     "jack_test3, iso-vs-fifo-2005, rt-kernel (each file says what it "
-                     "reproduces).")
+                     "jack_test3, iso-vs-fifo-2005, rt-kernel, rt-kernel-2007, preempt-2004 "
+                     "(each file says what it reproduces; docs/classics.md).")
         ->type_name("NAME");
     app_->add_option("--scale", scale_,
                      "Multiply every run's duration (and the warm-up) by F, e.g. 0.1 for a "
