@@ -1253,6 +1253,26 @@ struct BinPair {
   }
 };
 
+// A record's figures (Part::figures) or, when the record has an error, the error alone: a
+// record without figures has no figure keys at all.
+template <typename Part, typename Record>
+struct FiguresOrError {
+  static void write_into(json& out, const Record& r) {
+    if (r.error) {
+      out["error"] = *r.error;
+    } else {
+      JsonOut io(out);
+      Part::figures(io, r);
+    }
+  }
+  static void read_from(const Object& in, Record& r) {
+    in.get("error", r.error);
+    if (r.error) return;
+    JsonIn io(in);
+    Part::figures(io, r);
+  }
+};
+
 struct BaselineRatiosPart {
   template <typename IO, typename B>
   static void fields(IO& io, B& b) {
@@ -1272,24 +1292,8 @@ struct BaselinePart {
     io("priority", b.priority);
     io("interval_us", b.interval_us);
     io("holds_cpu_dma_latency", b.holds_cpu_dma_latency);
-    io.template spread<FiguresOrError>(b);
+    io.template spread<FiguresOrError<BaselinePart, BaselineRecord>>(b);
   }
-  struct FiguresOrError {
-    static void write_into(json& out, const BaselineRecord& b) {
-      if (b.error) {
-        out["error"] = *b.error;
-      } else {
-        JsonOut io(out);
-        figures(io, b);
-      }
-    }
-    static void read_from(const Object& in, BaselineRecord& b) {
-      in.get("error", b.error);
-      if (b.error) return;
-      JsonIn io(in);
-      figures(io, b);
-    }
-  };
   template <typename IO, typename B>
   static void figures(IO& io, B& b) {
     io("wakeups", b.wakeups);
@@ -1318,24 +1322,8 @@ struct PingPart {
     io("answer_wait_ms", p.answer_wait_ms);
     io("drop_every", p.drop_every);
     io("file", p.file);
-    io.template spread<FiguresOrError>(p);
+    io.template spread<FiguresOrError<PingPart, PingRecord>>(p);
   }
-  struct FiguresOrError {
-    static void write_into(json& out, const PingRecord& p) {
-      if (p.error) {
-        out["error"] = *p.error;
-      } else {
-        JsonOut io(out);
-        figures(io, p);
-      }
-    }
-    static void read_from(const Object& in, PingRecord& p) {
-      in.get("error", p.error);
-      if (p.error) return;
-      JsonIn io(in);
-      figures(io, p);
-    }
-  };
   template <typename IO, typename P>
   static void figures(IO& io, P& p) {
     io("sent", p.sent);
