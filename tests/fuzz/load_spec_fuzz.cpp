@@ -57,9 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // One empty word alone is '' : the outer quotes of the grammar's cmd:"ARGV", so nothing.
     if (arg == "''") return 0;
     again = spec->kind + ":" + arg;
-  } else if (spec->kind == "net") {
-    FUZZ_CHECK(spec->tool_args.size() == 1);
-    again = "net";
+  } else if (spec->kind == "net" || spec->kind == "top") {  // kinds without an argument
+    FUZZ_CHECK(spec->tool_args.size() == 1 && spec->tool_args[0] == spec->kind);
+    again = spec->kind;
   } else {
     FUZZ_CHECK(spec->tool_args.size() == 2 && spec->tool_args[0] == spec->kind);
     again = spec->kind + ":" + spec->tool_args[1];
