@@ -278,9 +278,12 @@ inline void expect_xrun_counts_consistent(const json& j) {
   }
 }
 
-inline int run_to_end(const std::vector<std::string>& args, XrunlabRun* out) {
+// A campaign of several runs needs more than finish()'s default minute on a slow machine: pass
+// a longer `timeout`.
+inline int run_to_end(const std::vector<std::string>& args, XrunlabRun* out,
+                      std::chrono::seconds timeout = 60s) {
   *out = start(args);
-  finish(*out);
+  finish(*out, timeout);
   return out->exit_code;
 }
 
