@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <random>
 
@@ -146,6 +147,33 @@ CampaignPlan plan_campaign(const CampaignSpec& spec, uint64_t seed,
         slug(names.empty() ? std::string("default") : fmt::format("{}", fmt::join(names, "-")));
     k.label = fmt::format("{:02d}-{}", k.index, s.empty() ? std::string("case") : s);
     checked(spec.path, 1, "case " + k.name, [&] { check(k.run_args); });
+    plan.cases.push_back(std::move(k));
+  }
+  // [[cases]]: [run]'s options with the case's replacing those of the same key, after the
+  // product; its options stand where the axes' values do (sections read them there).
+  for (const CampaignExtraCase& x : spec.extra_cases) {
+    if (plan.cases.size() >= 1000) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("{}: the axes and [[cases]] make over 1000 cases", spec.path));
+    }
+    CampaignCase k;
+    k.index = static_cast<int>(plan.cases.size()) + 1;
+    std::vector<std::string> names;
+    for (const CampaignOption& o : spec.fixed) {
+      const bool replaced = std::any_of(x.options.begin(), x.options.end(),
+                                        [&](const CampaignOption& c) { return c.key == o.key; });
+      if (!replaced) add_args(o.key, o.values, k.run_args);
+    }
+    for (const CampaignOption& o : x.options) {
+      add_args(o.key, o.values, k.run_args);
+      const std::string value = fmt::format("{}", fmt::join(o.values, "+"));
+      k.axes.emplace_back(o.key, value);
+      names.push_back(o.key + " " + value);
+    }
+    k.name = x.name.empty() ? fmt::format("{}", fmt::join(names, ", ")) : x.name;
+    const std::string s = slug(k.name);
+    k.label = fmt::format("{:02d}-{}", k.index, s.empty() ? std::string("case") : s);
+    checked(spec.path, x.line, "[[cases]] " + k.name, [&] { check(k.run_args); });
     plan.cases.push_back(std::move(k));
   }
 

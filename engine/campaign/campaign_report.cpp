@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/campaign/maxima_spread.hpp"
+#include "engine/campaign/periodic_2001.hpp"
 #include "engine/campaign/preempt_2004.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/result/run_json.hpp"
@@ -148,8 +149,11 @@ bool every_test_too_small(const CampaignReport& r) {
 }  // namespace
 
 bool one_axis_apart(const CampaignCase& a, const CampaignCase& b) {
+  // The same keys in the same order: a [[cases]] case sets keys of its own.
+  if (a.axes.size() != b.axes.size()) return false;
   size_t differ = 0;
-  for (size_t i = 0; i < a.axes.size() && i < b.axes.size(); ++i) {
+  for (size_t i = 0; i < a.axes.size(); ++i) {
+    if (a.axes[i].first != b.axes[i].first) return false;
     differ += a.axes[i].second != b.axes[i].second ? 1 : 0;
   }
   return differ == 1;
@@ -367,6 +371,7 @@ std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
   const std::string closest = format_closest_call(r);
   if (!closest.empty()) out += "\n" + closest;
   // The preset's own tables (the campaign file's sections) belong to the short answer.
+  if (has_section(r, "periodic-2001")) out += format_periodic_2001(periodic_2001(r));
   if (has_section(r, "preempt-2004")) out += format_preempt_2004(preempt_2004_rows(r));
   if (has_section(r, "maxima-spread")) out += format_maxima_spread(maxima_spread(r));
   return out;
@@ -543,6 +548,7 @@ nlohmann::json campaign_report_json(const CampaignReport& r) {
                         {"closest_call", std::move(closest)}};
   if (has_section(r, "maxima-spread")) out["maxima_spread"] = maxima_spread_json(maxima_spread(r));
   if (has_section(r, "preempt-2004")) out["preempt_2004"] = preempt_2004_json(preempt_2004_rows(r));
+  if (has_section(r, "periodic-2001")) out["periodic_2001"] = periodic_2001_json(periodic_2001(r));
   return out;
 }
 

@@ -45,7 +45,8 @@ struct CampaignReport {
   std::vector<std::pair<size_t, size_t>> verdict_pair;  // the cases of each verdict (a, b)
 };
 
-// Whether two cases differ in exactly one axis value (the pairs the report compares).
+// Whether two cases set the same keys and differ in exactly one value (the pairs the report
+// compares).
 bool one_axis_apart(const CampaignCase& a, const CampaignCase& b);
 
 // Reads each finished counted run's run.json (relative to `dir`) into the report.

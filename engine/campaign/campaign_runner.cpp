@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "engine/campaign/campaign_report.hpp"
 #include "engine/campaign/campaign_spec.hpp"
 #include "engine/campaign/campaign_store.hpp"
+#include "engine/campaign/periodic_2001.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/run/progress.hpp"
@@ -38,6 +40,11 @@ using Clock = std::chrono::steady_clock;
 // Start and stop of jackd and the clients and the files, per run, before any run has shown
 // its own (seconds).
 constexpr double kDefaultOverheadS = 3.0;
+
+// The picture a report section draws, without its extension.
+const char* section_plot_stem(const std::string& section) {
+  return section == "periodic-2001" ? "latency-vs-runqueue" : section.c_str();
+}
 
 bool path_exists(const std::string& path) {
   struct stat st {};
@@ -353,19 +360,28 @@ class Runner {
     if (plot_error.empty()) plot.bytes = read_file(dir_ + "/" + plot.name);
     std::vector<ReportPlot> plots = {plot};
     std::vector<std::string> extra_plots;  // the sections' pictures, named at the end
-    if (std::find(rep.sections.begin(), rep.sections.end(), "maxima-spread") !=
-        rep.sections.end()) {
-      const std::string spread_error =
-          draw_maxima_spread_plot(rep, find_script_dir(o_.self_exe), dir_, format);
-      ReportPlot spread{plot_file("maxima-spread", format), std::nullopt};
-      if (spread_error.empty()) {
-        spread.bytes = read_file(dir_ + "/" + spread.name);
-      } else {
-        std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", spread.name.c_str(),
-                     spread_error.c_str());
+    // The sections' own pictures.
+    const std::string scripts = find_script_dir(o_.self_exe);
+    const std::pair<const char*, std::function<std::string()>> section_plots[] = {
+        {"maxima-spread", [&] { return draw_maxima_spread_plot(rep, scripts, dir_, format); }},
+        {"periodic-2001",
+         [&] {
+           return draw_periodic_2001_plot(periodic_2001(rep), rep.name, scripts, dir_, format);
+         }},
+    };
+    for (const auto& [section, draw] : section_plots) {
+      if (std::find(rep.sections.begin(), rep.sections.end(), section) == rep.sections.end()) {
+        continue;
       }
-      if (spread.bytes) extra_plots.push_back(spread.name);
-      plots.push_back(spread);
+      const std::string error = draw();
+      ReportPlot extra{plot_file(section_plot_stem(section), format), std::nullopt};
+      if (error.empty()) {
+        extra.bytes = read_file(dir_ + "/" + extra.name);
+      } else {
+        std::fprintf(stderr, "xrunlab: warning: no %s: %s\n", extra.name.c_str(), error.c_str());
+      }
+      if (extra.bytes) extra_plots.push_back(extra.name);
+      plots.push_back(extra);
     }
     write_output_file(dir_ + "/report.html", format_campaign_html(rep, plots));
     if (o_.quiet) {

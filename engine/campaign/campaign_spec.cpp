@@ -64,6 +64,52 @@ class Reader {
     fail(line_of(n), key, "expected a string, a number or true/false");
   }
 
+  // An option of [run] or [[cases]]: `flag` (dashed) checked against what a campaign may set.
+  CampaignOption run_option(const std::string& flag, const toml::node& n,
+                            const std::string& where) const {
+    const int line = line_of(n);
+    if (flag == "label" || flag == "output" || flag == "quiet") {
+      fail(line, where, "the campaign sets it (each case's label, the campaign folder)");
+    }
+    if (run_keys().count(flag) == 0) {
+      fail(line, where, "not an option of `xrunlab run` a campaign can set");
+    }
+    if (bool_keys().count(flag) != 0 && n.as_boolean() == nullptr) {
+      fail(line, where, "expected true or false");
+    }
+    std::vector<std::string> vals = values(n, where);
+    if (vals.size() > 1 && flag != "load") {
+      fail(line, where, "one value (only load may be a list: several loads at once)");
+    }
+    return {flag, std::move(vals), line};
+  }
+
+  // A [[cases]] table: an optional name and run options, duration excepted.
+  CampaignExtraCase extra_case(const toml::table& t) const {
+    CampaignExtraCase c;
+    c.line = static_cast<int>(t.source().begin.line);
+    for (const auto& [k, n] : t) {
+      const std::string raw(k.str());
+      const std::string where = "[[cases]] " + raw;
+      if (raw == "name") {
+        const auto* s = n.as_string();
+        if (s == nullptr || s->get().empty())
+          fail(line_of(n), where, "expected a non-empty string");
+        c.name = s->get();
+        continue;
+      }
+      const std::string flag = dashed(raw);
+      if (flag == "duration") {
+        fail(line_of(n), where, "every run of a campaign is as long: give duration in [run]");
+      }
+      c.options.push_back(run_option(flag, n, where));
+    }
+    if (c.options.empty()) fail(c.line, "[[cases]]", "a case needs at least one run option");
+    std::stable_sort(c.options.begin(), c.options.end(),
+                     [](const auto& a, const auto& b) { return a.line < b.line; });
+    return c;
+  }
+
   std::vector<std::string> values(const toml::node& n, const std::string& key) const {
     std::vector<std::string> out;
     if (const auto* a = n.as_array()) {
@@ -88,7 +134,7 @@ const std::vector<std::string>& campaign_axis_keys() {
 }
 
 const std::vector<std::string>& campaign_section_names() {
-  static const std::vector<std::string> names = {"maxima-spread", "preempt-2004"};
+  static const std::vector<std::string> names = {"maxima-spread", "preempt-2004", "periodic-2001"};
   return names;
 }
 
@@ -165,20 +211,7 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
         const std::string where = "[" + key + "] " + raw;
         const int sline = line_of(sn);
         if (key == "run") {
-          if (flag == "label" || flag == "output" || flag == "quiet") {
-            r.fail(sline, where, "the campaign sets it (each case's label, the campaign folder)");
-          }
-          if (run_keys().count(flag) == 0) {
-            r.fail(sline, where, "not an option of `xrunlab run` a campaign can set");
-          }
-          if (bool_keys().count(flag) != 0 && sn.as_boolean() == nullptr) {
-            r.fail(sline, where, "expected true or false");
-          }
-          std::vector<std::string> vals = r.values(sn, where);
-          if (vals.size() > 1 && flag != "load") {
-            r.fail(sline, where, "one value (only load may be a list: several loads at once)");
-          }
-          spec.fixed.push_back({flag, std::move(vals), sline});
+          spec.fixed.push_back(r.run_option(flag, sn, where));
         } else {
           const auto& axes = campaign_axis_keys();
           if (std::find(axes.begin(), axes.end(), flag) == axes.end()) {
@@ -194,10 +227,18 @@ CampaignSpec parse_campaign(const std::string& text, const std::string& path) {
           spec.axes.push_back({flag, std::move(vals), sline});
         }
       }
+    } else if (key == "cases") {
+      const auto* a = node.as_array();
+      if (a == nullptr) r.fail(line, key, "expected tables: [[cases]]");
+      for (const toml::node& e : *a) {
+        const auto* table = e.as_table();
+        if (table == nullptr) r.fail(line_of(e), key, "expected tables: [[cases]]");
+        spec.extra_cases.push_back(r.extra_case(*table));
+      }
     } else {
       r.fail(line, key,
              "not a campaign key (name, repetitions, order, seed, warmup_s, sections, [run], "
-             "[axes])");
+             "[axes], [[cases]])");
     }
   }
   if (spec.name.empty()) r.fail(1, "name", "missing: every campaign needs a name (its folder)");

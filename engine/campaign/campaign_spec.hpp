@@ -17,6 +17,10 @@
 //   [axes]                          # one list per axis; the cases are their product
 //   policy = ["fifo", "iso-emu:70", "other:-20"]
 //   load = ["none", "compile"]
+//   [[cases]]                       # optional, repeatable: a case beyond the axes' product,
+//   name = "bench alone"            #   [run]'s options with these replacing the same keys
+//   load = "bench"                  #   (not duration: every run of a campaign is as long)
+//   baseline = "none"
 //
 // Errors name the file, the line and the key: "campaign.toml:7: [axes] period: ...".
 // Non-realtime.
@@ -41,6 +45,14 @@ struct CampaignAxis {
   int line = 0;
 };
 
+// A [[cases]] table: one case beyond the axes' product. Its options replace [run]'s of the
+// same key; the axes do not apply to it.
+struct CampaignExtraCase {
+  std::string name;                     // its `name`, or "" (the plan names it by its values)
+  std::vector<CampaignOption> options;  // in file order
+  int line = 0;
+};
+
 struct CampaignSpec {
   std::string path;  // the file, for messages
   std::string text;  // its whole text (campaign.json keeps it)
@@ -49,9 +61,10 @@ struct CampaignSpec {
   std::string order = "shuffled";  // shuffled | sequential
   std::optional<uint64_t> seed;
   double warmup_s = 0;
-  std::vector<std::string> sections;  // campaign_section_names(), each once, in file order
-  std::vector<CampaignOption> fixed;  // [run], in file order
-  std::vector<CampaignAxis> axes;     // [axes], in file order
+  std::vector<std::string> sections;           // campaign_section_names(), each once, in file order
+  std::vector<CampaignOption> fixed;           // [run], in file order
+  std::vector<CampaignAxis> axes;              // [axes], in file order
+  std::vector<CampaignExtraCase> extra_cases;  // [[cases]], in file order
 };
 
 // The report sections a campaign file may ask for beyond the usual ones:
@@ -62,6 +75,9 @@ struct CampaignSpec {
 //   preempt-2004   the 2004 realtime-preempt table: per load, the clients' DSP loops within
 //                  100 us of nominal, the worst overhead and loop, --ping's loss
 //                  (engine/campaign/preempt_2004.hpp)
+//   periodic-2001  the 2001 scheduler-latency table: cyclictest's p50/p99/max against the number
+//                  of cpu hogs, the audio graph beside it, a timed benchmark's slowdown
+//                  (engine/campaign/periodic_2001.hpp); latency-vs-runqueue.png
 const std::vector<std::string>& campaign_section_names();
 
 // The axes a campaign may vary (run flags without dashes).

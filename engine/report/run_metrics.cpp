@@ -67,9 +67,9 @@ std::optional<double> slack_min(const RunResult& run) {
 }
 
 // Only an exact value: one beyond cyclictest's histogram is a bound, not a figure.
-std::optional<double> baseline_p99(const RunResult& run) {
-  if (!run.baseline || !run.baseline->p99 || !run.baseline->p99->exact) return std::nullopt;
-  return static_cast<double>(run.baseline->p99->value_us);
+std::optional<double> baseline_percentile(const std::optional<Percentile>& p) {
+  if (!p || !p->exact) return std::nullopt;
+  return static_cast<double>(p->value_us);
 }
 
 // The 2004 realtime-preempt figures of the clients' DSP loop (each client's DSP hop of the cycle
@@ -119,6 +119,7 @@ const std::vector<RunMetric>& run_metrics() {
       {"slack_p1", "slack 1st percentile", "us", false},
       {"wakeup_p99", "interrupt -> jackd wake-up p99", "us", true},
       {"client_wakeup_p99", "client wake-up p99 (upstream done -> entry, all clients)", "us", true},
+      {"baseline_p50", "cyclictest median beside the run", "us", true},
       {"baseline_p99", "cyclictest p99 beside the run", "us", true},
       {"baseline_max", "cyclictest max beside the run", "us", true},
       {"dsp_within_100us_pct", "DSP loops within 100 us of nominal", "%", false},
@@ -159,7 +160,10 @@ std::optional<double> run_metric(const RunResult& run, const std::string& name) 
     const HopSeries* h = hop(run, "slack");
     return h == nullptr ? std::nullopt : exact_percentile(h->us, 1.0);
   }
-  if (name == "baseline_p99") return baseline_p99(run);
+  if (name == "baseline_p50" || name == "baseline_p99") {
+    if (!run.baseline) return std::nullopt;
+    return baseline_percentile(name == "baseline_p50" ? run.baseline->p50 : run.baseline->p99);
+  }
   if (name.rfind("dsp_", 0) == 0 && name != "dsp_load") {
     const DspAgainstNominal d = dsp_against_nominal(run);
     if (d.cycles == 0) return std::nullopt;

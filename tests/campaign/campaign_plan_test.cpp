@@ -163,6 +163,50 @@ TEST(CampaignPlan, ABadAxisValueIsRefusedNamingItsLineBeforeAnythingRuns) {
   }
 }
 
+TEST(CampaignPlan, ExtraCasesFollowTheProductWithTheirOptionsReplacingRuns) {
+  const CampaignPlan p = plan_campaign(spec_of(R"(name = "x"
+repetitions = 2
+[run]
+clients = 3
+baseline = "cyclictest"
+duration = 2
+[axes]
+load = ["none", "cpu:1"]
+[[cases]]
+name = "bench alone"
+load = "bench"
+baseline = "none"
+[[cases]]
+load = ["bench", "cpu:2"]
+)"),
+                                       1, std::nullopt, check);
+  ASSERT_EQ(p.cases.size(), 4u);
+  EXPECT_EQ(p.cases[2].index, 3);
+  EXPECT_EQ(p.cases[2].name, "bench alone");
+  EXPECT_EQ(p.cases[2].label, "03-bench-alone");
+  EXPECT_EQ(p.cases[2].run_args,
+            (std::vector<std::string>{"--clients", "3", "--duration", "2", "--load", "bench",
+                                      "--baseline", "none"}))
+      << "[run]'s baseline replaced, not given twice";
+  EXPECT_EQ(p.cases[2].axes, (std::vector<std::pair<std::string, std::string>>{
+                                 {"load", "bench"}, {"baseline", "none"}}));
+  EXPECT_EQ(p.cases[3].name, "load bench+cpu:2");
+  EXPECT_EQ(p.cases[3].run_args,
+            (std::vector<std::string>{"--clients", "3", "--baseline", "cyclictest", "--duration",
+                                      "2", "--load", "bench", "--load", "cpu:2"}));
+  EXPECT_EQ(p.runs.size(), 8u) << "every case, extra ones too, repeated";
+}
+
+TEST(CampaignPlan, ABadExtraCaseIsRefusedNamingItsLine) {
+  try {
+    plan_campaign(spec_of("name = \"b\"\n[[cases]]\npolicy = \"bogus\"\n"), 1, std::nullopt, check);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "c.toml:2: [[cases]] policy bogus: --policy 'bogus': unknown policy");
+  }
+}
+
 TEST(CampaignPlan, RunRepeatIsOneCaseRunNTimes) {
   const CampaignPlan p =
       plan_single_case("My Run", {"--clients", "2", "--duration", "4"}, 3, check);

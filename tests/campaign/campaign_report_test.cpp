@@ -310,6 +310,20 @@ TEST(CampaignReport, OnlyCasesOneAxisApartAreCompared) {
   EXPECT_FALSE(one_axis_apart(p.cases[0], p.cases[0]));
 }
 
+TEST(CampaignReport, ExtraCasesAreComparedOnlyWithCasesSettingTheSameKeys) {
+  const CampaignPlan p =
+      plan_campaign(parse_campaign("name = \"a\"\n[axes]\nload = [\"none\", \"cpu:1\"]\n"
+                                   "[[cases]]\nload = \"bench\"\nbaseline = \"none\"\n"
+                                   "[[cases]]\nload = \"bench\"\nbaseline = \"cyclictest\"\n",
+                                   "c.toml"),
+                    1, std::nullopt, accept);
+  ASSERT_EQ(p.cases.size(), 4u);
+  EXPECT_TRUE(one_axis_apart(p.cases[0], p.cases[1]));
+  EXPECT_TRUE(one_axis_apart(p.cases[2], p.cases[3])) << "the baseline only";
+  EXPECT_FALSE(one_axis_apart(p.cases[0], p.cases[2])) << "load alone vs load and baseline";
+  EXPECT_FALSE(one_axis_apart(p.cases[1], p.cases[3]));
+}
+
 TEST(CampaignReport, ThresholdsAreCheckedOnEachCasesMedian) {
   Fixture f;
   const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());

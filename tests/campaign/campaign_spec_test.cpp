@@ -107,17 +107,51 @@ TEST(CampaignSpec, ErrorsNameTheFileTheLineAndTheKey) {
             "c.toml:1: name: '../up': use letters, digits, '-', '_' and '.' (it names a folder)");
   EXPECT_EQ(error_of("name = \"x\"\ncolour = 1\n"),
             "c.toml:2: colour: not a campaign key (name, repetitions, order, seed, warmup_s, "
-            "sections, [run], [axes])");
+            "sections, [run], [axes], [[cases]])");
   EXPECT_EQ(error_of("name = \"x\"\nsections = [\"pie-chart\"]\n"),
-            "c.toml:2: sections: expected report sections from: maxima-spread, preempt-2004");
+            "c.toml:2: sections: expected report sections from: maxima-spread, preempt-2004, "
+            "periodic-2001");
   EXPECT_EQ(error_of("name = \"x\"\nsections = \"maxima-spread\"\n"),
             "c.toml:2: sections: expected a list of report sections");
   EXPECT_EQ(error_of("name = \"x\"\n[run]\nping = 1\n"),
             "c.toml:3: [run] ping: expected true or false");
   EXPECT_EQ(error_of("name = \"x\"\n[run]\nplots = \"no\"\n"),
             "c.toml:3: [run] plots: expected true or false");
+  EXPECT_EQ(error_of("name = \"x\"\n[[cases]]\nduration = 5\n"),
+            "c.toml:3: [[cases]] duration: every run of a campaign is as long: give duration in "
+            "[run]");
+  EXPECT_EQ(error_of("name = \"x\"\n[[cases]]\nname = \"empty\"\n"),
+            "c.toml:2: [[cases]]: a case needs at least one run option");
+  EXPECT_EQ(error_of("name = \"x\"\n[[cases]]\nlabel = \"a\"\n"),
+            "c.toml:3: [[cases]] label: the campaign sets it (each case's label, the campaign "
+            "folder)");
+  EXPECT_EQ(error_of("name = \"x\"\ncases = 3\n"), "c.toml:2: cases: expected tables: [[cases]]");
   const std::string toml = error_of("name = \"x\"\n[run\n");
   EXPECT_EQ(toml.rfind("c.toml:2: not valid TOML: ", 0), 0u) << toml;
+}
+
+TEST(CampaignSpec, ExtraCasesKeepTheirNameAndOptionsInTheFilesOrder) {
+  const CampaignSpec s = parse_campaign(R"(name = "x"
+[run]
+baseline = "cyclictest"
+[axes]
+load = ["none", "cpu:1"]
+[[cases]]
+name = "bench alone"
+load = "bench"
+baseline = "none"
+[[cases]]
+load = ["bench", "cpu:2"]
+)",
+                                        "c.toml");
+  ASSERT_EQ(s.extra_cases.size(), 2u);
+  EXPECT_EQ(s.extra_cases[0].name, "bench alone");
+  EXPECT_EQ(s.extra_cases[0].line, 6);
+  ASSERT_EQ(s.extra_cases[0].options.size(), 2u);
+  EXPECT_EQ(s.extra_cases[0].options[0].key, "load") << "the file's order, not toml++'s sorted one";
+  EXPECT_EQ(s.extra_cases[0].options[1].key, "baseline");
+  EXPECT_EQ(s.extra_cases[1].name, "");
+  EXPECT_EQ(s.extra_cases[1].options[0].values, (std::vector<std::string>{"bench", "cpu:2"}));
 }
 
 TEST(CampaignSpec, ScaleDurationAndRepetitionsShortenACampaign) {

@@ -20,7 +20,8 @@ class CampaignCli : public SubcommandCli {
         ->type_name("FILE.toml");
     app_->add_option("--preset", co_.preset,
                      "Run a campaign shipped in scripts/campaigns/ instead of FILE: jack_test4, "
-                     "jack_test3, iso-vs-fifo-2005, rt-kernel, rt-kernel-2007, preempt-2004 "
+                     "jack_test3, iso-vs-fifo-2005, rt-kernel, rt-kernel-2007, preempt-2004, "
+                     "periodic-2001 "
                      "(each file says what it reproduces; docs/classics.md).")
         ->type_name("NAME");
     app_->add_option("--scale", scale_,

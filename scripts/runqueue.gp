@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# xrunlab campaign, section periodic-2001: latency against the run-queue length. Left, the
+# periodic task (cyclictest beside the run): every run's p50, p99 and max against the number of
+# cpu hogs, the medians joined; right, on the same axis, the audio graph's interrupt -> jackd
+# wake-up p99 and jack_test's Delay Maximum. Logarithmic y (values of 0 or below are not drawn).
+# Called by `xrunlab campaign` as:
+#   gnuplot -c runqueue.gp DATA.csv OUT TITLE NPOS
+# DATA.csv columns: pos,hogs,x,p50,p99,max,wakeup_p99,delay_max,median (median 0: one run at x;
+# 1: the position's medians at x = pos; an empty cell: not known)
+data = ARG1
+out = ARG2
+title = ARG3
+npos = ARG4 + 0
+# PNG (pngcairo), or SVG when xrunlab says so: gnuplot -e 'xrunlab_terminal = "svg"'.
+if (!exists("xrunlab_terminal")) { xrunlab_terminal = "png" }
+if (xrunlab_terminal eq "svg") {
+  set terminal svg size 1400,700 background rgb "white" font "sans,10" noenhanced
+} else {
+  set terminal pngcairo size 1400,700 background rgb "white" font "sans,10" noenhanced
+}
+set output out
+set datafile separator ","
+set datafile missing ""
+set xrange [0.5:npos + 0.5]
+set logscale y
+set grid ytics
+set xlabel "cpu hogs beside the task (run-queue length)"
+set ylabel "us"
+set key top left
+set multiplot layout 1,2 title title
+set title "the periodic task: cyclictest, SCHED_FIFO, absolute clock_nanosleep"
+plot data using 3:($9 == 0 ? $4 : 1/0) with points pt 7 ps 0.9 lc rgb "#0077bb" title "p50 (run)", \
+     data using 1:($9 == 1 ? $4 : 1/0):xtic(2) with linespoints lw 2 pt 5 lc rgb "#0077bb" title "p50 (median)", \
+     data using 3:($9 == 0 ? $5 : 1/0) with points pt 7 ps 0.9 lc rgb "#ee7733" title "p99 (run)", \
+     data using 1:($9 == 1 ? $5 : 1/0) with linespoints lw 2 pt 5 lc rgb "#ee7733" title "p99 (median)", \
+     data using 3:($9 == 0 ? $6 : 1/0) with points pt 7 ps 0.9 lc rgb "#cc3311" title "max (run)", \
+     data using 1:($9 == 1 ? $6 : 1/0) with linespoints lw 2 pt 5 lc rgb "#cc3311" title "max (median)"
+set title "the audio graph at the same period"
+plot data using 3:($9 == 0 ? $7 : 1/0) with points pt 7 ps 0.9 lc rgb "#009988" title "jackd wake-up p99 (run)", \
+     data using 1:($9 == 1 ? $7 : 1/0):xtic(2) with linespoints lw 2 pt 5 lc rgb "#009988" title "jackd wake-up p99 (median)", \
+     data using 3:($9 == 0 ? $8 : 1/0) with points pt 7 ps 0.9 lc rgb "#aa3377" title "Delay Maximum (run)", \
+     data using 1:($9 == 1 ? $8 : 1/0) with linespoints lw 2 pt 5 lc rgb "#aa3377" title "Delay Maximum (median)"
+unset multiplot
