@@ -5,8 +5,9 @@
 # wake-up p99 and jack_test's Delay Maximum. Logarithmic y (values of 0 or below are not drawn).
 # Called by `xrunlab campaign` as:
 #   gnuplot -c runqueue.gp DATA.csv OUT TITLE NPOS
-# DATA.csv columns: pos,hogs,x,p50,p99,max,wakeup_p99,delay_max,median (median 0: one run at x;
-# 1: the position's medians at x = pos; an empty cell: not known)
+# DATA.csv: two blocks of rows pos,hogs,x,p50,p99,max,wakeup_p99,delay_max: index 0 one row per
+# run (x: its position, spread sideways), index 1 the medians per position (x = pos); an empty
+# cell: not known
 data = ARG1
 out = ARG2
 title = ARG3
@@ -26,18 +27,18 @@ set logscale y
 set grid ytics
 set xlabel "cpu hogs beside the task (run-queue length)"
 set ylabel "us"
-set key top left
+set key below
 set multiplot layout 1,2 title title
 set title "the periodic task: cyclictest, SCHED_FIFO, absolute clock_nanosleep"
-plot data using 3:($9 == 0 ? $4 : 1/0) with points pt 7 ps 0.9 lc rgb "#0077bb" title "p50 (run)", \
-     data using 1:($9 == 1 ? $4 : 1/0):xtic(2) with linespoints lw 2 pt 5 lc rgb "#0077bb" title "p50 (median)", \
-     data using 3:($9 == 0 ? $5 : 1/0) with points pt 7 ps 0.9 lc rgb "#ee7733" title "p99 (run)", \
-     data using 1:($9 == 1 ? $5 : 1/0) with linespoints lw 2 pt 5 lc rgb "#ee7733" title "p99 (median)", \
-     data using 3:($9 == 0 ? $6 : 1/0) with points pt 7 ps 0.9 lc rgb "#cc3311" title "max (run)", \
-     data using 1:($9 == 1 ? $6 : 1/0) with linespoints lw 2 pt 5 lc rgb "#cc3311" title "max (median)"
+plot data index 0 using 3:4 with points pt 7 ps 0.9 lc rgb "#0077bb" title "p50 (run)", \
+     data index 1 using 1:4:xtic(2) with linespoints lw 2 pt 5 lc rgb "#0077bb" title "p50 (median)", \
+     data index 0 using 3:5 with points pt 7 ps 0.9 lc rgb "#ee7733" title "p99 (run)", \
+     data index 1 using 1:5 with linespoints lw 2 pt 5 lc rgb "#ee7733" title "p99 (median)", \
+     data index 0 using 3:6 with points pt 7 ps 0.9 lc rgb "#cc3311" title "max (run)", \
+     data index 1 using 1:6 with linespoints lw 2 pt 5 lc rgb "#cc3311" title "max (median)"
 set title "the audio graph at the same period"
-plot data using 3:($9 == 0 ? $7 : 1/0) with points pt 7 ps 0.9 lc rgb "#009988" title "jackd wake-up p99 (run)", \
-     data using 1:($9 == 1 ? $7 : 1/0):xtic(2) with linespoints lw 2 pt 5 lc rgb "#009988" title "jackd wake-up p99 (median)", \
-     data using 3:($9 == 0 ? $8 : 1/0) with points pt 7 ps 0.9 lc rgb "#aa3377" title "Delay Maximum (run)", \
-     data using 1:($9 == 1 ? $8 : 1/0) with linespoints lw 2 pt 5 lc rgb "#aa3377" title "Delay Maximum (median)"
+plot data index 0 using 3:7 with points pt 7 ps 0.9 lc rgb "#009988" title "jackd wake-up p99 (run)", \
+     data index 1 using 1:7:xtic(2) with linespoints lw 2 pt 5 lc rgb "#009988" title "jackd wake-up p99 (median)", \
+     data index 0 using 3:8 with points pt 7 ps 0.9 lc rgb "#aa3377" title "Delay Maximum (run)", \
+     data index 1 using 1:8 with linespoints lw 2 pt 5 lc rgb "#aa3377" title "Delay Maximum (median)"
 unset multiplot

@@ -214,9 +214,10 @@ std::string draw_periodic_2001_plot(const Periodic2001& p, const std::string& ca
   bool any = false;
   for (const Periodic2001Row& row : p.rows) any = any || !row.max.empty() || !row.p99.empty();
   if (!any) return "no finished run has cyclictest's figures";
-  // One row per run (x: the hog count's position, runs spread sideways), then per position the
-  // medians; the script draws the columns it is told.
-  std::string csv = "pos,hogs,x,p50,p99,max,wakeup_p99,delay_max,median\n";
+  // Two blocks (gnuplot's index 0 and 1): one row per run (x: the hog count's position, runs
+  // spread sideways), then per position the medians, which the script joins.
+  std::string runs = "# pos,hogs,x,p50,p99,max,wakeup_p99,delay_max (one row per run)\n";
+  std::string medians = "# pos,hogs,x,p50,p99,max,wakeup_p99,delay_max (medians)\n";
   auto cell = [](const std::vector<double>& v, size_t i) {
     return i < v.size() ? fmt::format("{}", v[i]) : std::string();
   };
@@ -231,14 +232,15 @@ std::string draw_periodic_2001_plot(const Periodic2001& p, const std::string& ca
       const double x =
           static_cast<double>(c + 1) +
           (n > 1 ? -0.15 + 0.3 * static_cast<double>(i) / static_cast<double>(n - 1) : 0.0);
-      csv += fmt::format("{},{},{},{},{},{},{},{},0\n", c + 1, row.hogs, x, cell(row.p50, i),
-                         cell(row.p99, i), cell(row.max, i), cell(row.wakeup_p99_runs, i),
-                         cell(row.delay_max_runs, i));
+      runs += fmt::format("{},{},{},{},{},{},{},{}\n", c + 1, row.hogs, x, cell(row.p50, i),
+                          cell(row.p99, i), cell(row.max, i), cell(row.wakeup_p99_runs, i),
+                          cell(row.delay_max_runs, i));
     }
-    csv += fmt::format("{},{},{},{},{},{},{},{},1\n", c + 1, row.hogs, c + 1, med(row.p50_d.median),
-                       med(row.p99_d.median), med(row.max_d.median), med(row.wakeup_p99),
-                       med(row.delay_max));
+    medians += fmt::format("{},{},{},{},{},{},{},{}\n", c + 1, row.hogs, c + 1,
+                           med(row.p50_d.median), med(row.p99_d.median), med(row.max_d.median),
+                           med(row.wakeup_p99), med(row.delay_max));
   }
+  const std::string csv = runs + "\n\n" + medians;
   const std::string data = dir + "/latency-vs-runqueue.csv";
   try {
     write_output_file(data, csv);
