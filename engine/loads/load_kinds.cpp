@@ -16,7 +16,8 @@ constexpr KindInfo kKinds[] = {
     {"cpu", Kind::kCpu, "N", 1, 256},           {"io-write", Kind::kIoWrite, "MIB", 1, 4096},
     {"io-read", Kind::kIoRead, "MIB", 1, 4096}, {"io-copy", Kind::kIoCopy, "MIB", 1, 4096},
     {"net", Kind::kNet, nullptr, 0, 0},         {"x11", Kind::kX11, "N", 1, 64},
-    {"top", Kind::kTop, nullptr, 0, 0},         {"exec", Kind::kExec, nullptr, 0, 0},
+    {"top", Kind::kTop, nullptr, 0, 0},         {"bench", Kind::kBench, "N", 1, 256},
+    {"exec", Kind::kExec, nullptr, 0, 0},
 };
 
 const KindInfo* find_kind(const std::string& name) {
@@ -80,8 +81,8 @@ std::optional<LoadArgs> parse_load_args(const std::string& kind,
   out.kind = find_kind(kind);
   if (out.kind == nullptr) {
     return fail("unknown load kind '" + kind +
-                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top or "
-                "exec)");
+                "' (expected compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top, "
+                "bench or exec)");
   }
   const KindInfo& k = *out.kind;
   if (k.kind == Kind::kExec) {

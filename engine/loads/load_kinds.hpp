@@ -27,7 +27,19 @@ std::string missing_program_for(const std::string& kind, const std::vector<std::
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace load_tool {
 
-enum class Kind { kCompile, kHackbench, kCpu, kIoWrite, kIoRead, kIoCopy, kNet, kX11, kTop, kExec };
+enum class Kind {
+  kCompile,
+  kHackbench,
+  kCpu,
+  kIoWrite,
+  kIoRead,
+  kIoCopy,
+  kNet,
+  kX11,
+  kTop,
+  kBench,
+  kExec
+};
 
 struct KindInfo {
   const char* name;

@@ -57,7 +57,7 @@ size_t nice_suffix(std::string_view s) {
 const char* load_help() {
   return "Run a background load during the measurement (repeatable): compile[:JOBS], "
          "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, x11[:N], "
-         "top, stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
+         "top, bench[:N], stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
 }
 
 std::optional<std::vector<std::string>> split_words(std::string_view text, std::string* why) {
@@ -158,6 +158,8 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
   } else if (spec.kind == "top") {
     if (has_arg) return fail("top takes no argument");
     spec.tool_args = {"top"};
+  } else if (spec.kind == "bench") {
+    if (!numeric("bench[:N]", 1, 256, 1)) return std::nullopt;
   } else if (spec.kind == "stress-ng" || spec.kind == "cmd") {
     std::string split_why;
     const auto words = split_words(unquote_outer(arg), &split_why);
@@ -172,7 +174,7 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
   } else {
     return fail("unknown load '" + spec.kind +
                 "'; use compile[:JOBS], hackbench[:GROUPS], cpu:N, io-write[:MIB], "
-                "io-read[:MIB], io-copy[:MIB], net, x11[:N], top, stress-ng:\"ARGS\" or "
+                "io-read[:MIB], io-copy[:MIB], net, x11[:N], top, bench[:N], stress-ng:\"ARGS\" or "
                 "cmd:\"ARGV\"");
   }
   return spec;

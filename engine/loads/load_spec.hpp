@@ -14,6 +14,8 @@
 //   x11[:N]             N glxgears (default 1) drawing without pause on a private, headless
 //                       X server (Xvfb on a display it chose itself; Mesa draws in software).
 //   top                 top -b -d 0: refreshes as fast as it can, its output counted, not kept.
+//   bench[:N]           N workers (default 1) each running one fixed CPU benchmark job back to
+//                       back, every job's wall and CPU time measured (docs/loads.md).
 //   stress-ng:"ARGS"    stress-ng with ARGS (split into argv like a shell would split words,
 //                       with '...' / "..." quoting and \ escapes; never run by a shell).
 //   cmd:"ARGV"          any command as a load (same splitting, no shell).
@@ -29,7 +31,7 @@ namespace xrunlab {
 
 struct LoadSpec {
   std::string text;                    // as given
-  std::string kind;                    // compile, hackbench, cpu, io-write, ..., stress-ng, cmd
+  std::string kind;                    // compile, hackbench, cpu, io-write, ..., bench, cmd
   std::vector<std::string> tool_args;  // xrunlab-load KIND ARGS..., e.g. {"compile", "2"}
   int nice = 0;
 };

@@ -94,6 +94,8 @@ const char* role_name(Role r) {
       return "counted program";
     case Role::kCpu:
       return "cpu";
+    case Role::kBench:
+      return "bench";
     case Role::kIoWrite:
       return "io-write";
     case Role::kIoRead:
@@ -232,6 +234,9 @@ bool Supervisor::setup() {
       break;
     case Kind::kCpu:
       add(Role::kCpu, static_cast<int>(cfg_.value));
+      break;
+    case Kind::kBench:
+      add(Role::kBench, static_cast<int>(cfg_.value));
       break;
     case Kind::kIoWrite:
       add(Role::kIoWrite, 1);
@@ -395,6 +400,9 @@ void Supervisor::start(Worker& w) {
       pid = fork_worker([seed] { cpu_worker(seed); });
       break;
     }
+    case Role::kBench:
+      pid = fork_worker([&] { bench_worker(slot); });
+      break;
     case Role::kIoWrite:
       pid = fork_worker([&] { io_write_worker(slot, cfg_.scratch, cfg_.value); });
       break;
@@ -526,14 +534,36 @@ uint64_t Supervisor::iterations() const {
       return shared_->slots[0].passes.load();
     case Kind::kCpu:
     case Kind::kNet:
-    case Kind::kX11:  // units(): frames drawn
-    case Kind::kTop:  // units(): refreshes
+    case Kind::kX11:    // units(): frames drawn
+    case Kind::kTop:    // units(): refreshes
+    case Kind::kBench:  // units(): benchmark jobs
       return 0;
   }
   return 0;
 }
 
+BenchReport Supervisor::bench_totals() const {
+  std::vector<BenchWorkerFigures> figures;
+  for (const auto& w : workers_) {
+    if (w.role != Role::kBench) continue;
+    const Slot& s = shared_->slots[w.slot];
+    BenchWorkerFigures f;
+    f.jobs = s.bench_jobs.load(std::memory_order_acquire);
+    f.wall_ns_sum = s.bench_wall_ns.load();
+    f.wall_ns_min = s.bench_wall_ns_min.load();
+    f.cpu_ns_sum = s.bench_cpu_ns.load();
+    figures.push_back(f);
+  }
+  return bench_report(figures);
+}
+
+std::optional<BenchFigures> Supervisor::bench() const {
+  if (cfg_.kind != Kind::kBench) return std::nullopt;
+  return bench_totals().figures;
+}
+
 uint64_t Supervisor::units() const {
+  if (cfg_.kind == Kind::kBench) return bench_totals().units;
   uint64_t n = 0;
   for (const auto& w : workers_) {
     if (w.role == Role::kCountedProgram) n += shared_->slots[w.slot].units.load();
@@ -542,6 +572,7 @@ uint64_t Supervisor::units() const {
 }
 
 double Supervisor::units_s() const {
+  if (cfg_.kind == Kind::kBench) return bench_totals().units_s;
   uint64_t ms = 0;  // the longest span one program's count covers
   for (const auto& w : workers_) {
     if (w.role == Role::kCountedProgram) ms = std::max(ms, shared_->slots[w.slot].units_ms.load());
@@ -555,6 +586,8 @@ const char* Supervisor::unit_name() const {
       return "frames drawn";
     case Kind::kTop:
       return "refreshes";
+    case Kind::kBench:
+      return "benchmark jobs";
     default:
       return "";
   }

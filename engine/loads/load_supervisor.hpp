@@ -13,10 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/loads/bench_job.hpp"
 #include "engine/loads/load_kinds.hpp"
 #include "engine/loads/load_workers.hpp"
 
@@ -41,7 +43,7 @@ struct Config {
   Kind kind = Kind::kCpu;
   std::string kind_name;
   std::vector<std::string> args;  // as reported (exec: the command line)
-  long value = 0;                 // JOBS, GROUPS, N (cpu, x11) or MIB
+  long value = 0;                 // JOBS, GROUPS, N (cpu, x11, bench) or MIB
   std::string scratch;            // canonical
 };
 
@@ -54,6 +56,7 @@ enum class Role {
   kXServer,
   kCountedProgram,
   kCpu,
+  kBench,
   kIoWrite,
   kIoRead,
   kIoCopy,
@@ -94,10 +97,13 @@ class Supervisor {
   uint64_t iterations() const;
   uint64_t bytes() const;
   // What the load's programs reported (x11: frames drawn, top: refreshes; see
-  // counted_program_worker), the seconds that count covers, and its unit ("" for other kinds).
+  // counted_program_worker) or its benchmark jobs (bench), the seconds that count covers, and
+  // its unit ("" for other kinds).
   uint64_t units() const;
   double units_s() const;
   const char* unit_name() const;
+  // The bench load's figures from its workers' slots (bench_report); nullopt for other kinds.
+  std::optional<BenchFigures> bench() const;
   uint64_t workers_started() const { return workers_started_; }
   const std::deque<int>& exit_statuses() const { return exit_statuses_; }
   // The errors kept, and a last line counting those that were not.
@@ -123,6 +129,8 @@ class Supervisor {
   // signalled before when `seen` is given). Returns how many descendants were found.
   size_t signal_all(int sig, std::set<pid_t>* seen);
   void wait_for_child(Clock::duration timeout);
+  // bench: what its workers' slots hold, summed up.
+  BenchReport bench_totals() const;
 
   Config cfg_;
   Shared* shared_;

@@ -77,6 +77,8 @@ constexpr const char* kFooter =
     "cut short by the stop is not counted).\n"
     "  top              'top -b -d 0', its output read through a pipe and discarded; units = "
     "refreshes.\n"
+    "  bench N          N workers (1..256), each running one fixed CPU benchmark job back to "
+    "back, every job's wall and CPU time measured; units = benchmark jobs.\n"
     "  exec -- ARGV...  run ARGV (no shell), start it again whenever it ends; iterations = "
     "starts.\n"
     "Runs until SIGTERM, SIGINT or SIGHUP; then stops every process it started (SIGTERM, 1 s, "
@@ -101,8 +103,9 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
           ->check(CLI::Range(-20, 19))
           ->capture_default_str()
           ->type_name("N");
-  app.add_option("kind", o->kind,
-                 "compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top or exec.")
+  app.add_option(
+         "kind", o->kind,
+         "compile, hackbench, cpu, io-write, io-read, io-copy, net, x11, top, bench or exec.")
       ->required()
       ->type_name("KIND");
   app.add_option("args", o->args, "Arguments of the kind (see below).")->type_name("ARGS");
@@ -190,6 +193,7 @@ std::string report_json(const Options& o, const std::vector<std::string>& args,
     r.units = sup->units();
     r.units_s = sup->units_s();
     r.unit_name = sup->unit_name();
+    r.bench = sup->bench();
     r.workers_started = sup->workers_started();
     r.exit_statuses.assign(sup->exit_statuses().begin(), sup->exit_statuses().end());
   }

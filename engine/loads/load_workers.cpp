@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/loads/bench_job.hpp"
 #include "engine/loads/split_mix.hpp"
 #include "engine/system/process.hpp"
 
@@ -63,6 +65,18 @@ void create_file(Slot& slot, const std::string& path, long mib, const std::vecto
 // The volatile store keeps cpu_worker's loop from being optimized away.
 volatile uint64_t g_cpu_sink = 0;
 
+// bench_worker's jobs start from this seed, read anew for each job so that the compiler cannot
+// compute the job once for all; their results go to the sink, so no job is optimized away.
+volatile uint64_t g_bench_seed = 0x9E3779B97F4A7C15ull;
+volatile uint64_t g_bench_sink = 0;
+
+// A clock's time in nanoseconds (the clocks read here cannot fail for this process).
+uint64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 }  // namespace
 
 [[noreturn]] void cpu_worker(unsigned seed) {
@@ -75,6 +89,22 @@ volatile uint64_t g_cpu_sink = 0;
       x = x * 0x2545F4914F6CDD1Dull + i;
     }
     g_cpu_sink = x;
+  }
+}
+
+[[noreturn]] void bench_worker(Slot& slot) {
+  for (;;) {
+    const uint64_t wall0 = clock_ns(CLOCK_MONOTONIC);
+    const uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    g_bench_sink = bench_job(g_bench_seed);
+    const uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    const uint64_t wall = clock_ns(CLOCK_MONOTONIC) - wall0;
+    // This worker is the slot's only writer: the supervisor reads it once the worker is gone.
+    const uint64_t min = slot.bench_wall_ns_min.load(std::memory_order_relaxed);
+    if (min == 0 || wall < min) slot.bench_wall_ns_min.store(wall, std::memory_order_relaxed);
+    slot.bench_wall_ns.fetch_add(wall, std::memory_order_relaxed);
+    slot.bench_cpu_ns.fetch_add(cpu, std::memory_order_relaxed);
+    slot.bench_jobs.fetch_add(1, std::memory_order_release);
   }
 }
 

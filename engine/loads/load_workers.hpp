@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The built-in workers of xrunlab-load: what its forked children run until they are stopped (a
-// CPU busy loop; streaming writes, reads and copies of a file; a loopback TCP sender and
-// receiver; a program whose output is counted as it streams through a pipe), and the memory they
+// CPU busy loop; the bench load's timed benchmark jobs; streaming writes, reads and copies of a
+// file; a loopback TCP sender and receiver; a program whose output is counted as it streams
+// through a pipe), and the memory they
 // share with the supervisor: one slot per worker with its counters and, when it gives up, why.
 // Every body runs in a forked child and never returns; on a failure it writes the reason into its
 // slot and exits with status 1. Non-realtime.
@@ -24,11 +25,18 @@ struct Slot {
   std::atomic<uint64_t> passes{0};    // whole files written / read / copied
   std::atomic<uint64_t> units{0};     // counted in a program's output: frames drawn, refreshes
   std::atomic<uint64_t> units_ms{0};  // the time those units cover, in milliseconds
-  char message[216] = {};             // why the worker gave up (written just before _exit)
+  // bench: the jobs finished, the sums of their wall (CLOCK_MONOTONIC) and CPU
+  // (CLOCK_THREAD_CPUTIME_ID) times, and the shortest job's wall time (0 before the first);
+  // the sums are added before the job is counted.
+  std::atomic<uint64_t> bench_jobs{0};
+  std::atomic<uint64_t> bench_wall_ns{0};
+  std::atomic<uint64_t> bench_wall_ns_min{0};
+  std::atomic<uint64_t> bench_cpu_ns{0};
+  char message[216] = {};  // why the worker gave up (written just before _exit)
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters shared across processes");
 
-inline constexpr int kMaxSlots = 260;  // cpu N <= 256
+inline constexpr int kMaxSlots = 260;  // cpu and bench N <= 256
 
 // The whole shared memory: a slot for each worker, in the order the supervisor adds them.
 struct Shared {
@@ -37,6 +45,10 @@ struct Shared {
 
 // N of them are the cpu load: pure arithmetic, no system calls.
 [[noreturn]] void cpu_worker(unsigned seed);
+
+// N of them are the bench load: bench_job (engine/loads/bench_job.hpp) back to back, the same
+// job every time, each one's wall and CPU time added to the slot once it has finished.
+[[noreturn]] void bench_worker(Slot& slot);
 
 // io-write: writes DIR/io-write.dat (MIB MiB), fsyncs and removes it, in a loop. Counts the bytes
 // written and the passes.

@@ -11,6 +11,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/text.hpp"
 #include "engine/report/jack_test_labels.hpp"
+#include "engine/result/load_record.hpp"
 #include "engine/result/result.hpp"
 
 namespace xrunlab {
@@ -105,6 +106,25 @@ DspAgainstNominal dsp_against_nominal(const RunResult& run) {
   return d;
 }
 
+// The mean time of a benchmark job over every bench load of the run (--load bench), weighted by
+// their jobs: `cpu` the workers' CPU time per job, else its wall time; ms. nullopt when the run
+// has no bench load or none finished a job.
+std::optional<double> bench_job_ms(const RunResult& run, bool cpu) {
+  if (!run.loads) return std::nullopt;
+  double sum_ms = 0;
+  uint64_t jobs = 0;
+  for (const LoadRecord& l : *run.loads) {
+    if (!l.report || !l.report->bench) continue;
+    const BenchFigures& b = *l.report->bench;
+    const std::optional<double>& mean = cpu ? b.job_cpu_ms_mean : b.job_wall_ms_mean;
+    if (b.jobs == 0 || !mean) continue;
+    sum_ms += *mean * static_cast<double>(b.jobs);
+    jobs += b.jobs;
+  }
+  if (jobs == 0) return std::nullopt;
+  return sum_ms / static_cast<double>(jobs);
+}
+
 }  // namespace
 
 const std::vector<RunMetric>& run_metrics() {
@@ -127,6 +147,8 @@ const std::vector<RunMetric>& run_metrics() {
       {"dsp_max_us", "longest DSP loop", "us", true},
       {"dsp_nominal_us", "nominal DSP loop (calibrated)", "us", true},
       {"ping_lost_pct", "--ping requests lost", "%", true},
+      {"bench_job_ms", "mean wall time of a benchmark job (--load bench)", "ms", true},
+      {"bench_job_cpu_ms", "mean CPU time of a benchmark job (--load bench)", "ms", true},
       {"glitches", "audible glitches", "", true},
       {"dsp_load", std::string(f::kDspLoad.label), "%", true},
   };
@@ -187,6 +209,8 @@ std::optional<double> run_metric(const RunResult& run, const std::string& name) 
     if (!run.ping || run.ping->error || run.ping->sent == 0) return std::nullopt;
     return run.ping->lost_pct;
   }
+  if (name == "bench_job_ms") return bench_job_ms(run, false);
+  if (name == "bench_job_cpu_ms") return bench_job_ms(run, true);
   if (name == "wakeup_p99") {
     const HopSeries* h = hop(run, "jackd_wakeup");
     return h == nullptr ? std::nullopt : exact_percentile(h->us, 99.0);
@@ -233,12 +257,16 @@ Threshold parse_threshold(const std::string& text) {
     return bad("no number after " + t.op);
   const std::string unit(end);
   double scale = 1;
-  if (m->unit == "us") {
+  if (m->unit == "us" || m->unit == "ms") {
+    // VALUE in us, ms or s, converted to the metric's unit.
+    const double per_us = m->unit == "us" ? 1.0 : 1e-3;
     if (unit == "ms") {
-      scale = 1000;
+      scale = 1000 * per_us;
     } else if (unit == "s") {
-      scale = 1e6;
-    } else if (!unit.empty() && unit != "us") {
+      scale = 1e6 * per_us;
+    } else if (unit == "us") {
+      scale = per_us;
+    } else if (!unit.empty()) {
       return bad("'" + unit + "' is not a time unit (us, ms, s)");
     }
   } else if (!unit.empty() && unit != m->unit) {

@@ -27,6 +27,9 @@
 //                (the worst client's)
 //   dsp_max_us   the longest DSP loop, usecs; dsp_nominal_us its nominal length (the clients')
 //   ping_lost_pct  --ping's echo requests without an answer within its wait, % of those sent
+//   bench_job_ms  the mean wall time of a benchmark job (--load bench), ms, over every bench
+//                load's jobs (weighted by jobs); bench_job_cpu_ms the same of the workers' CPU
+//                time per job
 //   glitches     audible glitches at the chain's tail
 //   dsp_load     jack_test's Average DSP Load, %
 //

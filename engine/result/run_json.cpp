@@ -1743,6 +1743,32 @@ struct HostPart {
   }
 };
 
+// The bench load's figures, each key named for the load's report (bench_jobs, ...).
+struct BenchPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    io("bench_jobs", b.jobs);
+    io("bench_job_iterations", b.job_iterations);
+    io("bench_job_wall_ms_mean", b.job_wall_ms_mean);
+    io("bench_job_wall_ms_min", b.job_wall_ms_min);
+    io("bench_job_cpu_ms_mean", b.job_cpu_ms_mean);
+  }
+};
+
+// The bench load's figures as keys of the load's report, null for every other kind (and absent
+// in reports from before the bench load: read as not a bench load, as null is).
+struct BenchKeys {
+  static void write_into(json& out, const std::optional<BenchFigures>& b) {
+    json keys = write_part<BenchPart>(b.value_or(BenchFigures{}));
+    for (auto& [key, value] : keys.items()) out[key] = b ? std::move(value) : json();
+  }
+  static void read_from(const Object& in, std::optional<BenchFigures>& b) {
+    const in_json* jobs = in.find("bench_jobs");
+    if (jobs == nullptr || jobs->is_null()) return;
+    read_part<BenchPart>(in, b.emplace());
+  }
+};
+
 // One background load, its keys in alphabetical order, as run.json has always had them.
 struct LoadReportPart {
   template <typename IO, typename L>
@@ -1754,6 +1780,7 @@ struct LoadReportPart {
     io("units", l.units);
     io("units_s", l.units_s);
     io("unit_name", l.unit_name);
+    io.template spread<BenchKeys>(l.bench);
     io("cpu_user_s", l.cpu_user_s);
     io("cpu_system_s", l.cpu_system_s);
     io("workers_started", l.workers_started);

@@ -55,7 +55,7 @@ expect_only "xrunlab ca" campaign
 expect_only "xrunlab run --pol" --policy
 expect "xrunlab run --policy " fifo rr other batch idle deadline iso iso-emu rt-throttle:
 expect "xrunlab run --policy=" fifo rr
-expect "xrunlab run --load " compile hackbench cpu: io-write net x11 top stress-ng: cmd:
+expect "xrunlab run --load " compile hackbench cpu: io-write net x11 top bench stress-ng: cmd:
 expect "xrunlab run --backend " vcard dummy alsa attach pipewire
 expect "xrunlab campaign --preset " jack_test4 jack_test3 iso-vs-fifo-2005 rt-kernel
 expect "xrunlab campaign --order " shuffled sequential

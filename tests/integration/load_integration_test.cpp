@@ -128,6 +128,45 @@ INSTANTIATE_TEST_SUITE_P(Loads, LoadRun,
                            return name;
                          });
 
+// bench: its workers' jobs are counted and timed over the load's life, the figures consistent
+// with one another, and summary.txt shows them. Structure only, no latency threshold: this is a
+// noisy 2-core VM, where a job's wall time depends on everything else running.
+TEST(BenchLoad, TimesItsJobsAndShowsThemInTheSummary) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "3", "--load", "bench", "--label", "it-load-bench", "--no-plots"});
+  finish(r);
+  ASSERT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  ASSERT_EQ(j["loads"].size(), 1u);
+  const json& l = j["loads"][0];
+  EXPECT_EQ(l["error"], "") << l;
+  EXPECT_EQ(l["argv"], json::array({"bench", "1"})) << "bench alone is one worker";
+  const json& rep = l["report"];
+  ASSERT_TRUE(rep.is_object()) << l;
+  EXPECT_EQ(rep["errors"], json::array()) << rep;
+  ASSERT_TRUE(rep["bench_jobs"].is_number_unsigned()) << rep;
+  const auto jobs = rep["bench_jobs"].get<uint64_t>();
+  EXPECT_GT(jobs, 0u) << rep;
+  EXPECT_GT(rep["bench_job_iterations"].get<uint64_t>(), 0u) << rep;
+  EXPECT_EQ(rep["units"].get<uint64_t>(), jobs) << rep;
+  EXPECT_EQ(rep["unit_name"], "benchmark jobs") << rep;
+  EXPECT_GT(rep["units_s"].get<double>(), 0.0) << rep;
+  const auto wall_mean = rep["bench_job_wall_ms_mean"].get<double>();
+  const auto wall_min = rep["bench_job_wall_ms_min"].get<double>();
+  const auto cpu_mean = rep["bench_job_cpu_ms_mean"].get<double>();
+  EXPECT_GT(wall_min, 0.0) << rep;
+  EXPECT_GE(wall_mean, wall_min) << rep;
+  EXPECT_GT(cpu_mean, 0.0) << rep;
+  EXPECT_LE(cpu_mean, wall_mean * 1.05) << "a job's CPU time fits in its wall time: " << rep;
+  // The jobs fit in the load's life (its duration is taken when it is told to stop, a job may
+  // still finish before its worker is).
+  EXPECT_LE(rep["units_s"].get<double>(), rep["duration_s"].get<double>() + 1.0) << rep;
+  const std::string summary = read_text_or_empty(r.run_dir() + "/summary.txt");
+  EXPECT_NE(summary.find(", " + std::to_string(jobs) + " jobs, "), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" ms mean wall (min "), std::string::npos) << summary;
+  expect_nothing_left(r);
+}
+
 // x11 and top: what their programs reported is counted (frames drawn, refreshes), and nothing of
 // them is left after the run: no Xvfb, glxgears or top of the load, no socket or lock file of
 // the private X display.

@@ -34,6 +34,8 @@ TEST(LoadKinds, EachKindParsesWithItsNumber) {
       {"x11", {"1"}, Kind::kX11, 1},
       {"x11", {"64"}, Kind::kX11, 64},
       {"top", {}, Kind::kTop, 0},
+      {"bench", {"1"}, Kind::kBench, 1},
+      {"bench", {"256"}, Kind::kBench, 256},
       {"exec", {"--", "sleep", "1"}, Kind::kExec, 0},
   };
   for (const auto& c : cases) {
@@ -87,12 +89,18 @@ TEST(LoadKinds, WrongArgumentCounts) {
   EXPECT_EQ(check_load_args("x11", {}), "x11 takes N, a whole number from 1 to 64");
   EXPECT_EQ(check_load_args("x11", {"0"}), "x11 takes N, a whole number from 1 to 64 (got '0')");
   EXPECT_EQ(check_load_args("x11", {"65"}), "x11 takes N, a whole number from 1 to 64 (got '65')");
+  // bench: the engine always passes its N (bench alone is bench 1).
+  EXPECT_EQ(check_load_args("bench", {}), "bench takes N, a whole number from 1 to 256");
+  EXPECT_EQ(check_load_args("bench", {"0"}),
+            "bench takes N, a whole number from 1 to 256 (got '0')");
+  EXPECT_EQ(check_load_args("bench", {"257"}),
+            "bench takes N, a whole number from 1 to 256 (got '257')");
 }
 
 TEST(LoadKinds, UnknownKindListsTheKnownOnes) {
   EXPECT_EQ(check_load_args("disk", {"1"}),
             "unknown load kind 'disk' (expected compile, hackbench, cpu, io-write, io-read, "
-            "io-copy, net, x11, top or exec)");
+            "io-copy, net, x11, top, bench or exec)");
   EXPECT_NE(check_load_args("Compile", {"1"}), "") << "kind names are case-sensitive";
 }
 

@@ -23,6 +23,9 @@ TEST(LoadSpec, BuiltInLoadsAndDefaults) {
   EXPECT_EQ(parse_load("x11:2", 2, nullptr)->tool_args, (Args{"x11", "2"}));
   EXPECT_EQ(parse_load("x11:2@nice=5", 2, nullptr)->nice, 5);
   EXPECT_EQ(parse_load("top", 2, nullptr)->tool_args, (Args{"top"}));
+  EXPECT_EQ(parse_load("bench", 2, nullptr)->tool_args, (Args{"bench", "1"}));
+  EXPECT_EQ(parse_load("bench:2", 2, nullptr)->tool_args, (Args{"bench", "2"}));
+  EXPECT_EQ(parse_load("bench:256@nice=19", 2, nullptr)->nice, 19);
   EXPECT_EQ(parse_load("cpu:2", 2, nullptr)->nice, 0);
 }
 
@@ -65,9 +68,12 @@ TEST(LoadSpec, NiceSuffix) {
 TEST(LoadSpec, RejectionsNameThePart) {
   std::string why;
   for (const char* bad :
-       {"compile:0", "compile:x", "cpu", "cpu:0", "io-write:5000", "net:1", "cmd:", "stress-ng:\"",
-        "bogus", "compile@nice=--5", "cpu:2@nice=30", "hackbench:+3", "x11:0", "x11:65",
-        "x11:", "x11:two", "top:1", "top:-b -d 0", "top:"}) {
+       {"compile:0",     "compile:x",    "cpu",          "cpu:0",    "io-write:5000",
+        "net:1",         "cmd:",         "stress-ng:\"", "bogus",    "compile@nice=--5",
+        "cpu:2@nice=30", "hackbench:+3", "x11:0",        "x11:65",   "x11:",
+        "x11:two",       "top:1",        "top:-b -d 0",  "top:",     "bench:0",
+        "bench:257",     "bench:",       "bench:-1",     "bench:+2", "bench:2x",
+        "bench:1 2"}) {
     EXPECT_FALSE(parse_load(bad, 2, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
     EXPECT_EQ(why.find('\n'), std::string::npos);
@@ -76,21 +82,39 @@ TEST(LoadSpec, RejectionsNameThePart) {
   EXPECT_NE(why.find("compile[:JOBS]"), std::string::npos);
 }
 
-TEST(LoadSpec, X11AndTopRefusalsSayWhatToWrite) {
+TEST(LoadSpec, X11TopAndBenchRefusalsSayWhatToWrite) {
   std::string why;
   EXPECT_FALSE(parse_load("x11:0", 2, &why));
   EXPECT_EQ(why, "'0' is not a whole number 1..64; use x11[:N]");
   EXPECT_FALSE(parse_load("top:-d 1", 2, &why));
   EXPECT_EQ(why, "top takes no argument");
+  EXPECT_FALSE(parse_load("bench:0", 2, &why));
+  EXPECT_EQ(why, "'0' is not a whole number 1..256; use bench[:N]");
 }
 
 // --help shows every kind the parser knows, and each form it shows parses.
 TEST(LoadHelp, ShowsEveryKindAndEveryFormParses) {
   const std::string help = load_help();
-  for (const char* spec :
-       {"compile", "compile:2", "hackbench", "hackbench:2", "cpu:1", "io-write", "io-write:8",
-        "io-read", "io-read:8", "io-copy", "io-copy:8", "net", "x11", "x11:2", "top",
-        "stress-ng:\"--cpu 1\"", "cmd:\"sleep 1\"", "cpu:1@nice=5"}) {
+  for (const char* spec : {"compile",
+                           "compile:2",
+                           "hackbench",
+                           "hackbench:2",
+                           "cpu:1",
+                           "io-write",
+                           "io-write:8",
+                           "io-read",
+                           "io-read:8",
+                           "io-copy",
+                           "io-copy:8",
+                           "net",
+                           "x11",
+                           "x11:2",
+                           "top",
+                           "bench",
+                           "bench:2",
+                           "stress-ng:\"--cpu 1\"",
+                           "cmd:\"sleep 1\"",
+                           "cpu:1@nice=5"}) {
     std::string why;
     const auto s = parse_load(spec, 2, &why);
     ASSERT_TRUE(s) << spec << ": " << why;

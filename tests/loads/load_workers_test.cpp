@@ -76,9 +76,11 @@ class ForkedWorker {
     return wait();
   }
   // True once the worker has counted `passes` whole passes (false if it ended before).
-  bool await_passes(uint64_t passes) {
+  bool await_passes(uint64_t passes) { return await_count(&Slot::passes, passes); }
+  // True once the slot's `counter` has reached `n` (false if the worker ended before).
+  bool await_count(std::atomic<uint64_t> Slot::*counter, uint64_t n) {
     const auto give_up = std::chrono::steady_clock::now() + kPatience;
-    while (slot_->passes.load() < passes) {
+    while ((slot_->*counter).load() < n) {
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         status_ = status;
@@ -109,6 +111,24 @@ void expect_whole_passes(const Slot& slot, long mib) {
   EXPECT_GE(bytes, passes * mib * kMiB) << passes << " passes";
   EXPECT_LE(bytes, (passes + 1) * mib * kMiB) << passes << " passes";
   EXPECT_STREQ(slot.message, "");
+}
+
+// The bench worker runs the same job until it is stopped, and adds each job's times once it
+// has finished: the shortest job is no longer than the mean, and a job's CPU time fits in its
+// wall time (both measured around it, the CPU clock inside the wall clock's reads).
+TEST(LoadWorkers, BenchWorkerTimesEveryJob) {
+  ForkedWorker w([](Slot& slot) { load_tool::bench_worker(slot); });
+  ASSERT_TRUE(w.await_count(&Slot::bench_jobs, 3)) << w.slot().message;
+  EXPECT_TRUE(WIFSIGNALED(w.kill())) << "it runs until it is stopped";
+  const Slot& s = w.slot();
+  const uint64_t jobs = s.bench_jobs.load(), wall = s.bench_wall_ns.load();
+  const uint64_t min = s.bench_wall_ns_min.load(), cpu = s.bench_cpu_ns.load();
+  EXPECT_GE(jobs, 3u);
+  EXPECT_GT(min, 0u);
+  EXPECT_GE(wall, jobs * min);
+  EXPECT_GT(cpu, 0u);
+  EXPECT_LE(cpu, wall);
+  EXPECT_STREQ(s.message, "");
 }
 
 // The io workers run until they are stopped and count whole passes over their file; io-read and

@@ -247,6 +247,35 @@ std::string without_newline(std::string s) {
 // x11 and top count what their programs report: the count, its unit and its rate in the load's
 // line; a count that covers no time (glxgears had not finished one 5-s report) has no rate, and
 // says how long the load ran.
+// bench: its jobs and their times in the load's line instead of a rate; a load that finished no
+// job says so and how long it ran.
+TEST(ReportSummary, LoadLineShowsTheBenchJobsAndTheirTimes) {
+  RunResult r = sample_result();
+  LoadRecord bench = r.loads->at(0);
+  bench.spec = "bench";
+  bench.kind = "bench";
+  bench.report->iterations = 0;
+  bench.report->units = 412;
+  bench.report->units_s = 20.0;
+  bench.report->unit_name = "benchmark jobs";
+  bench.report->bench = BenchFigures{412, 10'000'000, 48.6, 45.1, 47.9};
+  LoadRecord idle = bench;
+  idle.spec = "bench:2";
+  idle.report->units = 0;
+  idle.report->units_s = 0;
+  idle.report->bench = BenchFigures{0, 10'000'000, std::nullopt, std::nullopt, std::nullopt};
+  r.loads = std::vector<LoadRecord>{bench, idle};
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find("   bench                    nice +0  cpu 35.5 s, 412 jobs, 48.6 ms mean "
+                      "wall (min 45.1, CPU 47.9 ms)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   bench:2                  nice +0  cpu 35.5 s, 0 jobs (none finished "
+                      "in its 4.8 s)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ReportSummary, LoadLineShowsCountedUnitsAndTheirRate) {
   RunResult r = sample_result();
   LoadRecord x11 = r.loads->at(0);

@@ -146,6 +146,46 @@ TEST(RunMetrics, PingLossOnlyWithFiguresAndRequestsSent) {
   EXPECT_FALSE(metric(run, "ping_lost_pct"));
 }
 
+// A load of run.json's "loads" with xrunlab-load's report: `bench` its bench_* keys, or none.
+json load_with_report(const std::string& kind, const json& bench) {
+  json report = {{"kind", kind}, {"args", {"1"}}};
+  for (const auto& [key, value] : bench.items()) report[key] = value;
+  return {{"spec", kind}, {"kind", kind}, {"report", report}};
+}
+
+TEST(RunMetrics, BenchJobTimesAreTheJobsWeightedMeanOverEveryBenchLoad) {
+  json run = run_with_slack(0, json::parse("[[10, 1]]"));
+  EXPECT_FALSE(metric(run, "bench_job_ms")) << "a run from before --load: no loads at all";
+  run["loads"] = json::array({load_with_report("cpu", json::object())});
+  EXPECT_FALSE(metric(run, "bench_job_ms")) << "no bench load";
+  EXPECT_FALSE(metric(run, "bench_job_cpu_ms"));
+  const json bench_a = {{"bench_jobs", 100},
+                        {"bench_job_iterations", 10'000'000},
+                        {"bench_job_wall_ms_mean", 30.0},
+                        {"bench_job_wall_ms_min", 28.0},
+                        {"bench_job_cpu_ms_mean", 29.0}};
+  run["loads"].push_back(load_with_report("bench", bench_a));
+  EXPECT_EQ(metric(run, "bench_job_ms"), 30.0);
+  EXPECT_EQ(metric(run, "bench_job_cpu_ms"), 29.0);
+  json bench_b = bench_a;
+  bench_b["bench_jobs"] = 300;
+  bench_b["bench_job_wall_ms_mean"] = 50.0;
+  bench_b["bench_job_cpu_ms_mean"] = 33.0;
+  run["loads"].push_back(load_with_report("bench", bench_b));
+  EXPECT_DOUBLE_EQ(*metric(run, "bench_job_ms"), 45.0) << "(100 x 30 + 300 x 50) / 400";
+  EXPECT_DOUBLE_EQ(*metric(run, "bench_job_cpu_ms"), 32.0) << "(100 x 29 + 300 x 33) / 400";
+  const json none = {{"bench_jobs", 0},
+                     {"bench_job_iterations", 10'000'000},
+                     {"bench_job_wall_ms_mean", nullptr},
+                     {"bench_job_wall_ms_min", nullptr},
+                     {"bench_job_cpu_ms_mean", nullptr}};
+  run["loads"] = json::array({load_with_report("bench", none)});
+  EXPECT_FALSE(metric(run, "bench_job_ms")) << "no job finished: no figure, not 0 ms";
+  EXPECT_FALSE(metric(run, "bench_job_cpu_ms"));
+  run["loads"] = json::array({{{"spec", "bench"}, {"kind", "bench"}, {"report", nullptr}}});
+  EXPECT_FALSE(metric(run, "bench_job_ms")) << "the load wrote no report";
+}
+
 TEST(RunMetrics, BelowZeroSlackIsItsKeptMinimum) {
   const json run = run_with_slack(2, json::parse("[[10, 98]]"));
   EXPECT_EQ(metric(run, "slack_min"), -700.0);
@@ -200,6 +240,11 @@ TEST(Thresholds, ParseNameOperatorValueAndUnit) {
   EXPECT_EQ(parse_threshold("delay_max>=2s").value, 2e6);
   EXPECT_EQ(parse_threshold("delay_max==250us").value, 250.0);
   EXPECT_EQ(parse_threshold("dsp_load>80%").value, 80.0);
+  // A figure in ms takes its value in ms, or in us or s converted.
+  EXPECT_EQ(parse_threshold("bench_job_ms>40").value, 40.0);
+  EXPECT_EQ(parse_threshold("bench_job_ms>40ms").value, 40.0);
+  EXPECT_DOUBLE_EQ(parse_threshold("bench_job_ms>1500us").value, 1.5);
+  EXPECT_DOUBLE_EQ(parse_threshold("bench_job_cpu_ms>0.04s").value, 40.0);
   auto message = [](const std::string& t) {
     try {
       parse_threshold(t);
@@ -215,6 +260,8 @@ TEST(Thresholds, ParseNameOperatorValueAndUnit) {
             "--fail-if 'xruns>1us': 'us' is not xruns's unit (a count has none)");
   EXPECT_EQ(message("delay_max>1h"),
             "--fail-if 'delay_max>1h': 'h' is not a time unit (us, ms, s)");
+  EXPECT_EQ(message("bench_job_ms>1%"),
+            "--fail-if 'bench_job_ms>1%': '%' is not a time unit (us, ms, s)");
   EXPECT_EQ(message("frobs>1").rfind(
                 "--fail-if 'frobs>1': 'frobs' is not a figure xrunlab checks (xruns, ", 0),
             0u);

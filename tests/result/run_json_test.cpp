@@ -363,6 +363,68 @@ TEST(RunJsonRead, LoadReportUnitsRoundTripAndMayBeMissing) {
   EXPECT_EQ(older->kind, "x11");
 }
 
+// The bench load's figures round-trip as bench_* keys of its report; every other kind has them
+// null, and a report from before the bench load (no bench_* keys) reads as not a bench load.
+TEST(RunJsonRead, LoadReportBenchFiguresRoundTripAndAreNullOrMissingElsewhere) {
+  LoadReport l;
+  l.kind = "bench";
+  l.args = {"2"};
+  l.bench = BenchFigures{412, 10'000'000, 48.625, 45.125, 47.875};
+  const nlohmann::json j = to_json(l);
+  EXPECT_EQ(j.at("bench_jobs"), 412);
+  EXPECT_EQ(j.at("bench_job_iterations"), 10'000'000);
+  EXPECT_EQ(j.at("bench_job_wall_ms_mean"), 48.625);
+  EXPECT_EQ(j.at("bench_job_wall_ms_min"), 45.125);
+  EXPECT_EQ(j.at("bench_job_cpu_ms_mean"), 47.875);
+  std::string why;
+  const auto back = load_report_from_json(j, &why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_TRUE(back->bench);
+  EXPECT_EQ(back->bench->jobs, 412u);
+  EXPECT_EQ(back->bench->job_iterations, 10'000'000u);
+  EXPECT_EQ(back->bench->job_wall_ms_mean, 48.625);
+  EXPECT_EQ(back->bench->job_wall_ms_min, 45.125);
+  EXPECT_EQ(back->bench->job_cpu_ms_mean, 47.875);
+  EXPECT_EQ(nlohmann::json(to_json(*back)), j) << "written again, the same";
+
+  // No job finished: the count and the size, and no times.
+  l.bench = BenchFigures{0, 10'000'000, std::nullopt, std::nullopt, std::nullopt};
+  const nlohmann::json none = to_json(l);
+  EXPECT_EQ(none.at("bench_jobs"), 0);
+  EXPECT_TRUE(none.at("bench_job_wall_ms_mean").is_null());
+  const auto none_back = load_report_from_json(none, &why);
+  ASSERT_TRUE(none_back && none_back->bench) << why;
+  EXPECT_EQ(none_back->bench->jobs, 0u);
+  EXPECT_FALSE(none_back->bench->job_wall_ms_mean);
+
+  LoadReport cpu;
+  cpu.kind = "cpu";
+  const nlohmann::json other = to_json(cpu);
+  for (const char* key : {"bench_jobs", "bench_job_iterations", "bench_job_wall_ms_mean",
+                          "bench_job_wall_ms_min", "bench_job_cpu_ms_mean"}) {
+    ASSERT_TRUE(other.contains(key)) << key;
+    EXPECT_TRUE(other.at(key).is_null()) << key;
+  }
+  const auto other_back = load_report_from_json(other, &why);
+  ASSERT_TRUE(other_back) << why;
+  EXPECT_FALSE(other_back->bench);
+
+  nlohmann::json old = other;
+  for (const char* key : {"bench_jobs", "bench_job_iterations", "bench_job_wall_ms_mean",
+                          "bench_job_wall_ms_min", "bench_job_cpu_ms_mean"}) {
+    old.erase(key);
+  }
+  const auto older = load_report_from_json(old, &why);
+  ASSERT_TRUE(older) << why;
+  EXPECT_FALSE(older->bench);
+  EXPECT_EQ(older->kind, "cpu");
+
+  nlohmann::json wrong = j;
+  wrong["bench_job_wall_ms_mean"] = "48.6";
+  EXPECT_FALSE(load_report_from_json(wrong, &why)) << "a figure of the wrong type refuses it";
+  EXPECT_NE(why.find("bench_job_wall_ms_mean"), std::string::npos) << why;
+}
+
 TEST(RunJsonRead, TheSlacksNegativeValuesRoundTrip) {
   RunResult r = testing_support::sample_result();
   ASSERT_TRUE(r.cycle_table.present);

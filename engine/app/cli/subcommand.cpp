@@ -16,7 +16,8 @@ std::string fail_if_help() {
   return "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
          "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, "
          "xrun_count, delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, client_wakeup_p99, "
-         "baseline_p99, baseline_max, ping_lost_pct, glitches, dsp_load (docs/commands.md: "
+         "baseline_p99, baseline_max, ping_lost_pct, bench_job_ms, bench_job_cpu_ms, glitches, "
+         "dsp_load (docs/commands.md: "
          "Thresholds). A figure the run does "
          "not have fails.";
 }
