@@ -91,6 +91,11 @@ for sub in "" "${subcommands[@]}"; do
   done
 done
 echo "checked $checked options of ${#subcommands[@]} subcommands and the top level"
+# ... and every figure that --fail-if's help names (from the run metrics' own list) is offered.
+metrics=$("$xrunlab" run --help | tr -s ' \n' '  ' | sed -nE 's/.* NAME: ([a-z0-9_, ]+) \(docs.*/\1/p' | tr -d ',')
+[[ -n $metrics ]] || fail "no figure names found in '$xrunlab run --help' (--fail-if)"
+# shellcheck disable=SC2086
+expect "xrunlab run --fail-if " $metrics
 # ... and every subcommand that `xrunlab --help` lists is completed.
 listed=$("$xrunlab" --help | sed -n '/^Subcommands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 [[ -n $listed ]] || fail "no subcommands found in '$xrunlab --help'"

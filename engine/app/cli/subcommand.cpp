@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/app/cli/subcommand.hpp"
 
+#include <fmt/format.h>
+
+#include "engine/report/run_metrics.hpp"
+
 namespace xrunlab {
 
 void add_plot_format_option(CLI::App* sub, std::string& text, const char* what) {
@@ -13,13 +17,13 @@ void add_plot_format_option(CLI::App* sub, std::string& text, const char* what) 
 }
 
 std::string fail_if_help() {
-  return "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
-         "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: xruns, xrun_rate, "
-         "xrun_count, delay_max, cycle_max, slack_min, slack_p1, wakeup_p99, client_wakeup_p99, "
-         "baseline_p99, baseline_max, ping_lost_pct, bench_job_ms, bench_job_cpu_ms, glitches, "
-         "dsp_load (docs/commands.md: "
-         "Thresholds). A figure the run does "
-         "not have fails.";
+  std::vector<std::string> names;
+  for (const RunMetric& m : run_metrics()) names.push_back(m.name);
+  return fmt::format(
+      "Fail (exit code 10) when a figure crosses a threshold, NAME OP VALUE[us|ms|s]: e.g. "
+      "xruns>0, slack_p1<500us, delay_max>=2ms; repeatable. NAME: {} (docs/commands.md: "
+      "Thresholds). A figure the run does not have fails.",
+      fmt::join(names, ", "));
 }
 
 std::vector<Threshold> parse_thresholds(const std::vector<std::string>& texts) {
