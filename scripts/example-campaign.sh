@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates a curated example campaign under results/examples/PRESET/ (what the campaign
 # printed, terminal.txt; campaign-summary.txt and .json; campaign.png and the preset's own
-# picture, maxima-spread.png for rt-kernel-2007; the campaign's report.html and a screenshot of
+# picture, maxima-spread.png for rt-kernel-2007, latency-vs-runqueue.png for periodic-2001; the campaign's report.html and a screenshot of
 # its top, report.png). The presets and how short their examples are, on a 2-core VM:
 #   iso-vs-fifo-2005  1/25 (12 s runs), 5 repetitions: 10 cases x 5 runs, about 14 minutes
 #                     (docs/policies.md, "Comparing policies", and README.md show it)
 #   rt-kernel-2007    1/20 (9 s runs), 5 repetitions: 3 cases x 5 runs, about 4 minutes
 #   preempt-2004      1/10 (6 s runs), 3 repetitions: 7 cases x 3 runs, about 4 minutes (root:
 #                     --ping makes a network namespace)
+#   periodic-2001     1/10 (6 s runs), 3 repetitions: 8 cases x 3 runs, about 4 minutes
 #
 #   scripts/example-campaign.sh [PRESET]             run the campaign (results/campaigns/PRESET,
 #                                                    continued if it is there) and copy its files
@@ -25,18 +26,19 @@ cd "$(dirname "$0")/.."
 from=""
 preset=iso-vs-fifo-2005
 case "${1:-}" in
-  iso-vs-fifo-2005|rt-kernel-2007|preempt-2004) preset=$1; shift ;;
+  iso-vs-fifo-2005|rt-kernel-2007|preempt-2004|periodic-2001) preset=$1; shift ;;
 esac
 case "${1:-}" in
   "") ;;
   --from) from="${2:?example-campaign.sh: --from needs a campaign folder}" ;;
-  -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
   *) echo "example-campaign.sh: error: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
 case "$preset" in
   iso-vs-fifo-2005) scale=0.04 repetitions=5 ;;
   rt-kernel-2007) scale=0.05 repetitions=5 ;;
   preempt-2004) scale=0.1 repetitions=3 ;;
+  periodic-2001) scale=0.1 repetitions=3 ;;
 esac
 if [ ! -x build/bin/xrunlab ]; then
   echo "example-campaign.sh: build/bin/xrunlab is missing: run scripts/setup.sh --no-demo first" >&2
@@ -62,7 +64,9 @@ rm -rf "$out"
 mkdir -p "$out"
 cp "$from/campaign.png" "$from/campaign-summary.txt" "$from/campaign-summary.json" \
   "$from/report.html" "$out/"
-if [ -f "$from/maxima-spread.png" ]; then cp "$from/maxima-spread.png" "$out/"; fi
+for f in maxima-spread.png latency-vs-runqueue.png; do
+  if [ -f "$from/$f" ]; then cp "$from/$f" "$out/"; fi
+done
 if [ -f "$from/terminal.txt" ]; then
   sed "s|$(cd "$from" && pwd)|$out|; s|$from|$out|" "$from/terminal.txt" >"$out/terminal.txt"
 fi

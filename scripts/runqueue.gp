@@ -28,6 +28,7 @@ set grid ytics
 set xlabel "cpu hogs beside the task (run-queue length)"
 set ylabel "us"
 set key below
+set bmargin 8
 set multiplot layout 1,2 title title
 set title "the periodic task: cyclictest, SCHED_FIFO, absolute clock_nanosleep"
 plot data index 0 using 3:4 with points pt 7 ps 0.9 lc rgb "#0077bb" title "p50 (run)", \

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The classic experiments' presets at their smallest scale, with the real xrunlab, jackd,
 // clients, loads, cyclictest and (preempt-2004) the network companion: each campaign finishes,
-// prints its own table and writes it into campaign-summary.txt/.json (and rt-kernel-2007 its
-// picture). Structure only: the numbers are this machine's.
+// prints its own table and writes it into campaign-summary.txt/.json (and rt-kernel-2007 and
+// periodic-2001 their pictures). Structure only: the numbers are this machine's.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "tests/support/run_harness.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -80,6 +82,53 @@ TEST(Classics, Preempt2004GivesThe2004TableWithThePingLossOfEveryLoad) {
     EXPECT_EQ(rows[i]["nominal_us"], 1160) << "43.5 % of 5333 us, shared by 2 clients";
     EXPECT_EQ(rows[i]["ping_lost_pct"].size(), 1u) << "--ping in every run: " << rows[i];
   }
+}
+
+TEST(Classics, Periodic2001GivesThe2001TableItsPictureAndTheBenchmarksSlowdown) {
+  TempDir dir("classics");
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"campaign", "--preset", "periodic-2001", "--scale", "0.02", "--repetitions",
+                        "1", "--dir", dir.file("c")},
+                       &r, kCampaignTimeout),
+            0)
+      << r.log();
+  EXPECT_NE(r.log().find(" The 2001 table: "), std::string::npos) << r.log();
+  EXPECT_NE(r.log().find("Timed benchmark"), std::string::npos) << r.log();
+  EXPECT_NE(r.log().find("Plot: " + dir.file("c") + "/latency-vs-runqueue.png"), std::string::npos)
+      << r.log();
+  EXPECT_TRUE(is_png(dir.file("c/latency-vs-runqueue.png")));
+  EXPECT_NE(read_text_or_empty(dir.file("c/report.html")).find("latency-vs-runqueue.png"),
+            std::string::npos);
+  const json j = json::parse(read_text_or_empty(dir.file("c/campaign-summary.json")));
+  const json& p = j["periodic_2001"];
+  ASSERT_EQ(p["rows"].size(), 6u) << p.dump();
+  const int hogs[] = {0, 1, 2, 4, 8, 16};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(p["rows"][i]["hogs"], hogs[i]) << p["rows"][i];
+    EXPECT_EQ(p["rows"][i]["runs"], 1) << p["rows"][i];
+    // cyclictest beside every run: its maximum is exact even beyond its histogram.
+    EXPECT_TRUE(p["rows"][i]["cyclictest_max_us"]["median"].is_number()) << p["rows"][i];
+  }
+  EXPECT_EQ(p["rows"][0]["max_over_unloaded_us"], 0.0) << "the unloaded case against itself";
+  const json& b = p["benchmark"];
+  EXPECT_NE(b["without_case"].get<std::string>().find("no-periodic-task"), std::string::npos);
+  ASSERT_EQ(b["job_ms_without"].size(), 1u) << b;
+  ASSERT_EQ(b["job_ms_with"].size(), 1u) << b;
+  EXPECT_GT(b["job_ms_without"][0].get<double>(), 0.0);
+  EXPECT_TRUE(b["slowdown_pct"].is_number()) << b;
+  EXPECT_EQ(b["resolved"], false) << "1 vs 1 run can resolve nothing";
+  // The bench case without the periodic task ran without cyclictest.
+  const json plan = json::parse(read_text_or_empty(dir.file("c/campaign.json")));
+  bool found = false;
+  for (const json& c : plan["plan"]["cases"]) {
+    if (c["label"] != b["without_case"]) continue;
+    found = true;
+    const auto args = c["run_args"].get<std::vector<std::string>>();
+    const auto at = std::find(args.begin(), args.end(), "--baseline");
+    ASSERT_NE(at, args.end());
+    EXPECT_EQ(*(at + 1), "none");
+  }
+  EXPECT_TRUE(found) << plan.dump();
 }
 
 }  // namespace
