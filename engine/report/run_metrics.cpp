@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "engine/base/errors.hpp"
@@ -78,7 +79,21 @@ std::optional<double> baseline_percentile(const std::optional<Percentile>& p) {
 struct DspAgainstNominal {
   uint64_t cycles = 0, within_100us = 0;
   std::optional<double> worst_overhead_pct, worst_us, nominal_us;
+  std::map<int64_t, uint64_t> pooled;  // every client's loops, us -> count (in range)
 };
+
+// The median loop of every client's cycles pooled (the lower median), us; nullopt without
+// cycles or where its rank lies beyond the histogram's range (counted, not known).
+std::optional<double> pooled_median(const DspAgainstNominal& d) {
+  if (d.cycles == 0) return std::nullopt;
+  const uint64_t rank = (d.cycles + 1) / 2;  // 1-based
+  uint64_t seen = 0;
+  for (const auto& [us, n] : d.pooled) {
+    seen += n;
+    if (seen >= rank) return static_cast<double>(us);
+  }
+  return std::nullopt;
+}
 
 DspAgainstNominal dsp_against_nominal(const RunResult& run) {
   DspAgainstNominal d;
@@ -94,6 +109,7 @@ DspAgainstNominal dsp_against_nominal(const RunResult& run) {
     d.cycles += h.us.count();
     for (const auto& [us, n] : h.us.nonzero()) {
       if (std::fabs(static_cast<double>(us) - nominal) <= 100.0) d.within_100us += n;
+      d.pooled[us] += n;
     }
     if (const std::optional<int64_t> worst = h.us.max()) {
       const auto w = static_cast<double>(*worst);
@@ -145,6 +161,7 @@ const std::vector<RunMetric>& run_metrics() {
       {"dsp_within_100us_pct", "DSP loops within 100 us of nominal", "%", false},
       {"dsp_overhead_max_pct", "worst DSP loop overhead over nominal", "%", true},
       {"dsp_max_us", "longest DSP loop", "us", true},
+      {"dsp_p50_us", "median DSP loop", "us", true},
       {"dsp_nominal_us", "nominal DSP loop (calibrated)", "us", true},
       {"ping_lost_pct", "--ping requests lost", "%", true},
       {"bench_job_ms", "mean wall time of a benchmark job (--load bench)", "ms", true},
@@ -198,6 +215,7 @@ std::optional<double> run_metric(const RunResult& run, const std::string& name) 
       return std::round(*d.worst_overhead_pct * 10.0) / 10.0;
     }
     if (name == "dsp_max_us") return d.worst_us;
+    if (name == "dsp_p50_us") return pooled_median(d);
     if (name == "dsp_nominal_us" && d.nominal_us) return std::round(*d.nominal_us);
     return std::nullopt;
   }

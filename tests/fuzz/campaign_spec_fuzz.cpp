@@ -2,8 +2,8 @@
 // The campaign file reader (engine/campaign/campaign_spec.hpp): parse_campaign on the input as
 // TOML, then adjust_campaign as --scale and --duration do. Both throw only xrunlab::Error
 // (kUsage) naming the file; anything else escapes and crashes the target. An accepted campaign
-// is in the documented ranges, every axis and option has a value, and the axes are distinct
-// from the fixed options.
+// is in the documented ranges, every axis and option has a value, the axes are distinct from
+// the fixed options, and each [[cases]] case has options but no duration.
 #include <cmath>
 #include <string>
 
@@ -22,6 +22,13 @@ void check_spec(const xrunlab::CampaignSpec& s) {
   for (const auto& a : s.axes) {
     FUZZ_CHECK(!a.key.empty() && !a.values.empty());
     for (const auto& o : s.fixed) FUZZ_CHECK(o.key != a.key);
+  }
+  // A [[cases]] case has options, none of them the duration every run shares.
+  for (const auto& c : s.extra_cases) {
+    FUZZ_CHECK(!c.options.empty());
+    for (const auto& o : c.options) {
+      FUZZ_CHECK(!o.key.empty() && !o.values.empty() && o.key != "duration");
+    }
   }
 }
 

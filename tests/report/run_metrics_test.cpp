@@ -132,6 +132,7 @@ TEST(RunMetrics, TheDspLoopAgainstItsNominalLengthIn2004sTerms) {
   EXPECT_EQ(metric(run, "dsp_overhead_max_pct"), 150.0) << "c01's 2500 us against 1000";
   EXPECT_EQ(metric(run, "dsp_max_us"), 2500.0);
   EXPECT_EQ(metric(run, "dsp_nominal_us"), 1000.0);
+  EXPECT_EQ(metric(run, "dsp_p50_us"), 700.0) << "the 10th of the 20 loops pooled (lower median)";
 }
 
 TEST(RunMetrics, PingLossOnlyWithFiguresAndRequestsSent) {
