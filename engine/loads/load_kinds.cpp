@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "engine/loads/load_spec.hpp"
 #include "engine/system/process.hpp"
 
 namespace xrunlab {
@@ -12,11 +13,16 @@ namespace load_tool {
 namespace {
 
 constexpr KindInfo kKinds[] = {
-    {"compile", Kind::kCompile, "JOBS", 1, 64}, {"hackbench", Kind::kHackbench, "GROUPS", 1, 64},
-    {"cpu", Kind::kCpu, "N", 1, 256},           {"io-write", Kind::kIoWrite, "MIB", 1, 4096},
-    {"io-read", Kind::kIoRead, "MIB", 1, 4096}, {"io-copy", Kind::kIoCopy, "MIB", 1, 4096},
-    {"net", Kind::kNet, nullptr, 0, 0},         {"x11", Kind::kX11, "N", 1, 64},
-    {"top", Kind::kTop, nullptr, 0, 0},         {"bench", Kind::kBench, "N", 1, 256},
+    {"compile", Kind::kCompile, "JOBS", 1, kCompileJobsMax},
+    {"hackbench", Kind::kHackbench, "GROUPS", 1, 64},
+    {"cpu", Kind::kCpu, "N", 1, 256},
+    {"io-write", Kind::kIoWrite, "MIB", 1, 4096},
+    {"io-read", Kind::kIoRead, "MIB", 1, 4096},
+    {"io-copy", Kind::kIoCopy, "MIB", 1, 4096},
+    {"net", Kind::kNet, nullptr, 0, 0},
+    {"x11", Kind::kX11, "N", 1, 64},
+    {"top", Kind::kTop, nullptr, 0, 0},
+    {"bench", Kind::kBench, "N", 1, 256},
     {"exec", Kind::kExec, nullptr, 0, 0},
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/loads/load_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace xrunlab {
@@ -55,7 +56,7 @@ size_t nice_suffix(std::string_view s) {
 }  // namespace
 
 const char* load_help() {
-  return "Run a background load during the measurement (repeatable): compile[:JOBS], "
+  return "Run a background load during the measurement (repeatable): compile[:JOBS|:J/cpu], "
          "hackbench[:GROUPS], cpu:N, io-write[:MIB], io-read[:MIB], io-copy[:MIB], net, x11[:N], "
          "top, bench[:N], stress-ng:\"ARGS\", cmd:\"ARGV\"; append @nice=N for a nice value.";
 }
@@ -142,7 +143,21 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
     return true;
   };
   if (spec.kind == "compile") {
-    if (!numeric("compile[:JOBS]", 1, 64, ncpus > 0 ? ncpus : 1)) return std::nullopt;
+    if (has_arg && arg.size() > 4 && arg.substr(arg.size() - 4) == "/cpu") {
+      // J jobs a CPU (2007's make -j128 on 2 to 4 CPUs was 32 to 64 a CPU), at most as many as
+      // the tree has files: make could not run more compilers at once.
+      const std::string_view per = arg.substr(0, arg.size() - 4);
+      int j = 0;
+      if (!parse_int(per, 1, 64, &j)) {
+        return fail("'" + std::string(per) +
+                    "' is not a whole number 1..64; use compile:J/cpu, e.g. compile:32/cpu");
+      }
+      n = std::min(j * std::max(ncpus, 1), kCompileJobsMax);
+      spec.tool_args = {spec.kind, std::to_string(n)};
+    } else if (!numeric("compile[:JOBS|:J/cpu]", 1, kCompileJobsMax,
+                        std::clamp(ncpus, 1, kCompileJobsMax))) {
+      return std::nullopt;
+    }
   } else if (spec.kind == "hackbench") {
     if (!numeric("hackbench[:GROUPS]", 1, 64, 4)) return std::nullopt;
   } else if (spec.kind == "cpu") {
@@ -173,7 +188,7 @@ std::optional<LoadSpec> parse_load(std::string_view text, int ncpus, std::string
     spec.tool_args.insert(spec.tool_args.end(), words->begin(), words->end());
   } else {
     return fail("unknown load '" + spec.kind +
-                "'; use compile[:JOBS], hackbench[:GROUPS], cpu:N, io-write[:MIB], "
+                "'; use compile[:JOBS|:J/cpu], hackbench[:GROUPS], cpu:N, io-write[:MIB], "
                 "io-read[:MIB], io-copy[:MIB], net, x11[:N], top, bench[:N], stress-ng:\"ARGS\" or "
                 "cmd:\"ARGV\"");
   }

@@ -5,6 +5,8 @@
 //
 //   compile[:JOBS]      a real compile loop (make clean; make -jJOBS over a generated C tree);
 //                       JOBS defaults to the number of CPUs. The classic jack_test "+compile".
+//   compile:J/cpu       the same with J jobs a CPU (make -j128 on 4 CPUs was compile:32/cpu),
+//                       at most kCompileJobsMax in all.
 //   hackbench[:GROUPS]  rt-tests' hackbench -g GROUPS in a loop (default 4 groups).
 //   cpu:N               N busy-loop processes: a run queue of N CPU hogs.
 //   io-write[:MIB]      streaming writes of a MIB-MiB file with fsync, in a loop (default 256).
@@ -28,6 +30,10 @@
 #include <vector>
 
 namespace xrunlab {
+
+// The most jobs a compile load runs: the generated tree's files (main.c and 299 units,
+// engine/loads/compile_tree.hpp); make could not run more compilers at once.
+inline constexpr int kCompileJobsMax = 300;
 
 struct LoadSpec {
   std::string text;                    // as given

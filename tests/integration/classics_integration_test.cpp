@@ -16,7 +16,7 @@
 namespace xrunlab::testing_support {
 namespace {
 
-// Seven runs of 14 clients beside compile:64 took over a minute on a 2-core CI machine (the
+// Seven runs of 14 clients beside a 64-job compile took over a minute on a 2-core CI machine (the
 // campaign's own estimate said 33 s): a campaign is given five.
 constexpr std::chrono::seconds kCampaignTimeout{300};
 
@@ -42,7 +42,7 @@ TEST(Classics, RtKernel2007GivesTheSpreadOfItsMaximaAndItsPicture) {
   const json j = json::parse(read_text_or_empty(dir.file("c/campaign-summary.json")));
   const json& rows = j["maxima_spread"]["rows"];
   ASSERT_TRUE(rows.is_array()) << j.dump();
-  // Every case (none, hackbench, compile:64) has its Delay Maximum and Cycle Maximum from both
+  // Every case (none, hackbench, compile:32/cpu) has its Delay Maximum and Cycle Maximum from both
   // runs, and cyclictest's maximum beside them.
   for (const char* metric : {"delay_max", "cycle_max", "baseline_max"}) {
     size_t cases = 0;

@@ -53,11 +53,11 @@ TEST(LoadKinds, EachKindParsesWithItsNumber) {
 
 TEST(LoadKinds, BoundsAreInclusiveAndNamedInTheMessage) {
   EXPECT_EQ(check_load_args("compile", {"1"}), "");
-  EXPECT_EQ(check_load_args("compile", {"64"}), "");
+  EXPECT_EQ(check_load_args("compile", {"300"}), "");
   EXPECT_EQ(check_load_args("compile", {"0"}),
-            "compile takes JOBS, a whole number from 1 to 64 (got '0')");
-  EXPECT_EQ(check_load_args("compile", {"65"}),
-            "compile takes JOBS, a whole number from 1 to 64 (got '65')");
+            "compile takes JOBS, a whole number from 1 to 300 (got '0')");
+  EXPECT_EQ(check_load_args("compile", {"301"}),
+            "compile takes JOBS, a whole number from 1 to 300 (got '301')");
   EXPECT_EQ(check_load_args("hackbench", {"65"}),
             "hackbench takes GROUPS, a whole number from 1 to 64 (got '65')");
   EXPECT_EQ(check_load_args("cpu", {"257"}),

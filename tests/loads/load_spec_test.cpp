@@ -13,6 +13,8 @@ using Args = std::vector<std::string>;
 TEST(LoadSpec, BuiltInLoadsAndDefaults) {
   EXPECT_EQ(parse_load("compile", 2, nullptr)->tool_args, (Args{"compile", "2"}));
   EXPECT_EQ(parse_load("compile:8", 2, nullptr)->tool_args, (Args{"compile", "8"}));
+  EXPECT_EQ(parse_load("compile", 512, nullptr)->tool_args, (Args{"compile", "300"}))
+      << "the default, one job a CPU, at most the tree's 300 files";
   EXPECT_EQ(parse_load("hackbench", 2, nullptr)->tool_args, (Args{"hackbench", "4"}));
   EXPECT_EQ(parse_load("cpu:3", 2, nullptr)->tool_args, (Args{"cpu", "3"}));
   EXPECT_EQ(parse_load("io-write", 2, nullptr)->tool_args, (Args{"io-write", "256"}));
@@ -27,6 +29,20 @@ TEST(LoadSpec, BuiltInLoadsAndDefaults) {
   EXPECT_EQ(parse_load("bench:2", 2, nullptr)->tool_args, (Args{"bench", "2"}));
   EXPECT_EQ(parse_load("bench:256@nice=19", 2, nullptr)->nice, 19);
   EXPECT_EQ(parse_load("cpu:2", 2, nullptr)->nice, 0);
+}
+
+TEST(LoadSpec, CompileJobsPerCpuScaleWithTheMachineUpToTheTreesFiles) {
+  EXPECT_EQ(parse_load("compile:32/cpu", 2, nullptr)->tool_args, (Args{"compile", "64"}));
+  EXPECT_EQ(parse_load("compile:32/cpu", 8, nullptr)->tool_args, (Args{"compile", "256"}));
+  EXPECT_EQ(parse_load("compile:32/cpu", 16, nullptr)->tool_args, (Args{"compile", "300"}));
+  EXPECT_EQ(parse_load("compile:32/cpu@nice=5", 2, nullptr)->nice, 5);
+  std::string why;
+  EXPECT_FALSE(parse_load("compile:0/cpu", 2, &why));
+  EXPECT_EQ(why, "'0' is not a whole number 1..64; use compile:J/cpu, e.g. compile:32/cpu");
+  EXPECT_FALSE(parse_load("compile:/cpu", 2, &why));
+  EXPECT_FALSE(parse_load("compile:x/cpu", 2, &why));
+  EXPECT_FALSE(parse_load("compile:301", 2, &why));
+  EXPECT_EQ(why, "'301' is not a whole number 1..300; use compile[:JOBS|:J/cpu]");
 }
 
 TEST(LoadSpec, PassThroughLoadsAreSplitIntoArgvNeverAShell) {
@@ -79,7 +95,7 @@ TEST(LoadSpec, RejectionsNameThePart) {
     EXPECT_EQ(why.find('\n'), std::string::npos);
   }
   parse_load("bogus", 2, &why);
-  EXPECT_NE(why.find("compile[:JOBS]"), std::string::npos);
+  EXPECT_NE(why.find("compile[:JOBS|:J/cpu]"), std::string::npos);
 }
 
 TEST(LoadSpec, X11TopAndBenchRefusalsSayWhatToWrite) {
