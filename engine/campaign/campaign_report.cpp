@@ -349,13 +349,9 @@ std::string format_closest_call(const CampaignReport& r) {
       m->unit.empty() ? "" : " " + m->unit, now);
 }
 
-namespace {
-
 bool has_section(const CampaignReport& r, const std::string& name) {
   return std::find(r.sections.begin(), r.sections.end(), name) != r.sections.end();
 }
-
-}  // namespace
 
 std::string format_campaign_brief(const CampaignReport& r, bool tables_only) {
   std::string out = format_case_medians(r);

@@ -45,6 +45,9 @@ struct CampaignReport {
   std::vector<std::pair<size_t, size_t>> verdict_pair;  // the cases of each verdict (a, b)
 };
 
+// Whether the campaign file asked for the report section `name` (campaign_section_names()).
+bool has_section(const CampaignReport& r, const std::string& name);
+
 // Whether two cases set the same keys and differ in exactly one value (the pairs the report
 // compares).
 bool one_axis_apart(const CampaignCase& a, const CampaignCase& b);

@@ -370,9 +370,7 @@ class Runner {
          }},
     };
     for (const auto& [section, draw] : section_plots) {
-      if (std::find(rep.sections.begin(), rep.sections.end(), section) == rep.sections.end()) {
-        continue;
-      }
+      if (!has_section(rep, section)) continue;
       const std::string error = draw();
       ReportPlot extra{plot_file(section_plot_stem(section), format), std::nullopt};
       if (error.empty()) {
