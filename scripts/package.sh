@@ -95,6 +95,7 @@ expect=(
   "./usr/share/man/man1/xrunlab-run.1.gz"
   "./usr/share/bash-completion/completions/xrunlab"
   "./usr/share/doc/xrunlab/copyright"
+  "./usr/share/doc/xrunlab/SECURITY.md"
 )
 paths=$(awk '{print $2}' <<<"$contents")
 for e in "${expect[@]}"; do

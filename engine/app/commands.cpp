@@ -8,17 +8,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/output_error.hpp"
 #include "engine/base/text.hpp"
 #include "engine/report/multirun.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
 #include "engine/report/run_record.hpp"
+#include "engine/run/run_dir.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
 
@@ -154,8 +158,13 @@ int cmd_compare(const ReportOptions& ro, const std::string& self_exe) {
   // (scripts/compare.gp).
   const std::string drawn = plot_file("compare", ro.plot_format);
   const std::string target = ro.write.empty() ? drawn : ro.write;
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("xrunlab-compare-{}", ::getpid());
-  fs::create_directories(tmp);
+  // A private folder for gnuplot's files: mkdtemp's name, which nobody can create first.
+  std::error_code tec;
+  fs::path tmp_base = fs::temp_directory_path(tec);
+  if (tec) tmp_base = "/tmp";
+  std::string tmpl = (tmp_base / "xrunlab-compare-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw OutputError("create folder", tmpl, errno);
+  const fs::path tmp = tmpl;
   const std::string data = write_compare_data(runs, tmp.string(), by);
   const std::string script = find_script_dir(self_exe) + "/compare.gp";
   int rc = 0;
@@ -199,7 +208,7 @@ int cmd_import(const ReportOptions& ro) {
     }
   }
   const std::string dir = ro.write.empty() ? "results/imported" : ro.write;
-  fs::create_directories(dir);
+  make_dirs(dir);
   for (size_t i = 0; i < ro.paths.size(); ++i) {
     const std::string& file = ro.paths[i];
     const nlohmann::json out = records_file_json(imported[i], file);
@@ -242,8 +251,16 @@ RepeatCampaign repeat_campaign(const Command& cmd, const std::string& self_exe) 
 
 std::string preset_file(const std::string& name, const std::string& self_exe) {
   const std::string scripts = find_script_dir(self_exe);
-  const std::string dir =
-      scripts.empty() ? std::string("scripts/campaigns") : scripts + "/campaigns";
+  // Presets are code run as root under sudo (their cmd: loads): only from the shipped scripts,
+  // never from a relative scripts/campaigns of whatever folder the command runs in.
+  if (scripts.empty()) {
+    throw Error(ExitCode::kMissingProgram,
+                fmt::format("--preset '{}': the shipped scripts folder (share/xrunlab/scripts "
+                            "beside the binary, or the source tree's scripts/) is not found; "
+                            "reinstall xrunlab or give the campaign file itself",
+                            name));
+  }
+  const std::string dir = scripts + "/campaigns";
   std::vector<std::string> names;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {

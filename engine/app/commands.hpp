@@ -24,7 +24,8 @@ struct RepeatCampaign {
 RepeatCampaign repeat_campaign(const Command& cmd, const std::string& self_exe);
 
 // The file of a shipped campaign preset: <scripts>/campaigns/NAME.toml, beside the plots'
-// scripts (find_script_dir). Throws Error(kUsage) naming the presets there when NAME is none.
+// scripts (find_script_dir), never a relative folder. Throws Error(kUsage) naming the presets there
+// when NAME is none, Error(kMissingProgram) when the scripts folder is not found.
 std::string preset_file(const std::string& name, const std::string& self_exe);
 
 }  // namespace xrunlab

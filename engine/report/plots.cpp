@@ -16,11 +16,13 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
 #include "engine/base/install_layout.hpp"
 #include "engine/base/text.hpp"
 #include "engine/report/plot_data.hpp"
 #include "engine/system/atomic_file.hpp"
+#include "engine/system/output_folder.hpp"
 #include "engine/system/process.hpp"
 
 #ifndef XRUNLAB_SOURCE_SCRIPTS_DIR
@@ -191,17 +193,31 @@ PlotResult draw_plots(const RunResult& r, const std::string& script_dir,
 }
 
 std::string find_script_dir(const std::string& argv0) {
+  const bool root = ::geteuid() == 0;
+  // Root runs these scripts (and the presets beside them, which can start programs): only from
+  // a folder nobody but root and the invoking user can change (output_folder.hpp).
+  auto trusted = [&](const fs::path& d) {
+    return !root || untrusted_output_folder(d.string(), output_trust()).empty();
+  };
   auto has_script = [](const fs::path& d) {
     std::error_code ec;
     return !d.empty() && fs::is_regular_file(d / kMarkerScript, ec);
   };
   if (const char* env = std::getenv("XRUNLAB_SCRIPTS"); env != nullptr && has_script(env)) {
+    if (const std::string why = root ? untrusted_output_folder(env, output_trust()) : "";
+        !why.empty()) {
+      throw Error(ExitCode::kUsage,
+                  fmt::format("XRUNLAB_SCRIPTS='{}': refusing its scripts as root: {}; unset "
+                              "it or make the folder writable by root and you only",
+                              env, why));
+    }
     return env;
   }
   std::vector<fs::path> exe_dirs;
-  if (argv0.find('/') != std::string::npos) {
+  // argv[0] is what the caller says; root believes only the kernel (/proc/self/exe).
+  if (!root && argv0.find('/') != std::string::npos) {
     exe_dirs.push_back(fs::path(argv0).parent_path());
-  } else if (!argv0.empty()) {
+  } else if (!root && !argv0.empty()) {
     if (const auto found = find_program(argv0)) exe_dirs.push_back(fs::path(*found).parent_path());
   }
   std::error_code ec;
@@ -211,11 +227,14 @@ std::string find_script_dir(const std::string& argv0) {
   for (const fs::path& d : exe_dirs) {
     const fs::path installed =
         (fs::path(installed_data_dir(d.string())) / "scripts").lexically_normal();
-    if (has_script(installed)) return installed.string();
+    if (has_script(installed) && trusted(installed)) return installed.string();
     in_build_tree = in_build_tree || fs::equivalent(d, XRUNLAB_BUILD_BIN_DIR, ec);
   }
   // Only a program of this build tree reads the source tree: an installed one uses its own copy.
-  if (in_build_tree && has_script(XRUNLAB_SOURCE_SCRIPTS_DIR)) return XRUNLAB_SOURCE_SCRIPTS_DIR;
+  if (in_build_tree && has_script(XRUNLAB_SOURCE_SCRIPTS_DIR) &&
+      trusted(XRUNLAB_SOURCE_SCRIPTS_DIR)) {
+    return XRUNLAB_SOURCE_SCRIPTS_DIR;
+  }
   return "";
 }
 

@@ -81,7 +81,9 @@ std::string run_gnuplot(const std::vector<std::string>& argv, std::chrono::secon
 // $XRUNLAB_SCRIPTS, <prefix>/share/xrunlab/scripts for a binary in <prefix>/bin (the binary's
 // folder from argv0 and from /proc/self/exe; engine/base/install_layout.hpp), and, for a program
 // of this build tree only, the source tree's scripts/ folder (XRUNLAB_SOURCE_SCRIPTS_DIR at
-// compile time) that has it. "" when none has.
+// compile time) that has it. "" when none has. As root, argv0 is not used, a folder another user
+// could change is passed over (engine/system/output_folder.hpp), and such an $XRUNLAB_SCRIPTS
+// is refused with Error(ExitCode::kUsage).
 std::string find_script_dir(const std::string& argv0);
 
 }  // namespace xrunlab

@@ -13,6 +13,7 @@
 #include "engine/base/output_error.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/system/file_owner.hpp"
+#include "engine/system/output_folder.hpp"
 
 namespace xrunlab {
 namespace {
@@ -163,7 +164,7 @@ std::vector<std::string> put_seconds_rows(RunResult& r, SecondsRows rows, const 
 }
 
 SecondsAppender::SecondsAppender(std::string path) : path_(std::move(path)) {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  fd_ = open_output_file(path_, /*append=*/true);
   if (fd_ < 0) throw OutputError("create", path_, errno);
   hand_over_file(path_);
   append(seconds_file_header());

@@ -9,6 +9,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/system/output_folder.hpp"
 
 namespace xrunlab {
 
@@ -18,7 +19,7 @@ FilteredLog::~FilteredLog() {
 
 void FilteredLog::open(const std::string& path, bool full) {
   close();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  fd_ = open_output_file(path);
   if (fd_ < 0)
     throw Error(ExitCode::kOutput, "cannot create '" + path + "': " + std::strerror(errno));
   filter_ = LogFilter(full);

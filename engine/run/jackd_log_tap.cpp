@@ -11,6 +11,7 @@
 #include "engine/base/file.hpp"
 #include "engine/base/output_error.hpp"
 #include "engine/system/clock.hpp"
+#include "engine/system/output_folder.hpp"
 
 namespace xrunlab {
 
@@ -19,7 +20,7 @@ JackdLogTap::~JackdLogTap() {
 }
 
 void JackdLogTap::open(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  fd_ = open_output_file(path);
   if (fd_ < 0) throw OutputError("create", path, errno);
   path_ = path;
 }

@@ -10,6 +10,7 @@
 
 #include "engine/base/output_error.hpp"
 #include "engine/system/file_owner.hpp"
+#include "engine/system/output_folder.hpp"
 
 namespace xrunlab {
 namespace {
@@ -21,6 +22,9 @@ namespace {
 }  // namespace
 
 void make_dirs(const std::string& path) {
+  // As root: the folders that exist are checked before anything is made in them, and the whole
+  // path again once made, in case another user created a missing one first (in a sticky /tmp).
+  check_output_folder(path);
   size_t pos = 0;
   bool created = false;
   while (pos != std::string::npos) {
@@ -37,6 +41,7 @@ void make_dirs(const std::string& path) {
     }
   }
   if (::access(path.c_str(), W_OK) != 0) output_error("write to", path);
+  check_output_folder(path);
 }
 
 std::string create_run_dir(const std::string& output, const std::string& label) {

@@ -12,7 +12,9 @@ namespace xrunlab {
 
 // mkdir -p `path`, then checks it is writable. Throws OutputError (Error(kOutput)) naming the
 // folder and --output, and saying "the disk is full" for ENOSPC. The folders it makes are
-// recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp).
+// recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp). As root,
+// the path is checked before and after (engine/system/output_folder.hpp: a folder another user
+// can change is refused with Error(kOutput)).
 void make_dirs(const std::string& path);
 
 // Creates OUTPUT/LABEL/<UTC timestamp>/ (with -2, -3 ... when that exists already) and its

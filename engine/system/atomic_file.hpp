@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// Writes a whole file atomically: a temporary file in the same folder, fsync, rename.
+// Writes a whole file atomically: a temporary file in the same folder (a random name created
+// with O_EXCL), fsync, rename.
 // A reader (or a crash) sees the old file or the new one, never half of one.
 #include <string>
 
@@ -16,8 +17,10 @@ void write_file_atomic(const std::string& path, const std::string& content);
 
 namespace xrunlab {
 
-// write_file_atomic for a file of the user's results (a run, campaign, sweep or report file):
-// also recorded for the hand-over to the user who ran sudo (engine/system/file_owner.hpp).
+// write_file_atomic for a file of the user's results (a run, campaign, sweep or report file): as
+// root, its folder is checked first (check_output_folder: one another user could change is
+// refused with Error(ExitCode::kOutput)); the file is also recorded for the hand-over to the user
+// who ran sudo (engine/system/file_owner.hpp).
 void write_output_file(const std::string& path, const std::string& content);
 
 }  // namespace xrunlab

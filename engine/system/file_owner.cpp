@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/system/file_owner.hpp"
 
-#include <ftw.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,25 +48,65 @@ std::optional<unsigned long> decimal(const char* s) {
   return v;
 }
 
-// nftw's callback has no context argument: the walk's user and problems, under g_walk_mu.
-std::mutex g_walk_mu;
-InvokingUser g_walk_user;
-std::vector<std::string>* g_walk_problems = nullptr;
 constexpr size_t kMaxProblems = 4;
+constexpr int kMaxDepth = 64;  // a run's folders are a few levels deep
 
 void note(std::vector<std::string>& problems, const std::string& path, int err) {
   if (err == ENOENT || problems.size() >= kMaxProblems) return;
   problems.push_back("cannot give '" + path + "' to the user who ran sudo: " + errno_text(err));
 }
 
-int chown_entry(const char* path, const struct stat*, int type, FTW*) {
-  if (type == FTW_NS || type == FTW_DNR) {
-    note(*g_walk_problems, path, errno != 0 ? errno : EACCES);
-    // An unreadable folder itself can still be changed.
-    if (type == FTW_NS) return 0;
+// Gives the content of the open folder `dir` (shown as `shown`) to `user`, depth first: each
+// subfolder's content before the subfolder itself, so a folder stays root's, closed to its new
+// owner, until everything in it is done, and nobody can swap a name in it meanwhile. Every step
+// goes through an fd: a folder is opened with O_NOFOLLOW and changed with fchown, anything else
+// with fchownat(AT_SYMLINK_NOFOLLOW), so a name swapped for a symbolic link is never followed -
+// the link itself is what changes owner.
+void hand_over_content(int dir, const std::string& shown, const InvokingUser& user,
+                       std::vector<std::string>& problems, int depth) {
+  const int list_fd = ::dup(dir);
+  DIR* d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
+  if (d == nullptr) {
+    note(problems, shown, errno);
+    if (list_fd >= 0) ::close(list_fd);
+    return;
   }
-  if (::lchown(path, g_walk_user.uid, g_walk_user.gid) != 0) note(*g_walk_problems, path, errno);
-  return 0;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = shown + "/" + name;
+    const int sub = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0) {
+      if (depth < kMaxDepth) {
+        hand_over_content(sub, path, user, problems, depth + 1);
+      } else {
+        note(problems, path, ELOOP);
+      }
+      if (::fchown(sub, user.uid, user.gid) != 0) note(problems, path, errno);
+      ::close(sub);
+      continue;
+    }
+    // Not a folder (ENOTDIR), a link (ELOOP), or one that cannot be opened: the name itself.
+    if (::fchownat(dir, name.c_str(), user.uid, user.gid, AT_SYMLINK_NOFOLLOW) != 0) {
+      note(problems, path, errno);
+    }
+  }
+  ::closedir(d);
+}
+
+void hand_over_tree(const std::string& path, const InvokingUser& user,
+                    std::vector<std::string>& problems) {
+  const int top = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (top < 0) {
+    // Gone (not a problem), or no longer a folder: the name itself, never what it points to.
+    if (errno != ENOENT && ::lchown(path.c_str(), user.uid, user.gid) != 0) {
+      note(problems, path, errno);
+    }
+    return;
+  }
+  hand_over_content(top, path, user, problems, 0);
+  if (::fchown(top, user.uid, user.gid) != 0) note(problems, path, errno);
+  ::close(top);
 }
 
 }  // namespace
@@ -98,17 +139,13 @@ std::vector<std::string> hand_over_recorded(const InvokingUser& user) {
     todo.swap(g_recorded);
   }
   std::vector<std::string> problems;
-  std::lock_guard<std::mutex> lock(g_walk_mu);
-  g_walk_user = user;
-  g_walk_problems = &problems;
   for (const Recorded& r : todo) {
     if (!r.folder) {
       if (::lchown(r.path.c_str(), user.uid, user.gid) != 0) note(problems, r.path, errno);
       continue;
     }
-    if (::nftw(r.path.c_str(), chown_entry, 16, FTW_PHYS) != 0) note(problems, r.path, errno);
+    hand_over_tree(r.path, user, problems);
   }
-  g_walk_problems = nullptr;
   return problems;
 }
 

@@ -4,7 +4,8 @@
 //
 // When the process runs as root (euid 0) with SUDO_UID (not 0) and SUDO_GID in its environment,
 // every folder and file it records here is given to that user (lchown, never following a
-// symbolic link) at the end of the process: main() holds a HandOverAtExit, whose destructor runs
+// symbolic link, never by a path that could
+// lead elsewhere) at the end of the process: main() holds a HandOverAtExit, whose destructor runs
 // on every exit path that returns from main (success, error, Ctrl-C). Only what this process
 // created is recorded: folders it made (with everything inside them, which is therefore new too)
 // and files it wrote into folders that already existed. What existed before is never touched.
@@ -36,9 +37,11 @@ void hand_over_folder(const std::string& path);
 // Records a file this process created (or replaced by rename) in a folder it did not create.
 void hand_over_file(const std::string& path);
 
-// Gives everything recorded so far to `user` (every folder walked with nftw, FTW_PHYS) and
-// forgets it. Returns one line per path that could not be changed (the first few; a path that
-// is gone is not a problem). Paths are handed over in the order recorded.
+// Gives everything recorded so far to `user` and forgets it. A folder is walked depth first
+// through fds (O_NOFOLLOW, fchown, fchownat with AT_SYMLINK_NOFOLLOW): its content before itself,
+// so its new owner cannot swap a name in it for a link to elsewhere while the walk runs, and a
+// link is never followed. Returns one line per path that could not be changed (the first few; a
+// path that is gone is not a problem). Paths are handed over in the order recorded.
 std::vector<std::string> hand_over_recorded(const InvokingUser& user);
 
 // main()'s guard: at its end, hands over what was recorded to invoking_user(), if any, and

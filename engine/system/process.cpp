@@ -310,7 +310,8 @@ Child Child::spawn(const SpawnSpec& spec) {
       c.fd3_fd_ = fd3[0];
     }
     if (!spec.output_path.empty()) {
-      log_fd = ::open(spec.output_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      log_fd = ::open(spec.output_path.c_str(),
+                      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
       if (log_fd < 0) {
         throw OutputError("open log file", spec.output_path, errno);
       }

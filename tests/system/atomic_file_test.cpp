@@ -129,5 +129,18 @@ TEST(WriteFileAtomic, AnUnwritableFolderIsAnOutputError) {
   EXPECT_EQ(names_in(dir.str()), std::vector<std::string>{});
 }
 
+// The attack on the temporary name: it was "<file>.tmp.<pid>", so anyone who could write in the
+// folder planted a link there and root wrote the results through it into the link's target.
+// The name is random now and created with O_EXCL: the planted link is never opened.
+TEST(WriteFileAtomic, ALinkPlantedAtTheOldTemporaryNameIsNeverWrittenThrough) {
+  TempDir dir("atomic");
+  const std::string victim = dir.write("victim", "precious");
+  const std::string target = dir.file("run.json");
+  ASSERT_EQ(::symlink(victim.c_str(), (target + ".tmp." + std::to_string(::getpid())).c_str()), 0);
+  write_file_atomic(target, "{}");
+  EXPECT_EQ(read_text(victim), "precious");
+  EXPECT_EQ(read_text(target), "{}");
+}
+
 }  // namespace
 }  // namespace xrunlab

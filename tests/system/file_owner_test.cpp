@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "tests/support/temp_dir.hpp"
 
@@ -70,6 +72,40 @@ TEST(HandOver, RecordedFoldersWithTheirContentAndRecordedFilesOnly) {
   ASSERT_EQ(::lchown(mine.c_str(), 0, 0), 0);
   EXPECT_EQ(hand_over_recorded(nobody), std::vector<std::string>{});
   EXPECT_EQ(owner_of(mine).uid, 0u);
+}
+
+// The attack on the hand-over: while root gives the run's folder away, a name in it is swapped
+// for a symbolic link to a folder of root's (as its new owner could once it owns the folder).
+// With a walk by path (nftw, lchown of "top/sub/f") the swapped-in link was followed and root's
+// own file given away; walked through fds, depth first, only the link itself ever changes.
+TEST(HandOver, ANameSwappedForALinkDuringTheWalkIsNeverFollowed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (chown)";
+  TempDir dir("owner-race");
+  const std::string victim = dir.write("victim/f", "root's");
+  dir.write("run/sub/f", "ours");
+  std::atomic<bool> stop{false};
+  std::thread racer([&] {
+    const std::string sub = dir.file("run/sub");
+    const std::string aside = dir.file("run/sub.aside");
+    const std::string target = dir.file("victim");
+    while (!stop.load()) {
+      if (::rename(sub.c_str(), aside.c_str()) != 0) continue;
+      ::symlink(target.c_str(), sub.c_str());
+      ::unlink(sub.c_str());
+      ::rename(aside.c_str(), sub.c_str());
+    }
+  });
+  const InvokingUser nobody{65534, 65534};
+  int given_away = 0;
+  for (int i = 0; i < 3000 && given_away == 0; ++i) {
+    hand_over_folder(dir.file("run"));
+    hand_over_recorded(nobody);
+    if (owner_of(victim).uid != 0 || owner_of(dir.file("victim")).uid != 0) ++given_away;
+  }
+  stop = true;
+  racer.join();
+  EXPECT_EQ(given_away, 0) << "root's file behind the link was handed over";
+  EXPECT_EQ(owner_of(victim).uid, 0u);
 }
 
 }  // namespace
