@@ -14,11 +14,11 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <map>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/remove_tree.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/janitor/process_sweep.hpp"
 #include "engine/janitor/run_status.hpp"
@@ -151,12 +151,13 @@ class Cleanup {
           !db.empty()) {
         say("removed JACK's metadata database " + db + " (no process had it open)");
       }
+      // The folder's name is predictable: only a folder the engine (this user) made goes, never
+      // another user's made first under that name, nor a link.
       for (const std::string& dir :
            entries_with_prefix(a_.tmp_dir, "xrunlab-pipewire-" + p.server + ".")) {
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        if (ec) {
-          problem("cannot remove " + dir + ": " + ec.message());
+        const std::string e = remove_owned_tree(dir, ::geteuid());
+        if (!e.empty()) {
+          problem(e);
         } else {
           say("removed the PipeWire runtime folder " + dir);
         }
@@ -169,9 +170,7 @@ class Cleanup {
       for (const std::string& dir : entries_with_prefix(p.run_dir + "/loads", "")) {
         if (dir.size() < 8 || dir.compare(dir.size() - 8, 8, ".scratch") != 0) continue;
         remove_x_display_files(dir);
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        if (ec) problem("cannot remove " + dir + ": " + ec.message());
+        if (const std::string e = remove_tree(dir); !e.empty()) problem(e);
       }
       KilledRun k;
       k.detail = fmt::format(
