@@ -11,12 +11,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 
 #include "engine/backend/backend.hpp"
 #include "engine/base/errno_text.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/remove_tree.hpp"
 #include "engine/base/text.hpp"
 #include "engine/system/atomic_file.hpp"
 #include "engine/system/process.hpp"
@@ -182,7 +182,8 @@ std::string describe_pipewire_threads(const PipewireThreads& t) {
   return out + " (read from the kernel)";
 }
 
-std::vector<std::string> remove_stale_pipewire_dirs(const std::string& tmp_dir) {
+std::vector<std::string> remove_stale_pipewire_dirs(const std::string& tmp_dir,
+                                                    std::vector<std::string>* left) {
   std::vector<std::string> removed;
   DIR* d = ::opendir(tmp_dir.c_str());
   if (d == nullptr) return removed;
@@ -194,9 +195,13 @@ std::vector<std::string> remove_stale_pipewire_dirs(const std::string& tmp_dir) 
     if (!starts_with(name, prefix)) continue;
     const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
     if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
-    std::error_code ec;
-    std::filesystem::remove_all(tmp_dir + "/" + name, ec);
-    if (!ec) removed.push_back(tmp_dir + "/" + name);
+    // The name is predictable: only a folder this user made goes (not another user's, not a link).
+    const std::string e = remove_owned_tree(tmp_dir + "/" + name, ::geteuid());
+    if (e.empty()) {
+      removed.push_back(tmp_dir + "/" + name);
+    } else if (left != nullptr) {
+      left->push_back(e);
+    }
   }
   return removed;
 }
@@ -235,9 +240,11 @@ class PipewireBackend : public Backend {
   }
 
   void prepare(const BackendSetup& s) override {
-    for (const std::string& d : remove_stale_pipewire_dirs(tmp_root())) {
+    std::vector<std::string> left;
+    for (const std::string& d : remove_stale_pipewire_dirs(tmp_root(), &left)) {
       warnings_.push_back("removed the runtime folder " + d + " of a dead xrunlab run");
     }
+    warnings_.insert(warnings_.end(), left.begin(), left.end());
     std::string tmpl = tmp_root() + "/xrunlab-pipewire-" + s.server_name + ".XXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) {
       throw Error(ExitCode::kOutput, "--backend pipewire: cannot create a runtime folder " + tmpl +
@@ -319,10 +326,9 @@ class PipewireBackend : public Backend {
 
   void cleanup() noexcept override {
     if (runtime_dir_.empty()) return;
-    std::error_code ec;
-    std::filesystem::remove_all(runtime_dir_, ec);
     try {
-      if (ec) warnings_.push_back("cannot remove " + runtime_dir_ + ": " + ec.message());
+      const std::string e = remove_owned_tree(runtime_dir_, ::geteuid());
+      if (!e.empty()) warnings_.push_back(e);
     } catch (...) {
     }
   }

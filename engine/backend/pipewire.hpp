@@ -79,8 +79,10 @@ std::vector<PipewireThreadRecord> pipewire_thread_records(const PipewireThreads&
 std::string describe_pipewire_threads(const PipewireThreads& t);
 
 // Runtime folders of earlier runs (/tmp/xrunlab-pipewire-xrunlab-PID-N.XXXXXX) whose engine
-// PID is gone: removed; their names returned.
-std::vector<std::string> remove_stale_pipewire_dirs(const std::string& tmp_dir);
+// PID is gone: removed when they are folders of this user (remove_owned_tree: anyone can make
+// one of that name first); their names returned. One line per folder left is appended to *left.
+std::vector<std::string> remove_stale_pipewire_dirs(const std::string& tmp_dir,
+                                                    std::vector<std::string>* left = nullptr);
 
 std::unique_ptr<Backend> make_pipewire_backend();
 

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/sem.h>
@@ -15,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
+#include "engine/base/errno_text.hpp"
 #include "engine/base/proc_pid_stat.hpp"
 
 namespace xrunlab {
@@ -32,7 +35,6 @@ constexpr size_t kMaxSegments = 256;  // MAX_SHM_ID
 // jack_shm_registry_t: int16_t index, pid_t allocator, int32 size, char id[255] (POSIX), aligned.
 constexpr size_t kSegmentEntrySize = size_t{4 + 4 + 4 + 255 + 3} / 4 * 4;
 constexpr size_t kSegmentIdOffset = 12, kSegmentIdSize = 255;
-constexpr key_t kSemaphoreKey = 0x282929;  // JACK_SEMAPHORE_KEY
 
 uint32_t read_u32(std::string_view image, size_t off) {
   uint32_t v = 0;
@@ -85,13 +87,40 @@ std::string leading_server_name(std::string_view s) {
   return std::string(s.substr(0, i));
 }
 
+// JACK's registry lock, as libjack takes it (jack_shm_lock_registry), but never waiting for ever:
+// the semaphore is open to every user, so anyone can hold it.
 class RegistryLock {
  public:
-  RegistryLock() {
-    semid_ = ::semget(kSemaphoreKey, 0, 0);
+  explicit RegistryLock(const RegistryLockSpec& spec) {
+    semid_ = ::semget(spec.key, 0, 0);
     if (semid_ < 0) return;  // no JACK program ever ran: nothing to lock, nothing to clean
     sembuf op{0, -1, SEM_UNDO};
-    locked_ = ::semop(semid_, &op, 1) == 0;
+    const auto deadline = std::chrono::steady_clock::now() + spec.wait;
+    int rc = -1;
+    do {
+      const auto left =
+          std::max(std::chrono::nanoseconds(0),
+                   std::chrono::nanoseconds(deadline - std::chrono::steady_clock::now()));
+      timespec ts{static_cast<time_t>(left.count() / 1000000000),
+                  static_cast<long>(left.count() % 1000000000)};
+      rc = ::semtimedop(semid_, &op, 1, &ts);
+    } while (rc != 0 && errno == EINTR);
+    locked_ = rc == 0;
+    if (locked_) return;
+    const int err = errno;
+    const std::string sem = fmt::format("JACK's registry lock (System V semaphore key {:#x})",
+                                        static_cast<unsigned>(spec.key));
+    if (err == EAGAIN) {
+      timed_out_ = true;
+      const int holder = ::semctl(semid_, 0, GETPID);  // the last to take it: the holder
+      why_ = fmt::format(
+          "{} is held{} for more than {} ms; end that process, or remove the semaphore (ipcrm -S "
+          "{:#x}) if no JACK program runs",
+          sem, holder > 0 ? fmt::format(" by pid {}", holder) : "", spec.wait.count(),
+          static_cast<unsigned>(spec.key));
+    } else {
+      why_ = fmt::format("cannot take {}: {}", sem, errno_text(err));
+    }
   }
   ~RegistryLock() {
     if (locked_) {
@@ -99,13 +128,60 @@ class RegistryLock {
       ::semop(semid_, &op, 1);
     }
   }
-  bool exists() const { return semid_ >= 0; }
-  bool locked() const { return locked_; }
+  RegistryLock(const RegistryLock&) = delete;
+  RegistryLock& operator=(const RegistryLock&) = delete;
+  // Usable: taken, or there is no lock (and so no JACK program).
+  bool ok() const { return semid_ < 0 || locked_; }
+  bool timed_out() const { return timed_out_; }
+  const std::string& why() const { return why_; }
 
  private:
   int semid_ = -1;
   bool locked_ = false;
+  bool timed_out_ = false;
+  std::string why_;
 };
+
+// SHM_DIR/jack-shm-registry opened for reading and writing, only when it is a regular file of
+// root or of this (effective) user, never through a symbolic link: anyone can create it before
+// JACK does, and what it names is unlinked. -1 when there is none (*why "") or it is refused
+// (*why the one line saying so).
+int open_registry(const std::string& path, std::string* why) {
+  why->clear();
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const std::string refused = "not using JACK's registry " + path + ": ";
+  const std::string what_to_do = " (remove it if no JACK program runs)";
+  if (fd < 0) {
+    if (errno == ELOOP)
+      *why = refused + "it is a symbolic link" + what_to_do;
+    else if (errno != ENOENT)
+      *why = "cannot open JACK's registry " + path + ": " + errno_text(errno);
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    *why = "cannot inspect JACK's registry " + path + ": " + errno_text(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    *why = refused + "it is not a regular file" + what_to_do;
+  } else if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    *why = refused + "it belongs to uid " + std::to_string(st.st_uid) + ", not to root or uid " +
+           std::to_string(::geteuid()) + what_to_do;
+  } else {
+    return fd;
+  }
+  ::close(fd);
+  return -1;
+}
+
+// Unlinks SHM_DIR/NAME only when it is a file of this (effective) user, not a folder: a name
+// read from the registry or the folder (both open to every user) never removes another user's.
+bool unlink_own_file(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    return false;
+  }
+  return ::unlink(path.c_str()) == 0;
+}
 
 }  // namespace
 
@@ -206,15 +282,17 @@ bool is_xrunlab_entry(std::string_view name, uid_t uid) {
 }
 
 ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
-                                            const std::string& finished_server) {
+                                            const std::string& finished_server,
+                                            const RegistryLockSpec& lock_spec) {
   ReclaimResult result;
   const uid_t uid = ::getuid();
   {
-    RegistryLock lock;
+    RegistryLock lock(lock_spec);
     const std::string path = shm_dir + "/jack-shm-registry";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd >= 0 && lock.exists() && !lock.locked()) {
-      result.warning = "cannot take JACK's registry lock; stale entries left alone";
+    const int fd = lock.ok() ? open_registry(path, &result.warning) : -1;
+    if (!lock.ok()) {
+      result.warning = lock.why();
+      result.lock_timed_out = lock.timed_out();
     } else if (fd >= 0) {
       struct stat st {};
       if (::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= kHeaderLen) {
@@ -252,7 +330,7 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
       if (!server) continue;
       const bool finished = !finished_server.empty() && *server == finished_server;
       if (!finished && process_alive(engine_pid_of(*server))) continue;  // a live run owns it
-      if (::unlink((shm_dir + "/" + file).c_str()) == 0) result.removed_files.push_back(file);
+      if (unlink_own_file(shm_dir + "/" + file)) result.removed_files.push_back(file);
     }
     ::closedir(dir);
   }
@@ -260,7 +338,8 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir,
 }
 
 ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string& server,
-                                  const std::vector<pid_t>& pids) {
+                                  const std::vector<pid_t>& pids,
+                                  const RegistryLockSpec& lock_spec) {
   ReclaimResult result;
   if (server.empty()) return result;
   const uid_t uid = ::getuid();
@@ -270,13 +349,14 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
     return p > 0 && std::find(pids.begin(), pids.end(), p) != pids.end() && !process_alive(p);
   };
   {
-    RegistryLock lock;
+    RegistryLock lock(lock_spec);
     const std::string path = shm_dir + "/jack-shm-registry";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = lock.ok() ? open_registry(path, &result.warning) : -1;
     const size_t len = kHeaderLen + kMaxSegments * kSegmentEntrySize;
     struct stat st {};
-    if (fd >= 0 && lock.exists() && !lock.locked()) {
-      result.warning = "cannot take JACK's registry lock; the run's entries left alone";
+    if (!lock.ok()) {
+      result.warning = lock.why();
+      result.lock_timed_out = lock.timed_out();
     } else if (fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= len) {
       void* map = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (map != MAP_FAILED) {
@@ -300,9 +380,9 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
                 g.id.find('/', 1) != std::string::npos) {
               continue;
             }
-            // What jack_cleanup_shm does to the segment of a dead allocator.
-            if (::unlink((shm_dir + g.id).c_str()) == 0)
-              result.removed_files.push_back(g.id.substr(1));
+            // What jack_cleanup_shm does to the segment of a dead allocator (only a file of
+            // this user: whatever the registry says, another user's file stays).
+            if (unlink_own_file(shm_dir + g.id)) result.removed_files.push_back(g.id.substr(1));
             char* entry = bytes + kHeaderLen + i * kSegmentEntrySize;
             std::memset(entry + 4, 0, kSegmentEntrySize - 4);  // allocator, size, id; index stays
           }
@@ -317,7 +397,7 @@ ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string&
       const std::string file = d->d_name;
       const auto of = xrunlab_server_of_file(file, uid);
       if (!of || *of != server) continue;
-      if (::unlink((shm_dir + "/" + file).c_str()) == 0) result.removed_files.push_back(file);
+      if (unlink_own_file(shm_dir + "/" + file)) result.removed_files.push_back(file);
     }
     ::closedir(dir);
   }

@@ -12,6 +12,7 @@
 // are never touched.
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,8 +58,24 @@ std::optional<std::string> xrunlab_server_of_file(std::string_view file, uid_t u
 struct ReclaimResult {
   std::vector<std::string> reclaimed;  // server names whose stale entries were cleared
   std::vector<std::string> removed_files;
-  std::string warning;  // why nothing could be done, if so
+  std::string warning;          // why nothing could be done, if so (one line)
+  bool lock_timed_out = false;  // JACK's registry lock was held longer than the wait
 };
+
+// JACK's registry lock: the System V semaphore JACK_SEMAPHORE_KEY, open to every user, which
+// libjack holds while it changes the registry. Anyone can take and keep it, so it is waited for
+// a bounded time only; then nothing is touched and the warning says who holds it (the last pid
+// that took it). Tests use a private key.
+inline constexpr key_t kJackSemaphoreKey = 0x282929;
+struct RegistryLockSpec {
+  key_t key = kJackSemaphoreKey;
+  std::chrono::milliseconds wait{3000};
+};
+
+// The registry (SHM_DIR/jack-shm-registry) is used only when it is a regular file of root or of
+// the effective user, opened without following a symbolic link: anyone may create it first, and
+// what it names is unlinked. Otherwise nothing in it is touched and the warning names it. A file
+// (segment, semaphore, socket) is unlinked only when it belongs to the effective user.
 
 // Clears registry entries of xrunlab servers whose jackd and engine are both dead (or whose
 // jackd is dead and which are `finished_server`: a live run's entry is its own to free), and
@@ -66,7 +83,8 @@ struct ReclaimResult {
 // of `finished_server` (this run's server, once its jackd has exited). `shm_dir` is /dev/shm except
 // in tests.
 ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/shm",
-                                            const std::string& finished_server = "");
+                                            const std::string& finished_server = "",
+                                            const RegistryLockSpec& lock = {});
 
 // What one run's server left when it died uncleanly, and only that (engine/janitor, after the
 // run's processes are dead; concurrent runs keep theirs): the registry slot of `server` when its
@@ -74,7 +92,8 @@ ReclaimResult reclaim_stale_xrunlab_servers(const std::string& shm_dir = "/dev/s
 // dead - unlinked and their entries freed, as jackd's own jack_cleanup_shm does -, and the
 // /dev/shm files named after `server` (xrunlab_server_of_file). Under JACK's registry lock.
 ReclaimResult reclaim_dead_server(const std::string& shm_dir, const std::string& server,
-                                  const std::vector<pid_t>& pids);
+                                  const std::vector<pid_t>& pids,
+                                  const RegistryLockSpec& lock = {});
 
 // JACK2's metadata database, SHM_DIR/jack_db-<uid> (common/JackMetadata.cpp): a Berkeley DB
 // environment that jackd opens at its start and every client inside jack_client_open, and that

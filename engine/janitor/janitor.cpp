@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,11 +15,12 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <map>
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/file.hpp"
+#include "engine/base/proc_pid_stat.hpp"
+#include "engine/base/remove_tree.hpp"
 #include "engine/jack/jack_registry.hpp"
 #include "engine/janitor/process_sweep.hpp"
 #include "engine/janitor/run_status.hpp"
@@ -31,6 +33,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long an engine whose pipe closed without "done" is waited for before SIGKILL, and in all.
+constexpr std::chrono::milliseconds kEngineGrace{2000};
+constexpr std::chrono::milliseconds kEngineWait{10000};
+
 std::vector<std::string> engine_command_line(pid_t engine) {
   std::vector<std::string> out;
   const std::string text = read_file("/proc/" + std::to_string(engine) + "/cmdline").value_or("");
@@ -42,15 +48,6 @@ std::vector<std::string> engine_command_line(pid_t engine) {
     }
   }
   return out;
-}
-
-bool wait_readable(int fd, int timeout_ms) {
-  pollfd p{fd, POLLIN, 0};
-  int n;
-  do {
-    n = ::poll(&p, 1, timeout_ms);
-  } while (n < 0 && errno == EINTR);
-  return n == 1;
 }
 
 // Folders under `dir` whose name starts with `prefix`.
@@ -68,7 +65,11 @@ std::vector<std::string> entries_with_prefix(const std::string& dir, const std::
 
 struct Watch {
   JanitorPlan plan;
-  std::map<pid_t, int> child_fds;  // pidfd of every announced child, opened when announced
+  // pidfd of every announced child, opened when announced and only if the process with that pid
+  // is the one announced (its start time): a child the engine reaped before the line was read
+  // may have left its pid to an unrelated process, which is then never signalled.
+  std::map<pid_t, int> child_fds;
+  std::vector<std::string> not_held;  // announced children whose pid another process has now
   std::string pending;
   std::vector<std::string> bad_lines;
 
@@ -76,7 +77,20 @@ struct Watch {
     const size_t before = plan.children.size();
     apply_janitor_input(plan, pending, chunk, &bad_lines);
     for (size_t i = before; i < plan.children.size(); ++i) {
-      child_fds[plan.children[i]] = open_pidfd(plan.children[i]);
+      const AnnouncedChild& c = plan.children[i];
+      const int fd = open_pidfd_of(c.pid, c.start_time);
+      auto& held = child_fds.try_emplace(c.pid, -1).first->second;
+      if (fd >= 0) {
+        // The pid announced again for a new child: the one held before is reaped.
+        if (held >= 0) ::close(held);
+        held = fd;
+        continue;
+      }
+      // Gone (a short-lived child, reaped) is no news; another process under its pid is.
+      if (const auto st = read_proc_pid_stat(c.pid); st && st->starttime != c.start_time) {
+        not_held.push_back(fmt::format("pid {} (announced as started at tick {}, it started at {})",
+                                       c.pid, c.start_time, st->starttime));
+      }
     }
   }
   // Reads what is there now; false at the end of input.
@@ -108,10 +122,27 @@ class Cleanup {
   int run() {
     const auto t0 = Clock::now();
     const JanitorPlan& p = w_.plan;
-    // The engine's last threads may still be exiting: its journal is restored once it is dead.
-    const bool engine_dead = engine_fd_ < 0 || wait_readable(engine_fd_, 1000);
-    if (!engine_dead)
-      problem(fmt::format("the engine (pid {}) is still exiting after 1 s", p.engine));
+    // The engine's last threads may still be exiting (freeing a large locked memory takes a
+    // while on a busy machine): its journal is restored once it is dead, never before. Its pipe
+    // ended without "done", so the run is over whatever keeps it alive: after kEngineGrace it
+    // gets SIGKILL (nothing changes for a process already exiting), and it is waited for up to
+    // kEngineWait in all. Should it outlive that (stuck in the kernel), what it changed stays
+    // changed, and that is said.
+    bool engine_killed = false;
+    const bool engine_dead =
+        wait_process_end(engine_fd_, kEngineGrace, kEngineWait, &engine_killed);
+    if (engine_killed && engine_dead) {
+      say(fmt::format("the engine (pid {}) had not ended {} s after its pipe closed: killed",
+                      p.engine, kEngineGrace.count() / 1000));
+    }
+    if (!engine_dead) {
+      problem(engine_outlived_line(
+          p.engine, kEngineWait,
+          SysJournal::read_entries(p.journal).value_or(std::vector<JournalEntry>{}), p.journal));
+    }
+    for (const std::string& who : w_.not_held) {
+      say("left alone " + who + ": another process has that pid now");
+    }
 
     // 1. Every process of the run, and every task of its cgroups.
     std::vector<std::string> cgroups;
@@ -123,7 +154,9 @@ class Cleanup {
       }
     }
     std::vector<RootProcess> roots;
-    for (const auto& [pid, fd] : w_.child_fds) roots.push_back({pid, fd});
+    for (const auto& [pid, fd] : w_.child_fds) {
+      if (fd >= 0) roots.push_back({pid, fd});
+    }
     const SweepReport sweep = sweep_run_processes(roots, cgroups, std::chrono::milliseconds(1000));
     say(fmt::format("killed {} process(es) of the run{}", sweep.killed.size(),
                     sweep.rounds > 1 ? fmt::format(" (found in {} rounds)", sweep.rounds) : ""));
@@ -137,7 +170,12 @@ class Cleanup {
 
     // 3. This server's shared memory and registry entries (jackd and the clients are dead now).
     if (!p.server.empty()) {
-      std::vector<pid_t> pids = p.children;
+      // Segments allocated by one of these (dead) processes go: only the children held (the
+      // announced process itself), and the engine.
+      std::vector<pid_t> pids;
+      for (const auto& [pid, fd] : w_.child_fds) {
+        if (fd >= 0) pids.push_back(pid);
+      }
       pids.push_back(p.engine);
       const ReclaimResult rr = reclaim_dead_server(p.shm_dir, p.server, pids);
       if (!rr.removed_files.empty() || !rr.reclaimed.empty()) {
@@ -151,12 +189,13 @@ class Cleanup {
           !db.empty()) {
         say("removed JACK's metadata database " + db + " (no process had it open)");
       }
+      // The folder's name is predictable: only a folder the engine (this user) made goes, never
+      // another user's made first under that name, nor a link.
       for (const std::string& dir :
            entries_with_prefix(a_.tmp_dir, "xrunlab-pipewire-" + p.server + ".")) {
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        if (ec) {
-          problem("cannot remove " + dir + ": " + ec.message());
+        const std::string e = remove_owned_tree(dir, ::geteuid());
+        if (!e.empty()) {
+          problem(e);
         } else {
           say("removed the PipeWire runtime folder " + dir);
         }
@@ -169,9 +208,7 @@ class Cleanup {
       for (const std::string& dir : entries_with_prefix(p.run_dir + "/loads", "")) {
         if (dir.size() < 8 || dir.compare(dir.size() - 8, 8, ".scratch") != 0) continue;
         remove_x_display_files(dir);
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        if (ec) problem("cannot remove " + dir + ": " + ec.message());
+        if (const std::string e = remove_tree(dir); !e.empty()) problem(e);
       }
       KilledRun k;
       k.detail = fmt::format(
@@ -239,6 +276,30 @@ class Cleanup {
 
 }  // namespace
 
+std::string engine_outlived_line(pid_t engine, std::chrono::milliseconds waited,
+                                 const std::vector<JournalEntry>& entries,
+                                 const std::string& journal) {
+  const std::string head =
+      fmt::format("the engine (pid {}) is still alive {} s after its pipe closed (SIGKILL sent)",
+                  engine, waited.count() / 1000);
+  if (entries.empty()) return head + "; it changed no system setting";
+  constexpr size_t kNamed = 4;
+  std::string named;
+  for (size_t i = 0; i < entries.size() && i < kNamed; ++i) {
+    const JournalEntry& e = entries[i];
+    const std::string what = e.kind == "write"   ? e.path
+                             : e.kind == "mkdir" ? "the folder " + e.path
+                             : e.kind == "mount" ? "the mount " + e.path
+                                                 : e.kind + " " + e.path;
+    named += (i == 0 ? "" : ", ") + what;
+  }
+  if (entries.size() > kNamed) named += ", ...";
+  return fmt::format(
+      "{}: {} setting(s) it changed stay changed ({}); the next xrunlab start after it has ended "
+      "restores them from its journal {}",
+      head, entries.size(), named, journal);
+}
+
 std::optional<JanitorArgs> parse_janitor_args(const std::vector<std::string>& args,
                                               std::string* why) {
   JanitorArgs a;
@@ -280,6 +341,13 @@ int janitor_main(int argc, char** argv) {
   }
   // The terminal's signals are for the engine; a background write to it must not stop us.
   for (int sig : {SIGINT, SIGHUP, SIGPIPE, SIGTTOU, SIGTTIN, SIGQUIT}) ::signal(sig, SIG_IGN);
+  // A pidfd for every process of the run (a compile load has hundreds): as many descriptors as
+  // the hard limit allows.
+  if (rlimit nofile{};
+      ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   const std::string started = utc_now_iso();
   Watch w;
   w.plan = a->plan;

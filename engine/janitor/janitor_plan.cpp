@@ -32,12 +32,16 @@ bool apply_janitor_line(JanitorPlan& plan, std::string_view line, std::string* w
   }
   if (word == "child") {
     int pid = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), pid);
-    if (ec != std::errc() || end != value.data() + value.size() || pid <= 1) {
-      return fail("child needs a pid above 1");
-    }
-    if (std::find(plan.children.begin(), plan.children.end(), pid) == plan.children.end()) {
-      plan.children.push_back(static_cast<pid_t>(pid));
+    uint64_t start = 0;
+    const char* const last = value.data() + value.size();
+    const auto [gap, ec] = std::from_chars(value.data(), last, pid);
+    if (ec != std::errc() || pid <= 1) return fail("child needs a pid above 1");
+    if (gap == last || *gap != ' ') return fail("child needs a pid and its start time");
+    const auto [end, ec2] = std::from_chars(gap + 1, last, start);
+    if (ec2 != std::errc() || end != last) return fail("child needs a pid and its start time");
+    const AnnouncedChild c{static_cast<pid_t>(pid), start};
+    if (std::find(plan.children.begin(), plan.children.end(), c) == plan.children.end()) {
+      plan.children.push_back(c);
     }
     return true;
   }

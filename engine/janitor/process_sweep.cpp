@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -18,10 +20,6 @@
 
 namespace xrunlab {
 namespace {
-
-bool pidfd_signal(int pidfd, int sig) {
-  return ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0;
-}
 
 std::set<pid_t> cgroup_tasks(const std::vector<std::string>& cgroups) {
   std::set<pid_t> out;
@@ -35,20 +33,65 @@ std::set<pid_t> cgroup_tasks(const std::vector<std::string>& cgroups) {
   return out;
 }
 
-bool exited(int pidfd) {
-  pollfd p{pidfd, POLLIN, 0};
-  return ::poll(&p, 1, 0) == 1;
+// Has the process of `pidfd` exited (a zombie, or reaped)? Waits up to `timeout` for it.
+bool wait_exit(int pidfd, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{pidfd, POLLIN, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (n == 1) return true;
+    if (n == 0 || errno != EINTR) return false;
+  }
 }
 
-bool alive_not_zombie(pid_t pid) {
-  const auto st = read_proc_pid_stat(pid);
-  return st && st->state != 'Z' && st->state != 'X';
+bool exited(int pidfd) {
+  return wait_exit(pidfd, std::chrono::milliseconds(0));
 }
+
+// Is `pid` (not a zombie) the process that started at `start_time`?
+bool alive_and_same(pid_t pid, uint64_t start_time) {
+  const auto st = read_proc_pid_stat(pid);
+  return st && st->state != 'Z' && st->state != 'X' && st->starttime == start_time;
+}
+
+// A process of the run, once taken: held by a pidfd, or (no descriptor left) by pid and start
+// time, checked again before each signal.
+struct Taken {
+  int pidfd = -1;
+  bool own_fd = false;  // opened here (closed at the end), not a root's
+  uint64_t start_time = 0;
+};
 
 }  // namespace
 
+bool pidfd_signal(int pidfd, int sig) {
+  return ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0;
+}
+
 int open_pidfd(pid_t pid) {
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+int open_pidfd_of(pid_t pid, uint64_t start_time, int* error) {
+  if (error != nullptr) *error = ESRCH;
+  if (pid <= 1 || start_time == 0) return -1;
+  const int fd = open_pidfd(pid);
+  if (fd < 0) {
+    if (error != nullptr) *error = errno;
+    return -1;
+  }
+  // The pidfd holds the process that had `pid` when it was opened. Read after that, the start
+  // time is this process's if the process is still there (not reaped: a zombie keeps its pid)
+  // after the read: a reaped process's pid could have been given to another meanwhile.
+  const auto st = read_proc_pid_stat(pid);
+  if (!st || st->starttime != start_time || !pidfd_signal(fd, 0)) {
+    ::close(fd);
+    return -1;
+  }
+  if (error != nullptr) *error = 0;
+  return fd;
 }
 
 std::set<pid_t> run_members(const std::vector<ProcRow>& table, const std::set<pid_t>& roots,
@@ -101,7 +144,7 @@ std::vector<ProcRow> read_proc_table() {
       continue;
     }
     if (const auto st = read_proc_pid_stat(static_cast<pid_t>(std::atoi(name)))) {
-      rows.push_back({st->pid, st->ppid, st->pgrp, st->state});
+      rows.push_back({st->pid, st->ppid, st->pgrp, st->state, st->starttime});
     }
   }
   ::closedir(d);
@@ -117,12 +160,14 @@ SweepReport sweep_run_processes(const std::vector<RootProcess>& roots,
   for (const RootProcess& r : roots) {
     if (r.pidfd >= 0) root_fd[r.pid] = r.pidfd;
   }
-  auto send = [&](pid_t p, int sig) {
-    const auto it = root_fd.find(p);
-    if (it != root_fd.end()) return pidfd_signal(it->second, sig);
-    return ::kill(p, sig) == 0;
+  // Every signal goes through a pidfd, or to a pid whose start time was just read again: never
+  // to a pid that another process took over since /proc was read.
+  std::map<pid_t, Taken> taken;
+  auto send = [](pid_t p, const Taken& t, int sig) {
+    if (t.pidfd >= 0) return pidfd_signal(t.pidfd, sig);
+    return alive_and_same(p, t.start_time) && ::kill(p, sig) == 0;
   };
-  std::set<pid_t> taken;
+  std::set<pid_t> taken_pids;
   for (int round = 0; round < 100; ++round) {
     rep.rounds = round + 1;
     // A root is a root while its pidfd says it lives (a reused pid is someone else).
@@ -130,35 +175,62 @@ SweepReport sweep_run_processes(const std::vector<RootProcess>& roots,
     for (const auto& [pid, fd] : root_fd) {
       if (pidfd_signal(fd, 0)) live_roots.insert(pid);
     }
+    const std::vector<ProcRow> table = read_proc_table();
+    std::map<pid_t, uint64_t> start_of;
+    for (const ProcRow& r : table) start_of[r.pid] = r.start_time;
     const std::set<pid_t> found =
-        run_members(read_proc_table(), live_roots, taken, cgroup_tasks(cgroups), self);
+        run_members(table, live_roots, taken_pids, cgroup_tasks(cgroups), self);
     bool any_new = false;
     for (pid_t p : found) {
-      if (taken.count(p) != 0) continue;
+      if (taken_pids.count(p) != 0) continue;
+      Taken t;
+      t.start_time = start_of[p];
+      if (const auto root = root_fd.find(p); root != root_fd.end()) {
+        t.pidfd = root->second;
+      } else {
+        // Held from here on by a pidfd, opened only if it is the process /proc showed.
+        int error = 0;
+        t.pidfd = open_pidfd_of(p, t.start_time, &error);
+        t.own_fd = t.pidfd >= 0;
+        // Gone, or another process has its pid now: nothing to stop (a new child of the run
+        // under that pid shows up in the next round with its own start time).
+        if (t.pidfd < 0 && (error == 0 || error == ESRCH)) continue;
+      }
       any_new = true;
-      taken.insert(p);
-      send(p, SIGSTOP);
+      taken_pids.insert(p);
+      send(p, t, SIGSTOP);
+      taken[p] = t;
     }
-    for (pid_t r : live_roots) ::kill(-r, SIGSTOP);  // its group, while it holds the group id
     if (!any_new) break;
   }
-  for (pid_t p : taken) {
-    if (send(p, SIGKILL)) rep.killed.push_back(p);
+  for (const auto& [p, t] : taken) {
+    if (send(p, t, SIGKILL)) rep.killed.push_back(p);
   }
   const auto deadline = std::chrono::steady_clock::now() + wait;
-  std::vector<pid_t> pending(taken.begin(), taken.end());
+  std::vector<pid_t> pending(taken_pids.begin(), taken_pids.end());
   while (!pending.empty()) {
     std::vector<pid_t> still;
     for (pid_t p : pending) {
-      const auto root = root_fd.find(p);
-      if (root != root_fd.end() ? !exited(root->second) : alive_not_zombie(p)) still.push_back(p);
+      const Taken& t = taken[p];
+      if (t.pidfd >= 0 ? !exited(t.pidfd) : alive_and_same(p, t.start_time)) still.push_back(p);
     }
     pending.swap(still);
     if (pending.empty() || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   rep.left = pending;
+  for (const auto& [p, t] : taken) {
+    if (t.own_fd) ::close(t.pidfd);
+  }
   return rep;
+}
+
+bool wait_process_end(int pidfd, std::chrono::milliseconds before_kill,
+                      std::chrono::milliseconds wait, bool* killed) {
+  if (killed != nullptr) *killed = false;
+  if (pidfd < 0 || wait_exit(pidfd, before_kill)) return true;
+  if (pidfd_signal(pidfd, SIGKILL) && killed != nullptr) *killed = true;
+  return wait_exit(pidfd, wait > before_kill ? wait - before_kill : std::chrono::milliseconds(0));
 }
 
 }  // namespace xrunlab

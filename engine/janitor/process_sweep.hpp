@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ namespace xrunlab {
 struct ProcRow {
   pid_t pid = 0, ppid = 0, pgrp = 0;
   char state = '?';
+  uint64_t start_time = 0;  // /proc/PID/stat field 22: with the pid, names the process
 };
 
 // Pure: the living (not zombie) processes of `table` that belong to the run: `roots` alive in
@@ -49,12 +51,31 @@ struct SweepReport {
 };
 
 // Stops and kills as above; waits up to `wait` for the killed to be gone. `cgroups`: folders
-// whose cgroup.procs lists tasks of the run. Never throws.
+// whose cgroup.procs lists tasks of the run. A process found in /proc is signalled only through
+// a pidfd opened with open_pidfd_of (the pid and start time /proc showed), never by a pid that
+// may have been reused since; a root only through its pidfd. Never throws.
 SweepReport sweep_run_processes(const std::vector<RootProcess>& roots,
                                 const std::vector<std::string>& cgroups,
                                 std::chrono::milliseconds wait);
 
 // pidfd_open(2), or -1.
 int open_pidfd(pid_t pid);
+
+// A pidfd of `pid` only when it is the process that started at `start_time` (clock ticks after
+// boot, /proc/PID/stat field 22; pid and start time name one process for the life of the boot):
+// the pidfd is opened first, the start time read after, and the pidfd's process checked to be
+// still there (not reaped, so its pid was not given to another) after the read. -1 otherwise
+// (start_time 0 is never a match), with *error the errno of pidfd_open, or ESRCH (gone or
+// another process), or 0 on success.
+int open_pidfd_of(pid_t pid, uint64_t start_time, int* error = nullptr);
+
+// pidfd_send_signal(2): true when sent.
+bool pidfd_signal(int pidfd, int sig);
+
+// Waits up to `before_kill` for the process of `pidfd` to exit, then sends it SIGKILL (*killed
+// says whether it was sent) and waits for the rest of `wait`. True once it has exited (a zombie
+// counts: it holds nothing); true at once for pidfd -1 (nothing to wait for).
+bool wait_process_end(int pidfd, std::chrono::milliseconds before_kill,
+                      std::chrono::milliseconds wait, bool* killed = nullptr);
 
 }  // namespace xrunlab

@@ -7,12 +7,9 @@
 #include <optional>
 #include <string>
 
-namespace xrunlab {
+#include "engine/base/remove_tree.hpp"  // remove_tree: how the folder is removed
 
-// Removes `dir` and everything below it. Works relative to directory descriptors: never follows
-// a symbolic link (a link is removed, not its target), never leaves `dir`, never crosses into
-// another file system. A missing `dir` is not an error. Returns "" or what could not be removed.
-std::string remove_tree(const std::string& dir);
+namespace xrunlab {
 
 // Internal to the loads library: the parts of the xrunlab-load program.
 namespace load_tool {

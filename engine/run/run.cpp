@@ -115,7 +115,14 @@ void Runner::preflight() {
   }
   // Runs killed earlier may hold JACK registry slots (8 in all) and semaphore files: free them
   // before jackd needs a slot.
-  warn_all(reclaim_warnings(reclaim_stale_xrunlab_servers()));
+  const ReclaimResult stale = reclaim_stale_xrunlab_servers();
+  // JACK's registry lock held by another process: jackd and every JACK client would wait for it
+  // for ever (libjack takes it without a time limit), so the run ends here, naming the holder.
+  // PipeWire's libjack does not use it.
+  if (stale.lock_timed_out && backend_->name() != "pipewire") {
+    throw Error(ExitCode::kServerFailed, stale.warning);
+  }
+  warn_all(reclaim_warnings(stale));
   // Left by a JACK program killed inside it, JACK's metadata database would hang our first
   // jack_client_open for ever; removed when no process has it open (jackd removes it at exit).
   if (const std::string db = remove_unused_jack_metadata_db("/dev/shm", ::getuid()); !db.empty()) {

@@ -64,14 +64,51 @@ int above_three(int fd) {
   return fd <= 3 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 4) : fd;
 }
 
-// "child <pid>\n" to `fd` in one write. In the child only (async-signal-safe).
-void report_child(int fd, pid_t pid) {
-  char digits[16];
+// The start time of the calling process: /proc/self/stat field 22 (clock ticks after boot), the
+// fields counted after the last ')' (the name before it may hold anything). 0 when it cannot be
+// read. In the child only (async-signal-safe: open, read, close, no allocation).
+uint64_t own_start_time() {
+  const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];  // field 22 lies within the first 300 bytes or so
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  ssize_t i = n - 1;
+  while (i >= 0 && buf[i] != ')') --i;
+  if (i < 0) return 0;
+  int field = 2;
+  uint64_t v = 0;
+  for (++i; i < n && field <= 22; ++i) {
+    if (buf[i] == ' ') {
+      ++field;
+    } else if (field == 22) {
+      if (buf[i] < '0' || buf[i] > '9') return 0;
+      v = v * 10 + static_cast<uint64_t>(buf[i] - '0');
+    }
+  }
+  return field > 22 ? v : 0;
+}
+
+// Appends the decimal `v` to `line` at *len. In the child only.
+void append_decimal(char* line, int* len, uint64_t v) {
+  char digits[24];
   int n = 0;
-  for (pid_t v = pid; v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-  char line[32] = {'c', 'h', 'i', 'l', 'd', ' '};
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0 && n < 23);
+  while (n > 0) line[(*len)++] = digits[--n];
+}
+
+// "child <pid> <start time>\n" to `fd` in one write: the pid and its start time name this
+// process, so that the janitor never takes another process that got the pid after this one was
+// reaped for it (engine/janitor/janitor_plan.hpp). In the child only (async-signal-safe).
+void report_child(int fd, pid_t pid) {
+  char line[64] = {'c', 'h', 'i', 'l', 'd', ' '};
   int len = 6;
-  while (n > 0) line[len++] = digits[--n];
+  append_decimal(line, &len, static_cast<uint64_t>(pid));
+  line[len++] = ' ';
+  append_decimal(line, &len, own_start_time());
   line[len++] = '\n';
   ssize_t ignored = ::write(fd, line, static_cast<size_t>(len));
   (void)ignored;

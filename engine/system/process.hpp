@@ -127,11 +127,12 @@ std::string first_stdout_line(SpawnSpec spec, std::chrono::milliseconds timeout)
 std::string describe_wait_status(int status);
 
 // The descriptor (a pipe to the run's janitor, engine/janitor) on which every child spawned from
-// now on announces itself: "child <pid>\n", written by the child right after fork, before it
-// checks that its parent lives and before exec, so that no child of a process that dies at that
-// moment goes unannounced (a write under PIPE_BUF is atomic: several threads may spawn). -1 =
-// none (the default). The descriptor must be close-on-exec and should be non-blocking (a full
-// pipe then drops the line rather than stalling the child). Set it before threads spawn.
+// now on announces itself: "child <pid> <start time>\n" (its /proc/PID/stat field 22, 0 when
+// unreadable), written by the child right after fork, before it checks that its parent lives
+// and before exec, so that no child of a process that dies at that moment goes unannounced (a write
+// under PIPE_BUF is atomic: several threads may spawn). -1 = none (the default). The descriptor
+// must be close-on-exec and should be non-blocking (a full pipe then drops the line rather than
+// stalling the child). Set it before threads spawn.
 void set_child_report_fd(int fd);
 
 // Full path of `program` found in PATH (or the path itself if it contains '/'), or nullopt.

@@ -129,5 +129,25 @@ TEST(Pipewire, StaleRuntimeFoldersOfDeadRunsAreRemovedAndLiveOnesKept) {
   EXPECT_TRUE(std::filesystem::exists(other));
 }
 
+// Issue 43: the folders' names are predictable, so another user can make one first. A folder of
+// another user, or a symbolic link, under such a name is left as it is (with what is in it).
+TEST(Pipewire, AStaleFolderNamedLikeOursButNotOursIsLeftAlone) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a folder of another user";
+  TempDir tmp("pwforeign");
+  const std::string foreign = tmp.str() + "/xrunlab-pipewire-xrunlab-999999999-0.evil";
+  const std::string link = tmp.str() + "/xrunlab-pipewire-xrunlab-999999998-0.link";
+  const std::string victim = tmp.str() + "/victim";
+  std::filesystem::create_directories(foreign);
+  tmp.write("xrunlab-pipewire-xrunlab-999999999-0.evil/keep", "x");
+  ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown((foreign + "/keep").c_str(), 65534, 65534), 0);
+  tmp.write("victim/keep", "x");
+  tmp.link("xrunlab-pipewire-xrunlab-999999998-0.link", victim);
+  EXPECT_TRUE(remove_stale_pipewire_dirs(tmp.str()).empty());
+  EXPECT_TRUE(std::filesystem::exists(foreign + "/keep"));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_TRUE(std::filesystem::exists(victim + "/keep"));
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -3,13 +3,17 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/sem.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "tests/support/jack_registry_image.hpp"
 
@@ -221,6 +225,148 @@ TEST(JackRegistry, ADeadServerOfTheRunIsReclaimedAndNothingElse) {
   EXPECT_EQ((*segs)[0].index, 0);
   EXPECT_EQ((*segs)[1].allocator, self);
   EXPECT_EQ((*segs)[2].allocator, other_jackd);
+  fs::remove_all(dir);
+}
+
+// Issue 43: anyone can create the registry before JACK does, and name in it any file of the shm
+// folder as a segment of a dead process of the run. A registry that is not root's nor this
+// user's is refused whole (one line naming it); a segment file that is not this user's is never
+// unlinked, whatever the registry says; a registry that is a symbolic link is not followed.
+TEST(JackRegistryAttack, ARegistryOfAnotherUserIsRefusedAndTheSegmentItNamesKept) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a file of another user";
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-forged-registry-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string uid = std::to_string(::getuid());
+  const pid_t jackd = dead_pid();
+  const std::string server = "xrunlab-" + std::to_string(jackd) + "-0";
+  const fs::path registry = dir / "jack-shm-registry";
+  std::ofstream(registry, std::ios::binary) << full_image(
+      {{jackd, "jack-" + uid + ":" + server + ":"}}, {{jackd, "/jack-" + uid + "-0"}});
+  ASSERT_EQ(::chown(registry.c_str(), 65534, 65534), 0);
+  std::ofstream(dir / ("jack-" + uid + "-0")) << "a file of this user the forger wants gone";
+
+  const ReclaimResult r = reclaim_dead_server(dir.string(), server, {jackd});
+  EXPECT_TRUE(fs::exists(dir / ("jack-" + uid + "-0")));
+  EXPECT_TRUE(r.reclaimed.empty());
+  EXPECT_EQ(r.warning, "not using JACK's registry " + registry.string() +
+                           ": it belongs to uid 65534, not to root or uid " + uid +
+                           " (remove it if no JACK program runs)");
+  const ReclaimResult s = reclaim_stale_xrunlab_servers(dir.string(), server);
+  EXPECT_TRUE(s.reclaimed.empty());
+  EXPECT_EQ(s.warning, r.warning);
+  fs::remove_all(dir);
+}
+
+TEST(JackRegistryAttack, ASegmentFileOfAnotherUserIsNotUnlinked) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a file of another user";
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-foreign-segment-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string uid = std::to_string(::getuid());
+  const pid_t jackd = dead_pid();
+  const std::string server = "xrunlab-" + std::to_string(jackd) + "-0";
+  std::ofstream(dir / "jack-shm-registry", std::ios::binary)
+      << full_image({{jackd, "jack-" + uid + ":" + server + ":"}},
+                    {{jackd, "/jack-" + uid + "-0"}, {jackd, "/jack-" + uid + "-1"}});
+  const fs::path foreign = dir / ("jack-" + uid + "-0"), own = dir / ("jack-" + uid + "-1");
+  std::ofstream(foreign) << "x";
+  ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+  std::ofstream(own) << "x";
+
+  const ReclaimResult r = reclaim_dead_server(dir.string(), server, {jackd});
+  EXPECT_TRUE(fs::exists(foreign));
+  EXPECT_FALSE(fs::exists(own));
+  EXPECT_EQ(r.reclaimed, std::vector<std::string>{server});
+  fs::remove_all(dir);
+}
+
+TEST(JackRegistryAttack, ARegistryThatIsASymbolicLinkIsNotFollowed) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-linked-registry-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string uid = std::to_string(::getuid());
+  const pid_t jackd = dead_pid();
+  const std::string server = "xrunlab-" + std::to_string(jackd) + "-0";
+  std::ofstream(dir / "elsewhere", std::ios::binary) << full_image(
+      {{jackd, "jack-" + uid + ":" + server + ":"}}, {{jackd, "/jack-" + uid + "-0"}});
+  fs::create_symlink(dir / "elsewhere", dir / "jack-shm-registry");
+  std::ofstream(dir / ("jack-" + uid + "-0")) << "x";
+
+  const ReclaimResult r = reclaim_dead_server(dir.string(), server, {jackd});
+  EXPECT_TRUE(fs::exists(dir / ("jack-" + uid + "-0")));
+  EXPECT_TRUE(r.reclaimed.empty());
+  EXPECT_EQ(r.warning, "not using JACK's registry " + (dir / "jack-shm-registry").string() +
+                           ": it is a symbolic link (remove it if no JACK program runs)");
+  fs::remove_all(dir);
+}
+
+// Issue 43: JACK's registry semaphore is open to every user, so anyone can take it and keep it.
+// The clean-up waits for it a bounded time, then gives up with one line naming the semaphore and
+// its holder, and touches nothing. A private key stands in for JACK's, so no JACK program of
+// another test waits on it.
+TEST(JackRegistryAttack, AHeldRegistryLockIsWaitedForABoundedTimeNamingItsHolder) {
+  const key_t key = static_cast<key_t>(0x58520000 | (::getpid() & 0xffff));
+  const int sem = ::semget(key, 1, IPC_CREAT | IPC_EXCL | 0600);
+  ASSERT_GE(sem, 0) << "semaphore key " << key << " is taken";
+  ASSERT_EQ(::semctl(sem, 0, SETVAL, 1), 0);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    sembuf take{0, -1, 0};  // no SEM_UNDO: held until the semaphore is removed
+    if (::semop(sem, &take, 1) != 0) ::_exit(1);
+    ssize_t n = ::write(ready[1], "x", 1);
+    (void)n;
+    for (;;) ::pause();
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("xrunlab-held-lock-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string uid = std::to_string(::getuid());
+  const pid_t jackd = dead_pid();
+  const std::string server = "xrunlab-" + std::to_string(jackd) + "-0";
+  const std::string image =
+      full_image({{jackd, "jack-" + uid + ":" + server + ":"}}, {{jackd, "/jack-" + uid + "-0"}});
+  std::ofstream(dir / "jack-shm-registry", std::ios::binary) << image;
+  std::ofstream(dir / ("jack-" + uid + "-0")) << "x";
+
+  const RegistryLockSpec spec{key, std::chrono::milliseconds(300)};
+  auto both = std::async(std::launch::async, [&] {
+    return std::make_pair(reclaim_stale_xrunlab_servers(dir.string(), server, spec),
+                          reclaim_dead_server(dir.string(), server, {jackd}, spec));
+  });
+  const bool ended = both.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  if (!ended) ::semctl(sem, 0, IPC_RMID);  // a wait without end: this ends it
+  ASSERT_TRUE(ended) << "the clean-up waited for the held lock without end";
+  const auto [stale, dead] = both.get();
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%#x", static_cast<unsigned>(key));
+  const std::string line = std::string("JACK's registry lock (System V semaphore key ") + hex +
+                           ") is held by pid " + std::to_string(holder) +
+                           " for more than 300 ms; end that process, or remove the semaphore "
+                           "(ipcrm -S " +
+                           hex + ") if no JACK program runs";
+  EXPECT_TRUE(stale.lock_timed_out);
+  EXPECT_EQ(stale.warning, line);
+  EXPECT_TRUE(stale.reclaimed.empty());
+  EXPECT_TRUE(dead.lock_timed_out);
+  EXPECT_EQ(dead.warning, line);
+  EXPECT_TRUE(dead.reclaimed.empty());
+  EXPECT_TRUE(fs::exists(dir / ("jack-" + uid + "-0")));  // nothing touched
+  std::ifstream in(dir / "jack-shm-registry", std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+            image);
+
+  ::semctl(sem, 0, IPC_RMID);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
   fs::remove_all(dir);
 }
 

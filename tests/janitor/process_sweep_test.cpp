@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <thread>
 
 #include "engine/base/proc_pid_stat.hpp"
@@ -47,6 +48,11 @@ TEST(RunMembers, NothingWithoutRoots) {
 bool alive(pid_t pid) {
   const auto st = read_proc_pid_stat(pid);
   return st && st->state != 'Z';
+}
+
+char state_of(pid_t pid) {
+  const auto st = read_proc_pid_stat(pid);
+  return st ? st->state : '-';
 }
 
 TEST(ProcessSweep, ARealTreeIsKilledToTheLastProcess) {
@@ -116,6 +122,70 @@ TEST(ProcessSweep, AGoneRootKillsNothing) {
   const SweepReport rep = sweep_run_processes({{child, fd}}, {}, 100ms);
   EXPECT_TRUE(rep.killed.empty());
   if (fd >= 0) ::close(fd);
+}
+
+// Issue 43, pid reuse: a pidfd is opened on a pid only for the process that started at the time
+// given (as announced, or as /proc showed it when the process was found); a pid whose start time
+// differs - another process that got the pid - is never held, so never signalled.
+TEST(OpenPidfdOf, OnlyTheProcessWithThatStartTimeIsHeld) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    for (;;) ::pause();
+  }
+  const auto st = read_proc_pid_stat(child);
+  ASSERT_TRUE(st);
+  int error = -1;
+  EXPECT_EQ(open_pidfd_of(child, st->starttime + 1, &error), -1);
+  EXPECT_EQ(error, ESRCH);
+  EXPECT_EQ(open_pidfd_of(child, 0, &error), -1);  // unknown: never a match
+  EXPECT_TRUE(alive(child));                       // untouched: neither killed
+  EXPECT_NE(state_of(child), 'T');                 // nor stopped
+  const int fd = open_pidfd_of(child, st->starttime, &error);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(error, 0);
+  EXPECT_TRUE(pidfd_signal(fd, SIGKILL));
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  EXPECT_FALSE(pidfd_signal(fd, 0));  // reaped: the pidfd names nobody
+  ::close(fd);
+  EXPECT_EQ(open_pidfd_of(child, st->starttime, &error), -1);  // reaped, whoever has it now
+}
+
+// A sweep given a root whose pidfd was refused (-1) signals nothing, even when the pid lives.
+TEST(ProcessSweep, ARootNotHeldIsNotSignalled) {
+  const pid_t other = ::fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    ::setpgid(0, 0);
+    for (;;) ::pause();
+  }
+  const SweepReport rep = sweep_run_processes({{other, -1}}, {}, 100ms);
+  EXPECT_TRUE(rep.killed.empty());
+  EXPECT_TRUE(alive(other));
+  EXPECT_NE(state_of(other), 'T');
+  ::kill(other, SIGKILL);
+  ::waitpid(other, nullptr, 0);
+}
+
+// Finding 7: a process that does not end is killed after the grace, and waited for.
+TEST(WaitProcessEnd, AProcessThatDoesNotEndIsKilledAfterTheGrace) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_IGN);
+    for (;;) ::pause();
+  }
+  const int fd = open_pidfd(child);
+  ASSERT_GE(fd, 0);
+  bool killed = false;
+  EXPECT_TRUE(wait_process_end(fd, 50ms, 30000ms, &killed));
+  EXPECT_TRUE(killed);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  ::close(fd);
+  EXPECT_TRUE(wait_process_end(-1, 0ms, 0ms, &killed));  // nothing to wait for
+  EXPECT_FALSE(killed);
 }
 
 }  // namespace

@@ -130,25 +130,29 @@ bool mask_has(std::string_view hex, int sig) {
 
 // ---- argv, exit status, errors -------------------------------------------------------------
 
-// Every child announces itself on the report descriptor (the janitor's list) before exec.
+// Every child announces itself on the report descriptor (the janitor's list) before exec, with
+// its start time (/proc/PID/stat field 22), which with the pid names it.
 TEST(Child, EveryChildAnnouncesItselfOnTheReportDescriptor) {
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
   SpawnSpec spec;
-  spec.argv = {"true"};
+  spec.argv = {"sleep", "30"};
   set_child_report_fd(fds[1]);
   Child a = Child::spawn(spec);
   Child b = Child::spawn(spec);
   set_child_report_fd(-1);
   Child c = Child::spawn(spec);
-  ASSERT_TRUE(a.wait_for(std::chrono::seconds(10)));
-  ASSERT_TRUE(b.wait_for(std::chrono::seconds(10)));
-  ASSERT_TRUE(c.wait_for(std::chrono::seconds(10)));
+  const pid_t pa = a.pid(), pb = b.pid();
+  const auto sa = read_proc_pid_stat(pa), sb = read_proc_pid_stat(pb);
+  for (Child* k : {&a, &b, &c}) k->stop(std::chrono::milliseconds(0));
+  ASSERT_TRUE(sa && sb);
   char buf[256] = {};
   const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
   ASSERT_GT(n, 0);
   EXPECT_EQ(std::string(buf, static_cast<size_t>(n)),
-            "child " + std::to_string(a.pid()) + "\nchild " + std::to_string(b.pid()) + "\n");
+            "child " + std::to_string(pa) + " " + std::to_string(sa->starttime) + "\nchild " +
+                std::to_string(pb) + " " + std::to_string(sb->starttime) + "\n");
+  EXPECT_GT(sa->starttime, 0u);
   ::close(fds[0]);
   ::close(fds[1]);
 }
