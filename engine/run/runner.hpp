@@ -138,7 +138,9 @@ class Runner : public RunSteps, private WindowSteps {
   void stop_loads_into_result(uint64_t t0_us);
   // The card's final record into the result; then its files go.
   void collect_backend();
-  void reclaim_after_stop(bool jackd_died_stopping, pid_t jackd_pid);
+  // Stale registry slots of dead runs; and, when this run's jackd is dead (killed in the window
+  // or while stopping), what it left in /dev/shm.
+  void reclaim_after_stop(pid_t jackd_pid);
   // The disk-full warnings into the result: jackd.log cut short, children's logs maybe too.
   void note_disk_full(RunResult& r) const;
   void fill_dma_latency(RunResult& r) const;

@@ -46,7 +46,7 @@ void Runner::collect_backend() {
   backend_->cleanup();
 }
 
-void Runner::reclaim_after_stop(bool jackd_died_stopping, pid_t jackd_pid) {
+void Runner::reclaim_after_stop(pid_t jackd_pid) {
   if (session_.name().empty() || !backend_->launches_server()) return;
   ReclaimResult rr = reclaim_stale_xrunlab_servers("/dev/shm", session_.name());
   // This run's own files are no news: jackd's clean shutdown (JackEngine::Close) leaves its
@@ -59,9 +59,10 @@ void Runner::reclaim_after_stop(bool jackd_died_stopping, pid_t jackd_pid) {
   rr.reclaimed.erase(std::remove(rr.reclaimed.begin(), rr.reclaimed.end(), session_.name()),
                      rr.reclaimed.end());
   warn_all(reclaim_warnings(rr));
-  // A jackd that died while stopping left its JACK segments and JACK's metadata database (it
-  // removes both at its exit): freed here, as the janitor does after a killed run.
-  if (!jackd_died_stopping || jackd_pid <= 0) return;
+  // A jackd that died - killed in the window, or while stopping - left its JACK segments and
+  // JACK's metadata database (it removes both at its exit): freed here, as the janitor does
+  // after a killed run. After a clean exit there is nothing left, and nothing is said.
+  if (jackd_pid <= 0) return;
   const ReclaimResult own = reclaim_dead_server("/dev/shm", session_.name(), {jackd_pid});
   if (!own.removed_files.empty()) {
     say(fmt::format("removed what the dead jackd left in /dev/shm: {}",
@@ -89,7 +90,6 @@ void Runner::stop_all() noexcept {
   // keeps running: our clients leave it cleanly first, then the monitor.
   const bool own_server = backend_->launches_server();
   const pid_t jackd_pid = session_.jackd_pid();
-  bool jackd_died_stopping = false;
   // Stopped before the window (interrupted in its start-up, or it failed): nobody has measured
   // anything, and a run of 254 clients must still stop within 2 s.
   const bool before_window = window_start_us_.load() == 0;
@@ -98,7 +98,6 @@ void Runner::stop_all() noexcept {
   const milliseconds jackd_grace = before_window ? milliseconds(300) : milliseconds(1000);
   auto stop_server = [&] {
     if (const std::string problem = session_.stop(jackd_grace); !problem.empty()) {
-      jackd_died_stopping = true;
       say("warning: " + problem);
       warn(problem);
     }
@@ -127,7 +126,7 @@ void Runner::stop_all() noexcept {
     }
   });
   // A jackd that died uncleanly (or had to be killed) leaves its registry slot and semaphores.
-  t.add("JACK registry", [&] { reclaim_after_stop(jackd_died_stopping, jackd_pid); });
+  t.add("JACK registry", [&] { reclaim_after_stop(jackd_pid); });
   t.add("pipes", [&] { hub_.stop(); });
   t.add("jackd.log", [&] { tap_.close(); });
   // Each step's end goes into measurement.phases ("stop: server", ...): where the stop went.

@@ -15,6 +15,7 @@
 #include <map>
 #include <thread>
 
+#include "engine/jack/jack_registry.hpp"
 #include "engine/report/report_summary.hpp"
 #include "tests/support/run_harness.hpp"
 
@@ -378,6 +379,16 @@ TEST(Integration, ACrashingServerFailsTheRunAndKeepsTheResults) {
             std::string::npos);
   EXPECT_GT(j["measurement"]["seconds_ran"].get<double>(), 0.5);  // the window began 0.3 s late
   expect_nothing_left(r);
+  // The killed jackd's JACK segments (/dev/shm/jack-<uid>-<n>, named in the registry with the
+  // pid that allocated them) went with the run, not at some later run's start.
+  const std::string image = read_text_or_empty("/dev/shm/jack-shm-registry");
+  std::string why;
+  if (const auto segments = parse_jack_segments(image, &why)) {
+    for (const ShmSegment& g : *segments) {
+      if (g.allocator != jackd || g.id.empty()) continue;
+      EXPECT_FALSE(std::filesystem::exists("/dev/shm" + g.id)) << g.id << " left by jackd";
+    }
+  }
 }
 
 // SIGKILL of the engine and of its janitor (what the janitor alone cleans up is
