@@ -172,11 +172,11 @@ readback() {
   echo "$n"
 }
 
-cols=(trials right readable procs shm jackdb trace mnt cgroups sysctls tmp hang zombies)
+cols=(trials hit named right readable procs shm jackdb trace mnt cgroups sysctls tmp hang zombies)
 declare -A sum
 keys=()
-fmt_line='%-5s %-11s %-5s %-9s %7s %5s %5s %-10s %-4s %4s %4s %5s %4s %5s %4s %4s %3s %s\n'
-printf "$fmt_line" trial victim action moment act_ms hold rc status right read procs shm jdb trc mnt cgr sys "tmp hang  what"
+fmt_line='%-5s %-11s %-5s %-9s %6s %5s %4s %-10s %-4s %-4s %4s %5s %4s %4s %4s %4s %4s %3s %s\n'
+printf "$fmt_line" trial victim action moment act_ms hold rc status name right read procs shm jdb trc mnt cgr sys "tmp hang  what"
 for ((i = 1; i <= trials; i++)); do
   victim="${victims[$((RANDOM % ${#victims[@]}))]}"
   case "$victim" in
@@ -419,26 +419,31 @@ for ((i = 1; i <= trials; i++)); do
   mnt_n=$(grep -c . <<<"$mnt_left")
   [[ -n $mnt_left ]] && sed 's/^/    mounted: /' <<<"$mnt_left" >&2
 
+  hit=$([[ $moment == missed ]] && echo 0 || echo 1)
+  # named: a kill that hit, named in what the run said (errors, warnings, run.json)
+  [[ $action == kill && $hit == 1 ]] || named=0
+  name_col=$([[ $action == kill && $hit == 1 ]] && echo "$named" || echo -)
   printf "$fmt_line" "$i" "$victim" "$action" "$moment" "$act_ms" "$hold_ms" "$rc" "$status" \
-    "$right" "$readable" "$procs" "$shm" "$jackdb" "$trace" "$mnt_n" "$cgroups" "$sysctls" \
+    "$name_col" "$right" "$readable" "$procs" "$shm" "$jackdb" "$trace" "$mnt_n" "$cgroups" "$sysctls" \
     "$tmp $hang  $((t_end - t_start)) ms; $what"
   key="$victim $action"
   [[ -n ${sum[$key,trials]:-} ]] || keys+=("$key")
   for k in "$key" total; do
     sum[$k,trials]=$((${sum[$k,trials]:-0} + 1))
     sum[$k,right]=$((${sum[$k,right]:-0} + right))
+    sum[$k,hit]=$((${sum[$k,hit]:-0} + hit))
+    sum[$k,named]=$((${sum[$k,named]:-0} + named))
     sum[$k,readable]=$((${sum[$k,readable]:-0} + readable))
     sum[$k,mnt]=$((${sum[$k,mnt]:-0} + mnt_n))
     for c in procs shm jackdb trace cgroups sysctls tmp hang zombies; do
       sum[$k,$c]=$((${sum[$k,$c]:-0} + ${!c}))
     done
   done
-  [[ $moment == missed ]] && sum[missed]=$((${sum[missed]:-0} + 1))
   [[ -n ${KEEP:-} ]] || rm -rf "$out/runs/c$i" "$log"
 done
 
 echo
-tfmt='%-20s %6s %6s %8s %6s %4s %6s %5s %4s %7s %7s %4s %4s %7s\n'
+tfmt='%-20s %6s %4s %5s %5s %8s %5s %4s %6s %5s %4s %7s %7s %4s %4s %7s\n'
 printf "$tfmt" "victim action" "${cols[@]}"
 mapfile -t keys < <(printf '%s\n' "${keys[@]}" | sort)
 for k in "${keys[@]}" total; do
@@ -446,7 +451,7 @@ for k in "${keys[@]}" total; do
   for c in "${cols[@]}"; do row+=("${sum[$k,$c]:-0}"); done
   printf "$tfmt" "$k" "${row[@]}"
 done
-echo "missed (the victim never appeared, a plain run): ${sum[missed]:-0}"
+echo "hit: the victim was there (else a plain run); named: kills that hit, named in what the run said"
 bad=$((sum[total,trials] - sum[total,right] + sum[total,trials] - sum[total,readable]))
 for c in procs shm jackdb trace mnt cgroups sysctls tmp hang; do bad=$((bad + sum[total,$c])); done
 if ((bad > 0)); then
