@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck disable=SC2059,SC2001  # the tables' formats are variables; sed prefixes lines
-# Every child's death survived, exactly once: TRIALS short runs (vcard, 1024 frames, 2 clients,
-# a 4 s window, no plots), each with one victim picked at random among the processes a run
-# starts and the resources it needs:
+# Every child's death survived, exactly once: TRIALS short runs (vcard, 1024 frames, 2
+# clients, a 4 s window, --ping, no plots), each with one victim picked at random among the
+# processes a run starts and the resources it needs:
 #   jackd        the run's jackd                        client      one of its 2 clients
 #   load         a --load cpu:1's xrunlab-load          load-worker a worker below it
 #   janitor      the run's xrunlab-janitor              cyclictest  the --baseline cyclictest
@@ -18,15 +18,17 @@
 # from the run's start to its usual end (4.5 s here, 5.5 s with a load). It is found in /proc
 # by its command line, which names the run's server, folder or engine pid: only this run's
 # processes. A victim not there yet is taken as soon as it appears; one that never appears
-# makes a "missed" trial, a plain run. Each
-# run is bounded (60 s, then SIGTERM, then SIGKILL: a "hang"). After the run it checks:
+# makes a "missed" trial, a plain run. Each run is bounded (60 s, then SIGTERM, then SIGKILL:
+# a "hang"). After the run it checks:
 #   right    the exit code and run.json's status agree with each other, with run.json's
 #            exit_code and with docs/exit-codes.md, and with what was done: a jackd, PipeWire,
 #            client or load killed before the window's end fails the run (1, or 4/5 during
 #            start-up) naming it; a killed cyclictest leaves a completed run with a warning
 #            naming it; a killed janitor or load worker, or any trial that missed, a completed
 #            run (0); a full disk 0 or 6 with "the disk is full"; a stop or a full /dev/shm any
-#            consistent end, a failure saying why
+#            consistent end, a failure saying why. "Naming" a death: a line of the engine's
+#            errors and warnings or of run.json's status_detail and warnings has the victim's
+#            name (jackd, pipewire, c01, load, cyclictest) and killed, signal, ended or died
 #   readable run.json parses, summary.txt is there, seconds.jsonl parses, a completed run has
 #            its data files, no temporary file is left, `xrunlab summary` reads the folder
 # and what is left of the run (after its engine has exited, up to 2 s for its processes):
@@ -35,9 +37,9 @@
 #            allocated and cyclictest's /dev/shm/cyclictest<pid>, still there
 #   jackdb   JACK's metadata database left with no user (when it was not already so before)
 #   trace    tracefs instances of the run (instances/xrunlab-<engine pid>*)
-#   mnt      mounts that appeared during the trial (tracefs, nsfs, xrunlab's, the trial's)
-#            and processes still in the trial's namespace once it is let go: xrunlab makes
-#            no namespaces of its own, and the trial's must be gone
+#   netns    --ping's network namespace (xrunlab-ping-<engine pid>) and its veth pair
+#   mnt      mounts of the trial that appeared during it (in its folder or named after its
+#            engine pid) and processes still in the trial's mount namespace once it is let go
 #   cgroups  the run's cgroups (xrunlab-<engine pid>)
 #   sysctls  RT settings that differ from before the trial, plus the engine's journal in
 #            /run/xrunlab
@@ -48,12 +50,12 @@
 #        KEEP=1 keeps every trial's run folder and engine log, and prints where;
 #        VICTIMS="jackd client ..." limits the choice)
 # Needs root (mounts, namespaces), jq, python3, util-linux (unshare, nsenter, fallocate),
-# cyclictest, and a build (cmake --build build); the runs go to a temporary folder.
+# iproute2 (--ping), cyclictest, and a build (cmake --build build); the runs go to a temporary folder.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 3
 trials="${1:-100}"
 bin="${XRUNLAB:-build/bin/xrunlab}"
-for tool in jq python3 unshare nsenter fallocate cyclictest "$bin"; do
+for tool in jq python3 unshare nsenter fallocate ip cyclictest "$bin"; do
   command -v "$tool" >/dev/null || {
     echo "chaos-trials: $tool not found (scripts/setup.sh installs and builds everything)" >&2
     exit 3
@@ -147,7 +149,7 @@ EOF
 }
 start_time() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
 # Mounts that matter here, one a line (tracefs, nsfs, xrunlab's, the trials').
-mounts() { grep -E "tracefs|nsfs|xrunlab|$out" /proc/self/mountinfo | awk '{print $5, $9}' | sort; }
+mounts() { awk '{print $5, $9}' /proc/self/mountinfo | sort; }
 # Problems reading back run folder DIR (0 = none); each one named on stderr.
 readback() {
   local dir="$1" status="$2" n=0 f
@@ -172,11 +174,11 @@ readback() {
   echo "$n"
 }
 
-cols=(trials hit named right readable procs shm jackdb trace mnt cgroups sysctls tmp hang zombies)
+cols=(trials hit named right readable procs shm jackdb trace netns mnt cgroups sysctls tmp hang zombies)
 declare -A sum
 keys=()
-fmt_line='%-5s %-11s %-5s %-9s %6s %5s %4s %-10s %-4s %-4s %4s %5s %4s %4s %4s %4s %4s %3s %s\n'
-printf "$fmt_line" trial victim action moment act_ms hold rc status name right read procs shm jdb trc mnt cgr sys "tmp hang  what"
+fmt_line='%-5s %-11s %-5s %-9s %6s %5s %4s %-10s %-4s %-4s %4s %5s %4s %4s %4s %4s %4s %4s %3s %s\n'
+printf "$fmt_line" trial victim action moment act_ms hold rc status name right read procs shm jdb trc net mnt cgr sys "tmp hang  what"
 for ((i = 1; i <= trials; i++)); do
   victim="${victims[$((RANDOM % ${#victims[@]}))]}"
   case "$victim" in
@@ -219,7 +221,7 @@ for ((i = 1; i <= trials; i++)); do
   shm_dir="/proc/$holder/root/dev/shm"
   ns_id="$(readlink "/proc/$holder/ns/mnt")"
   args=(run --backend "$backend" --period 1024 --clients 2 --duration "$duration" --no-plots
-        --label "c$i" --output "$runs" "${extra[@]}")
+        --label "c$i" --output "$runs" --ping "${extra[@]}")
   before_rt="$(rt_settings)"
   before_mounts="$(mounts)"
   jackdb_before=$(jackdb_left "$shm_dir" "$holder")
@@ -332,7 +334,7 @@ for ((i = 1; i <= trials; i++)); do
   # What it said about an end: its errors and warnings, run.json's status_detail and warnings.
   said="$(grep -iE '^xrunlab: (error|warning)|ended|killed|died|signal' "$log"; echo "$detail")"
   named=0
-  grep -qiF -- "$name" <<<"$said" && named=1
+  grep -iF -- "$name" <<<"$said" | grep -qiE 'killed|signal|ended|died|exit' && named=1
 
   # Right: consistent, and what was done.
   why=""
@@ -408,11 +410,19 @@ for ((i = 1; i <= trials; i++)); do
               [[ -n $dir ]] && find "$dir" -name '*.scratch' 2>/dev/null)"
   tmp=$(grep -c . <<<"$tmp_left")
   [[ -n $tmp_left ]] && sed 's/^/    left: /' <<<"$tmp_left" >&2
+  # --ping's network namespace (/run/netns/xrunlab-ping-<pid>, a mount in the run's mount
+  # namespace) and its veth pair (xlp<pid>h, xlp<pid>n).
+  netns_left="$(compgen -G "/proc/$holder/root/run/netns/xrunlab-ping-$engine"
+                compgen -G "/run/netns/xrunlab-ping-$engine"
+                ip -o link show 2>/dev/null | grep -oE "xlp${engine}[hn]")"
+  netns=$(grep -c . <<<"$netns_left")
+  [[ -n $netns_left ]] && sed 's/^/    left: /' <<<"$netns_left" >&2
   if [[ -n ${KEEP:-} && $victim == disk-full && -d $runs/c$i ]]; then
     mkdir -p "$out/runs" && cp -a "$runs/c$i" "$out/runs/"
   fi
   cleanup
-  mnt_left="$(comm -13 <(echo "$before_mounts") <(mounts)
+  # Only the trial's mounts: other users of the machine mount and unmount meanwhile.
+  mnt_left="$(comm -13 <(echo "$before_mounts") <(mounts) | grep -E -e "$out" -e "-$engine( |$)"
               for f in /proc/[0-9]*/ns/mnt; do
                 [[ $(readlink "$f" 2>/dev/null) == "$ns_id" ]] && echo "the trial's namespace, by ${f%/ns/mnt}"
               done)"
@@ -424,7 +434,7 @@ for ((i = 1; i <= trials; i++)); do
   [[ $action == kill && $hit == 1 ]] || named=0
   name_col=$([[ $action == kill && $hit == 1 ]] && echo "$named" || echo -)
   printf "$fmt_line" "$i" "$victim" "$action" "$moment" "$act_ms" "$hold_ms" "$rc" "$status" \
-    "$name_col" "$right" "$readable" "$procs" "$shm" "$jackdb" "$trace" "$mnt_n" "$cgroups" "$sysctls" \
+    "$name_col" "$right" "$readable" "$procs" "$shm" "$jackdb" "$trace" "$netns" "$mnt_n" "$cgroups" "$sysctls" \
     "$tmp $hang  $((t_end - t_start)) ms; $what"
   key="$victim $action"
   [[ -n ${sum[$key,trials]:-} ]] || keys+=("$key")
@@ -435,7 +445,7 @@ for ((i = 1; i <= trials; i++)); do
     sum[$k,named]=$((${sum[$k,named]:-0} + named))
     sum[$k,readable]=$((${sum[$k,readable]:-0} + readable))
     sum[$k,mnt]=$((${sum[$k,mnt]:-0} + mnt_n))
-    for c in procs shm jackdb trace cgroups sysctls tmp hang zombies; do
+    for c in procs shm jackdb trace netns cgroups sysctls tmp hang zombies; do
       sum[$k,$c]=$((${sum[$k,$c]:-0} + ${!c}))
     done
   done
@@ -443,7 +453,7 @@ for ((i = 1; i <= trials; i++)); do
 done
 
 echo
-tfmt='%-20s %6s %4s %5s %5s %8s %5s %4s %6s %5s %4s %7s %7s %4s %4s %7s\n'
+tfmt='%-20s %6s %4s %5s %5s %8s %5s %4s %6s %5s %5s %4s %7s %7s %4s %4s %7s\n'
 printf "$tfmt" "victim action" "${cols[@]}"
 mapfile -t keys < <(printf '%s\n' "${keys[@]}" | sort)
 for k in "${keys[@]}" total; do
@@ -453,7 +463,7 @@ for k in "${keys[@]}" total; do
 done
 echo "hit: the victim was there (else a plain run); named: kills that hit, named in what the run said"
 bad=$((sum[total,trials] - sum[total,right] + sum[total,trials] - sum[total,readable]))
-for c in procs shm jackdb trace mnt cgroups sysctls tmp hang; do bad=$((bad + sum[total,$c])); done
+for c in procs shm jackdb trace netns mnt cgroups sysctls tmp hang; do bad=$((bad + sum[total,$c])); done
 if ((bad > 0)); then
   echo "chaos-trials: $bad failed check(s)" >&2
   exit 1
