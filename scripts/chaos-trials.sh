@@ -23,12 +23,13 @@
 #   right    the exit code and run.json's status agree with each other, with run.json's
 #            exit_code and with docs/exit-codes.md, and with what was done: a jackd, PipeWire,
 #            client or load killed before the window's end fails the run (1, or 4/5 during
-#            start-up) naming it; a killed cyclictest leaves a completed run with a warning
+#            start-up) naming it, within 5 s; a killed cyclictest leaves a completed run with a warning
 #            naming it; a killed janitor or load worker, or any trial that missed, a completed
 #            run (0); a full disk 0 or 6 with "the disk is full"; a stop or a full /dev/shm any
 #            consistent end, a failure saying why. "Naming" a death: a line of the engine's
-#            errors and warnings or of run.json's status_detail and warnings has the victim's
-#            name (jackd, pipewire, c01, load, cyclictest) and killed, signal, ended or died
+#            errors and warnings or of run.json's status_detail, warnings and loads' errors has
+#            the victim's name (jackd, pipewire, c01, load, worker, cyclictest) and killed,
+#            signal, ended or died
 #   readable run.json parses, summary.txt is there, seconds.jsonl parses, a completed run has
 #            its data files, no temporary file is left, `xrunlab summary` reads the folder
 # and what is left of the run (after its engine has exited, up to 2 s for its processes):
@@ -71,6 +72,7 @@ source scripts/trials-lib.sh
 RANDOM="${SEED:-$$}"
 duration=4
 bound_s=60
+notice_ms=5000  # a run whose jackd, PipeWire, client or load was killed ends within this
 out="$(mktemp -d "${TMPDIR:-/tmp}/chaos-trials.XXXXXX")"
 [[ -n ${KEEP:-} ]] && echo "chaos-trials: keeping the runs and logs in $out" >&2
 
@@ -299,7 +301,7 @@ for ((i = 1; i <= trials; i++)); do
   name="$victim"
   case "$victim" in
     client) name="$(grep -oE -- '-c[0-9]+ ' <<<"$victim_cmd " | head -1 | tr -d ' -')"; [[ -n $name ]] || name=client ;;
-    load-worker) name=load ;;
+    load-worker) name=worker ;;  # the load's report: "cpu worker (pid N) killed by signal 9"
   esac
 
   # The run's end, bounded.
@@ -329,7 +331,8 @@ for ((i = 1; i <= trials; i++)); do
   if [[ -n $dir && -f $dir/run.json ]]; then
     status="$(jq -r '.status // "none"' "$dir/run.json" 2>/dev/null || echo unreadable)"
     json_rc="$(jq -r '.exit_code // "none"' "$dir/run.json" 2>/dev/null || echo unreadable)"
-    detail="$(jq -r '[.status_detail // "", (.warnings // [])[]] | join("\n")' "$dir/run.json" 2>/dev/null)"
+    detail="$(jq -r '[.status_detail // "", (.warnings // [])[], ((.loads // [])[] | .report.errors[]?)]
+                     | join("\n")' "$dir/run.json" 2>/dev/null)"
   fi
   # What it said about an end: its errors and warnings, run.json's status_detail and warnings.
   said="$(grep -iE '^xrunlab: (error|warning)|ended|killed|died|signal' "$log"; echo "$detail")"
@@ -356,7 +359,10 @@ for ((i = 1; i <= trials; i++)); do
       jackd:kill:start-up|pipewire:kill:start-up|client:kill:start-up|load:kill:start-up|\
       jackd:kill:window|pipewire:kill:window|client:kill:window|load:kill:window)
         if [[ $rc == 0 ]]; then why="$name killed in the $moment, yet the run completed"
-        elif ((named == 0)); then why="failed without naming $name"; fi ;;
+        elif ((named == 0)); then why="failed without naming $name"
+        elif ((t_end - t_start - act_ms > notice_ms)); then
+          why="the run ended $((t_end - t_start - act_ms)) ms after the kill"
+        fi ;;
       disk-full:*)
         if [[ $rc == 6 ]] && ! grep -q "the disk is full" "$log"; then why="exit 6 without 'the disk is full'"
         elif [[ $rc != 0 && $rc != 6 ]]; then why="a full disk ended in exit $rc"; fi ;;
