@@ -49,7 +49,8 @@
 # trial is not right, not readable, hung or left anything.
 # Usage: scripts/chaos-trials.sh [TRIALS=100]   (SEED=n repeats the choices; XRUNLAB=path;
 #        KEEP=1 keeps every trial's run folder and engine log, and prints where;
-#        VICTIMS="jackd client ..." limits the choice)
+#        VICTIMS="jackd client ..." limits the choice; SPAN_MS=700 takes the moments from the
+#        first 700 ms only, the start-up)
 # Needs root (mounts, namespaces), jq, python3, util-linux (unshare, nsenter, fallocate),
 # iproute2 (--ping), cyclictest, and a build (cmake --build build); the runs go to a temporary folder.
 set -uo pipefail
@@ -191,6 +192,7 @@ for ((i = 1; i <= trials; i++)); do
     load|load-worker) span_ms=5500 ;;
     *) span_ms=4500 ;;
   esac
+  span_ms="${SPAN_MS:-$span_ms}"
   delay_ms=$((RANDOM % span_ms))
   hold_ms=$([[ $action == stop ]] && echo $((200 + RANDOM % 2801)) || echo $((1000 + RANDOM % 1001)))
   [[ $action == kill ]] && hold_ms=0
