@@ -49,61 +49,9 @@ else
 fi
 duration=2
 
-# Segments of JACK's registry whose allocator is dead and still has its file: "name pid" per line.
-dead_segments() {
-  python3 - <<'EOF'
-import os, struct
-try:
-    b = open('/dev/shm/jack-shm-registry', 'rb').read()
-except OSError:
-    raise SystemExit(0)
-hdr, entry = struct.unpack_from('<II', b, 16)
-for i in range(256):
-    off = hdr + i * entry
-    if off + entry > len(b):
-        break
-    pid, size = struct.unpack_from('<iI', b, off + 4)
-    name = b[off + 12:off + 12 + 255].split(b'\0')[0].decode()
-    if pid <= 0 or not name:
-        continue
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        if os.path.exists('/dev/shm' + name):
-            print(name, pid)
-    except PermissionError:
-        pass
-EOF
-}
-rt_settings() {
-  for f in /proc/sys/kernel/sched_rt_runtime_us /proc/sys/kernel/sched_rt_period_us \
-           /sys/fs/cgroup/cpu/cpu.rt_runtime_us /sys/fs/cgroup/cpu/cpu.rt_period_us; do
-    [[ -r $f ]] && echo "$f=$(cat "$f")"
-  done
-}
-# Prints "ALIVE ZOMBIES" for the processes whose command line has one of the arguments; those
-# alive are named on stderr.
-count_procs() {
-  python3 - "$@" <<'EOF'
-import os, sys
-needles = sys.argv[1:]
-alive = zombies = 0
-me = str(os.getpid())
-for pid in filter(str.isdigit, os.listdir('/proc')):
-    try:
-        cmd = open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\0', b' ').decode(errors='replace')
-        state = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0]
-    except OSError:
-        continue
-    if pid != me and any(n in cmd for n in needles):
-        if state == 'Z':
-            zombies += 1
-        else:
-            alive += 1
-            print(f'    left: {pid} {cmd}', file=sys.stderr)
-print(alive, zombies)
-EOF
-}
+# dead_segments, rt_settings, count_procs, jackdb_left
+# shellcheck source=scripts/trials-lib.sh
+source scripts/trials-lib.sh
 
 declare -A sum
 phases=(start-up window shutdown ended)
@@ -160,15 +108,13 @@ for ((i = 1; i <= trials; i++)); do
   # JACK's segments of this run are those its jackd allocated (its pid is in the engine's log).
   jackd="$(sed -nE 's/.*started jackd \(server .*, pid ([0-9]+)\).*/\1/p' "$log" | head -1)"
   shm_left="$(ls /dev/shm | grep -- "$server"
-              [[ -n $jackd ]] && dead_segments | awk -v p="$jackd" '$2 == p {print $1}')"
+              [[ -n $jackd ]] && dead_segments /dev/shm | awk -v p="$jackd" '$2 == p {print $1}')"
   shm=$(grep -c . <<<"$shm_left")
   [[ -n $shm_left ]] && sed 's/^/    left in \/dev\/shm: /' <<<"$shm_left" >&2
   cgroups=$(find /sys/fs/cgroup/cpu -maxdepth 3 -type d -name "xrunlab-$engine" 2>/dev/null | grep -c .)
   sysctls=$(comm -3 <(echo "$before_rt") <(rt_settings) | grep -c .)
   sysctls=$((sysctls / 2 + $(ls /run/xrunlab/journal-*-"$engine".json* 2>/dev/null | grep -c .)))
-  jackdb=0
-  jackdb_dir="/dev/shm/jack_db-$(id -u)"
-  if [[ -d $jackdb_dir ]] && ! grep -qsF -- " $jackdb_dir/" /proc/[0-9]*/maps; then jackdb=1; fi
+  jackdb=$(jackdb_left /dev/shm $$)
   status=0
   janitor_ms="-"
   for d in "${rundirs[@]}"; do
