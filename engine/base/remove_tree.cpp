@@ -124,4 +124,10 @@ std::string remove_owned_tree(const std::string& dir, uid_t owner) {
   return remove_tree_of(dir, owner);
 }
 
+bool remove_owned_file(const std::string& path, uid_t owner) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || st.st_uid != owner) return false;
+  return ::unlink(path.c_str()) == 0;
+}
+
 }  // namespace xrunlab

@@ -22,4 +22,9 @@ std::string remove_tree(const std::string& dir);
 // remove it by hand if it is not in use"). A missing `dir` is not an error.
 std::string remove_owned_tree(const std::string& dir, uid_t owner);
 
+// Unlinks `path` only when it is a file (not a folder) of `owner`, never following a link (a
+// link of `owner` is removed itself): for a name read from a place every user can write
+// (/dev/shm, JACK's registry), which must never remove another user's file. True when removed.
+bool remove_owned_file(const std::string& path, uid_t owner);
+
 }  // namespace xrunlab

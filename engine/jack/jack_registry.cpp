@@ -20,6 +20,7 @@
 
 #include "engine/base/errno_text.hpp"
 #include "engine/base/proc_pid_stat.hpp"
+#include "engine/base/remove_tree.hpp"
 
 namespace xrunlab {
 namespace {
@@ -176,11 +177,7 @@ int open_registry(const std::string& path, std::string* why) {
 // Unlinks SHM_DIR/NAME only when it is a file of this (effective) user, not a folder: a name
 // read from the registry or the folder (both open to every user) never removes another user's.
 bool unlink_own_file(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
-    return false;
-  }
-  return ::unlink(path.c_str()) == 0;
+  return remove_owned_file(path, ::geteuid());
 }
 
 }  // namespace

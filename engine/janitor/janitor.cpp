@@ -25,6 +25,7 @@
 #include "engine/janitor/process_sweep.hpp"
 #include "engine/janitor/run_status.hpp"
 #include "engine/loads/x_display.hpp"
+#include "engine/result/baseline.hpp"
 #include "engine/sched/sys_journal.hpp"
 #include "engine/system/clock.hpp"
 
@@ -183,6 +184,12 @@ class Cleanup {
                         rr.reclaimed.empty() ? "" : " and freed its JACK registry slot"));
       }
       if (!rr.warning.empty()) problem(rr.warning);
+      // A cyclictest baseline killed with the run leaves its own file (only this user's goes).
+      for (const pid_t pid : pids) {
+        const std::string f = cyclictest_shm_file(p.shm_dir, pid);
+        if (remove_owned_file(f, ::geteuid()))
+          say("removed " + f + ", left by the killed cyclictest");
+      }
       // A process of the run killed inside jack_client_open can leave JACK's metadata database
       // locked, which would hang every later JACK program of this user: gone if nobody uses it.
       if (const std::string db = remove_unused_jack_metadata_db(p.shm_dir, ::getuid());

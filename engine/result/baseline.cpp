@@ -9,6 +9,10 @@
 
 namespace xrunlab {
 
+std::string cyclictest_shm_file(const std::string& shm_dir, pid_t pid) {
+  return shm_dir + "/cyclictest" + std::to_string(pid);
+}
+
 std::vector<std::string> cyclictest_argv(const std::string& program, int priority, int interval_us,
                                          int seconds, const std::string& json_path) {
   return {program,

@@ -8,6 +8,8 @@
 // both measure under the same idle-state policy. cyclictest's own figures are whole
 // microseconds; its histogram (1 us bins up to kBaselineHistogramUs) gives the percentiles,
 // exact below that bound. Non-realtime.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +27,10 @@ inline constexpr uint32_t kBaselineHistogramUs = 100000;
 // --json=JSON_PATH.
 std::vector<std::string> cyclictest_argv(const std::string& program, int priority, int interval_us,
                                          int seconds, const std::string& json_path);
+
+// The shared-memory file cyclictest PID keeps in SHM_DIR (/dev/shm): "SHM_DIR/cyclictest<PID>".
+// It removes it only at a clean exit; after a kill the run (or the janitor) does.
+std::string cyclictest_shm_file(const std::string& shm_dir, pid_t pid);
 
 struct CyclictestResult {
   Histogram us{kBaselineHistogramUs};  // its samples beyond the bound counted, not known

@@ -2,6 +2,7 @@
 #include "engine/run/cyclictest_baseline.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "engine/base/file.hpp"
+#include "engine/base/remove_tree.hpp"
 
 namespace xrunlab {
 
@@ -48,6 +50,10 @@ void CyclictestBaseline::stop() noexcept {
       child_.signal(SIGINT);
       if (!child_.wait_for(milliseconds(3000))) child_.stop(milliseconds(1000));
     }
+    // cyclictest removes its shared-memory file only at a clean exit: one killed (by anyone)
+    // leaves it. Only this user's file of that name goes.
+    if (!child_.running())
+      remove_owned_file(cyclictest_shm_file("/dev/shm", child_.pid()), ::geteuid());
     std::string why;
     const std::optional<std::string> text = read_file(json_path_, &why);
     if (text) result_ = read_cyclictest_json(*text, &why);

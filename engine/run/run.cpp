@@ -168,6 +168,8 @@ void Runner::finish(const std::exception* failure) {
     r.status = err != nullptr && err->code() == ExitCode::kInterrupted ? RunStatus::kInterrupted
                                                                        : RunStatus::kFailed;
     r.status_detail = failure->what();
+    // What main() exits with for this error (its catch blocks): an Error's code, else 1.
+    r.exit_code = static_cast<int>(err != nullptr ? err->code() : ExitCode::kRunFailed);
   } else {
     fleet_.name_abnormal_ends(r);
     rusage ru{};

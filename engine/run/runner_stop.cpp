@@ -70,7 +70,7 @@ void Runner::reclaim_after_stop(pid_t jackd_pid) {
   }
   if (!own.warning.empty()) warn(own.warning);
   if (const std::string db = remove_unused_jack_metadata_db("/dev/shm", ::getuid()); !db.empty()) {
-    say("removed JACK's metadata database " + db + ", which the dead jackd left");
+    say("removed JACK's metadata database " + db + " (no process had it open)");
   }
 }
 

@@ -79,6 +79,11 @@ std::vector<Connection> wire_chain(const GraphSpec& g,
     if (const std::string gone = server_ended(); !gone.empty()) {
       throw Error(ExitCode::kServerFailed, gone);
     }
+    // A client that died here never reports: said at once, not at the deadline.
+    if (const std::string ended = fleet.first_ended(); !ended.empty()) {
+      throw Error(ExitCode::kClientsFailed,
+                  fmt::format("client {} while the clients made their connections", ended));
+    }
     if (stop.load()) {
       throw Error(ExitCode::kInterrupted,
                   fmt::format("only {} of {} clients had made their connections before the "

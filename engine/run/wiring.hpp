@@ -23,8 +23,9 @@ namespace xrunlab {
 // Wires `g` (its clients are the fleet's, in chain order) and returns the graph as the clients
 // reported it, every wanted connection in it. `port_exists` asks the server about a port;
 // `server_ended` says why the server is gone ("" while it runs). Throws Error: a client that
-// failed (kClientsFailed), a server that ended (kServerFailed), connections missing at the
-// deadline (15 s + 20 ms per connection; kClientsFailed) or a stop request (kInterrupted).
+// failed or ended (kClientsFailed, at once), a server that ended (kServerFailed), connections
+// missing at the deadline (15 s + 20 ms per connection; kClientsFailed) or a stop request
+// (kInterrupted).
 std::vector<Connection> wire_chain(const GraphSpec& g,
                                    const std::function<bool(const std::string&)>& port_exists,
                                    ClientFleet& fleet, LiveResult& live,

@@ -9,11 +9,13 @@
 
 namespace xrunlab {
 
-// Creates `name` (shm_open O_CREAT | O_EXCL, mode 0600), sizes it to `bytes` and maps it
+// Creates `name` (shm_open O_CREAT | O_EXCL, mode 0600), sizes it to `bytes`, reserves its pages
+// (posix_fallocate: a full /dev/shm is an error here, never a SIGBUS at a later write) and maps it
 // read-write, shared; the new object is zero-filled. The caller owns the mapping (munmap) and
 // the name (shm_unlink). On failure nothing is left behind (a name it created is removed) and it
-// throws Error(kOutput) "cannot create|size|map <what> NAME: <errno text>", `what` naming the
-// object ("the cycle table's shared memory object").
+// throws Error(kOutput) "cannot create|size|reserve the memory of|map <what> NAME: <errno text>"
+// (with "/dev/shm is full" for ENOSPC), `what` naming the object ("the cycle table's shared memory
+// object").
 void* create_shm_object(const std::string& name, size_t bytes, const std::string& what);
 
 }  // namespace xrunlab

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -67,6 +68,31 @@ TEST(Baseline, AnInterruptedRunKeepsItsBaseline) {
   EXPECT_EQ(j["status"], "interrupted");
   expect_baseline(j["baseline"], r.run_dir());
   EXPECT_EQ(processes_mentioning(r.run_dir()), std::vector<std::string>{});
+  expect_nothing_left(r);
+}
+
+// cyclictest killed in the window: the run completes with a warning naming the kill, and the
+// file cyclictest keeps in /dev/shm (removed only at its clean exit) goes with the run.
+TEST(Baseline, AKilledCyclictestLeavesNothingInDevShm) {
+  XrunlabRun r = start({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
+                        "4", "--baseline", "cyclictest"});
+  wait_until_measuring(r);
+  pid_t ct = -1;  // its command line names the run folder (--json=...), under this run's output
+  for (const std::string& p : processes_mentioning(r.out_dir)) {
+    if (p.find("cyclictest ") != std::string::npos) ct = static_cast<pid_t>(std::stol(p));
+  }
+  ASSERT_GT(ct, 0) << r.log();
+  const std::string shm_file = "/dev/shm/cyclictest" + std::to_string(ct);
+  for (int i = 0; i < 200 && !std::filesystem::exists(shm_file); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(shm_file)) << "cyclictest made no " << shm_file;
+  ::kill(ct, SIGKILL);
+  finish(r);
+  EXPECT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  EXPECT_NE(j.dump().find("cyclictest killed by signal 9"), std::string::npos) << j["warnings"];
+  EXPECT_FALSE(std::filesystem::exists(shm_file)) << shm_file << " left by the killed cyclictest";
   expect_nothing_left(r);
 }
 

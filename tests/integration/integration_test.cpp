@@ -391,6 +391,34 @@ TEST(Integration, ACrashingServerFailsTheRunAndKeepsTheResults) {
   }
 }
 
+// A jackd that exits at once (a stand-in named jackd first in PATH): the run fails before its
+// window with exit code 4, and its run.json says failed with that same code.
+TEST(Integration, ARunFailedBeforeItsWindowRecordsItsExitCode) {
+  const TempDir bin("fake-jackd");
+  const std::string fake =
+      bin.write("jackd", "#!/bin/sh\necho 'fake jackd: exiting' >&2\nexit 1\n");
+  ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+  const char* path = std::getenv("PATH");
+  XrunlabRun r = start({"run", "--clients", "1", "--ports", "1", "--duration", "1", "--label",
+                        "it-fake-jackd", "--no-plots"},
+                       {{"PATH", bin.str() + ":" + (path != nullptr ? path : "/usr/bin:/bin")}});
+  finish(r);
+  EXPECT_EQ(r.exit_code, 4) << r.log();
+  std::string run_json;
+  const std::string label_dir = r.out_dir + "/it-fake-jackd";
+  if (DIR* d = opendir(label_dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') run_json = label_dir + "/" + e->d_name + "/run.json";
+    }
+    closedir(d);
+  }
+  ASSERT_FALSE(run_json.empty()) << r.log();
+  const json j = json::parse(read_text(run_json));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["exit_code"], 4) << "run.json said 0 for every run that failed before its window";
+  expect_nothing_left(r);
+}
+
 // SIGKILL of the engine and of its janitor (what the janitor alone cleans up is
 // janitor_integration_test's): its children die with it (PR_SET_PDEATHSIG), the last checkpoint
 // is on disk, and whatever JACK left in /dev/shm is freed by the next run.

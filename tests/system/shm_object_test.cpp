@@ -3,10 +3,14 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 
 #include "engine/base/errors.hpp"
@@ -60,6 +64,37 @@ TEST(ShmObject, ANameInUseIsAnErrorThatNamesItAndLeavesTheOtherObjectAlone) {
   ::munmap(first, 4096);
   ::shm_unlink(name.c_str());
   EXPECT_FALSE(exists(name));
+}
+
+// A full /dev/shm (a 64 KiB tmpfs mounted over it in a mount namespace of a child's own): the
+// object is refused with one error saying so. Before, ftruncate and mmap succeeded on the empty
+// tmpfs and the first write into the mapping killed the process with SIGBUS.
+TEST(ShmObject, AFullDevShmIsAnErrorNotASigbus) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (a mount namespace)";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=64k") != 0) {
+      ::_exit(3);  // no namespace here: said below
+    }
+    try {
+      void* p = create_shm_object("/xrunlab-test-full", size_t{1} << 20, "the test object");
+      std::memset(p, 1, size_t{1} << 20);  // SIGBUS here when the pages were not reserved
+      ::_exit(1);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      ::_exit(e.code() == ExitCode::kOutput && what.find("/dev/shm is full") != std::string::npos
+                  ? 0
+                  : 2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) GTEST_SKIP() << "no mount namespace here";
+  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error at all, 2: not the full-/dev/shm error";
 }
 
 }  // namespace
