@@ -30,6 +30,11 @@ void JanitorLink::tell(const std::string& line) noexcept {
   (void)ignored;
 }
 
+std::string JanitorLink::ended() {
+  if (!started() || finished_ || child_.running()) return "";
+  return "xrunlab-janitor (pid " + std::to_string(child_.pid()) + ") " + child_.describe_exit();
+}
+
 void JanitorLink::finish() noexcept {
   if (!started() || finished_) return;
   set_child_report_fd(-1);

@@ -25,6 +25,9 @@ class JanitorLink {
   // The clean end: "done", then waits up to a second for the janitor to exit. Idempotent.
   void finish() noexcept;
   bool started() const { return child_.pid() > 0; }
+  // Before finish(): "" while the janitor runs, else how it ended ("xrunlab-janitor (pid N)
+  // killed by signal 9"): the run then went on without its safety net.
+  std::string ended();
 
  private:
   Child child_;

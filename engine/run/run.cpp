@@ -177,6 +177,12 @@ void Runner::finish(const std::exception* failure) {
     r.exit_code = static_cast<int>(failure_code_);
     r.engine_peak_rss_kib = ru.ru_maxrss;  // before the rows are read back for the last files
   }
+  if (const std::string gone = janitor_.ended(); !gone.empty()) {
+    r.warnings.push_back(fmt::format(
+        "the janitor ended during the run: {}; had the engine died after that, its clean-up "
+        "would have waited for the next xrunlab start",
+        gone));
+  }
   r.ended_utc = utc_now_iso();
   r.logs = log_counts();
   checkpoints_.collect_seconds(r);

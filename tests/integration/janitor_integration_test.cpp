@@ -228,5 +228,24 @@ TEST(Janitor, ACleanRunEndsItsJanitorAndLeavesNoJanitorLog) {
   expect_nothing_left(r);
 }
 
+// The janitor killed in the window: the run goes on and completes (it is only the safety net),
+// and says it ran without it.
+TEST(Janitor, AKilledJanitorIsSaidAndTheRunCompletes) {
+  XrunlabRun r = start(run_args("jn-janitor-killed", "3"));
+  wait_until_measuring(r);
+  const pid_t janitor = janitor_of(r.child.pid());
+  ASSERT_GT(janitor, 0) << r.log();
+  ::kill(janitor, SIGKILL);
+  finish(r);
+  EXPECT_EQ(r.exit_code, 0) << r.log();
+  const json j = r.run_json();
+  EXPECT_EQ(j["status"], "completed");
+  EXPECT_NE(j["warnings"].dump().find("the janitor ended during the run: xrunlab-janitor (pid " +
+                                      std::to_string(janitor) + ") killed by signal 9"),
+            std::string::npos)
+      << j["warnings"];
+  expect_nothing_left(r);
+}
+
 }  // namespace
 }  // namespace xrunlab
