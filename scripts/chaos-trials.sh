@@ -344,7 +344,7 @@ for ((i = 1; i <= trials; i++)); do
   # Right: consistent, and what was done.
   why=""
   case "$rc:$status" in
-    0:completed|1:failed|4:failed|5:failed|6:incomplete|6:none) ;;
+    0:completed|1:failed|4:failed|5:failed|6:failed|6:incomplete|6:none) ;;
     *) why="exit $rc with status $status" ;;
   esac
   if [[ -z $why && $status != none && $status != incomplete && $json_rc != "$rc" ]]; then
