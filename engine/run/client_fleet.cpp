@@ -87,6 +87,16 @@ size_t ClientFleet::spawn(const FleetSpec& f, LineHub& hub, LiveResult& live,
   return children_.size();
 }
 
+std::string server_end_within(const std::function<std::string()>& server_ended,
+                              milliseconds grace) {
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (true) {
+    if (std::string gone = server_ended(); !gone.empty()) return gone;
+    if (std::chrono::steady_clock::now() >= deadline) return "";
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
 void ClientFleet::wait_active(LiveResult& live, const std::function<std::string()>& server_ended,
                               const std::atomic<bool>& stop,
                               const std::function<std::string()>& runaway) {
@@ -111,6 +121,10 @@ void ClientFleet::wait_active(LiveResult& live, const std::function<std::string(
       if (!children_[i].running()) failed = names_[i] + " " + children_[i].describe_exit();
     }
     if (!failed.empty()) {
+      // A client that failed because its server died: the server's end is what to say.
+      if (const std::string gone = server_end_within(server_ended); !gone.empty()) {
+        throw Error(ExitCode::kServerFailed, gone);
+      }
       throw Error(ExitCode::kClientsFailed,
                   "client failed to start: " + failed + "; see " + run_dir_ + "/clients/");
     }

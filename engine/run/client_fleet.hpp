@@ -24,6 +24,12 @@
 
 namespace xrunlab {
 
+// A client sees its server die (its socket closes) a moment before the server's process can be
+// reaped: before a client's end is blamed on the client, the server is asked again for up to
+// `grace`. Its end (server_ended's line) when it comes, else "".
+std::string server_end_within(const std::function<std::string()>& server_ended,
+                              std::chrono::milliseconds grace = std::chrono::milliseconds(200));
+
 struct FleetSpec {
   std::string binary;       // xrunlab-client
   std::string name_prefix;  // "<private server name>-", e.g. "xrunlab-8790-0-"

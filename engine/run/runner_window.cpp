@@ -60,7 +60,16 @@ void Runner::measure() {
     std::vector<AudioThread> threads = policy_.read(session_.jackd_pid(), client_threads());
     const std::string bad = first_mismatch(threads);
     live_.with([&](RunResult& r) { r.threads_start = std::move(threads); });
-    if (!bad.empty()) throw Error(ExitCode::kRunFailed, bad);
+    if (!bad.empty()) {
+      // A thread that cannot be read because its process died: that death is what failed.
+      if (std::string gone = server_end_within([&] { return session_.ended(); }); !gone.empty()) {
+        throw Error(ExitCode::kServerFailed, gone);
+      }
+      if (std::string ended = fleet_.first_ended(); !ended.empty()) {
+        throw Error(ExitCode::kClientsFailed, "client " + ended);
+      }
+      throw Error(ExitCode::kRunFailed, bad);
+    }
   }
   for (const std::string& said : traces_.start()) say(said);
   const uint64_t planned_end = open_window();
@@ -122,6 +131,10 @@ StopReason Runner::stop_reason() {
     return {StopKind::kRunaway, std::move(runaway)};
   }
   if (std::string ended = fleet_.first_ended(); !ended.empty()) {
+    // A client ended by its server's death: the server is the cause.
+    if (std::string gone = server_end_within([&] { return session_.ended(); }); !gone.empty()) {
+      return {StopKind::kServerEnded, std::move(gone)};
+    }
     return {StopKind::kClientEnded, std::move(ended)};
   }
   if (std::string load = loads_.check_running(); !load.empty()) {
@@ -216,7 +229,13 @@ void Runner::close_window(const WindowEnd& end) {
   // read finds its thread however late a loaded machine lets it run (xrunlab-client's
   // control_window).
   std::vector<AudioThread> threads_end = policy_.read(session_.jackd_pid(), client_threads());
-  const std::string bad_end = first_mismatch(threads_end);
+  std::string bad_end = first_mismatch(threads_end);
+  // jackd gone at the very end: its death, not its unreadable thread, is what the run says.
+  if (!bad_end.empty()) {
+    if (std::string gone = server_end_within([&] { return session_.ended(); }); !gone.empty()) {
+      bad_end = std::move(gone);
+    }
+  }
   // The window's end to every client at once (an early stop moves it before the planned end).
   fleet_.send(fmt::format("stop {}\n", end.end_us));
   // A stopped run keeps its last partial second of system data too.

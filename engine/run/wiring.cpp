@@ -51,7 +51,12 @@ std::vector<Connection> wire_chain(const GraphSpec& g,
         for (const ClientResult& c : r.client_results) reports.push_back(*c.connections);
       }
     });
-    if (!failed.empty()) throw Error(ExitCode::kClientsFailed, failed);
+    if (!failed.empty()) {
+      if (const std::string gone = server_end_within(server_ended); !gone.empty()) {
+        throw Error(ExitCode::kServerFailed, gone);
+      }
+      throw Error(ExitCode::kClientsFailed, failed);
+    }
     const bool timed_out = std::chrono::steady_clock::now() >= deadline;
     if (waiting.empty()) {
       ++rounds;
@@ -81,6 +86,9 @@ std::vector<Connection> wire_chain(const GraphSpec& g,
     }
     // A client that died here never reports: said at once, not at the deadline.
     if (const std::string ended = fleet.first_ended(); !ended.empty()) {
+      if (const std::string gone = server_end_within(server_ended); !gone.empty()) {
+        throw Error(ExitCode::kServerFailed, gone);
+      }
       throw Error(ExitCode::kClientsFailed,
                   fmt::format("client {} while the clients made their connections", ended));
     }
