@@ -144,6 +144,14 @@ class Cleanup {
     for (const std::string& who : w_.not_held) {
       say("left alone " + who + ": another process has that pid now");
     }
+    // What the engine sent that is not in the plan's grammar was ignored: said, the first few.
+    constexpr size_t kBadLinesSaid = 4;
+    for (size_t i = 0; i < w_.bad_lines.size() && i < kBadLinesSaid; ++i) {
+      problem("ignored a line from the engine: " + w_.bad_lines[i]);
+    }
+    if (w_.bad_lines.size() > kBadLinesSaid) {
+      problem(fmt::format("ignored {} more such line(s)", w_.bad_lines.size() - kBadLinesSaid));
+    }
 
     // 1. Every process of the run, and every task of its cgroups.
     std::vector<std::string> cgroups;

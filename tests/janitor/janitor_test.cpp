@@ -244,5 +244,18 @@ TEST_F(JanitorAttack, AnEngineThatDoesNotEndIsKilledAndItsSettingRestored) {
   EXPECT_FALSE(fs::exists(run_.journal)) << janitor_said();
 }
 
+// A line the engine sent that is not in the plan's grammar is ignored, and said when the janitor
+// cleans up (it was silently dropped before).
+TEST_F(JanitorAttack, ALineOutsideThePlanIsIgnoredAndSaid) {
+  run_.lines = {"server " + server(), "frobnicate /etc"};
+  const FakePids p = start_fake_run(run_);
+  ASSERT_GT(p.janitor, 0);
+  ASSERT_TRUE(wait_gone(p.engine));
+  ASSERT_TRUE(wait_gone(p.janitor)) << janitor_said();
+  const std::string said = janitor_said();
+  EXPECT_NE(said.find("ignored a line from the engine: "), std::string::npos) << said;
+  EXPECT_NE(said.find("frobnicate"), std::string::npos) << said;
+}
+
 }  // namespace
 }  // namespace xrunlab
