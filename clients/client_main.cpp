@@ -246,7 +246,14 @@ Calibration set_up_rt(const JackClient& jack, const ClientArgs& a, RtContext* ct
   const Calibration cal = a.dsp_ns_per_stage > 0
                               ? calibration_for(a.dsp_ns_per_stage, target_us)
                               : calibrate(a.ports, jack.rate(), jack.frames(), target_us);
-  c.bank = std::make_unique<BiquadBank>(a.ports, cal.stages, jack.rate());
+  if (a.dsp_ramp) {
+    // The bank holds the ramp's top; each cycle runs the ramp's stages of it.
+    c.ramp =
+        dsp_ramp_stages(static_cast<uint32_t>(cal.stages), a.dsp_ramp->step_pct, a.dsp_ramp->every,
+                        a.dsp_ramp->max_pct, cal.ns_per_stage, period_us * 1000.0);
+  }
+  c.bank = std::make_unique<BiquadBank>(
+      a.ports, c.ramp ? static_cast<int>(c.ramp->max) : cal.stages, jack.rate());
   c.ring = std::make_unique<CycleRing>();
   c.inject = a.inject;
   c.check_port = a.check_port;
@@ -443,7 +450,8 @@ pid_t apply_scheduling(const ClientArgs& a, const RtShared& shared, std::string*
 }
 
 telemetry::Hello make_hello(const ClientArgs& a, const JackClient& jack, const Calibration& cal,
-                            pid_t rt_tid, const std::string& sched_error) {
+                            const std::optional<DspRampStages>& ramp, pid_t rt_tid,
+                            const std::string& sched_error) {
   telemetry::Hello h;
   h.index = a.index;
   h.name = jack_get_client_name(jack.get());
@@ -457,6 +465,7 @@ telemetry::Hello make_hello(const ClientArgs& a, const JackClient& jack, const C
   h.rt_tid = rt_tid;
   h.sched_target = a.sched_target ? format_target(*a.sched_target) : "";
   h.sched_error = sched_error;
+  h.ramp = ramp;
   return h;
 }
 
@@ -579,6 +588,9 @@ void control_window(const ClientArgs& a, RtShared& shared, Window* window,
       if (window->start_at.load() == 0) window->start_at = jack_get_time();
       window->stop_at = usecs;
       released = true;
+    } else if (cmd.rfind("ramp ", 0) == 0) {
+      uint64_t from = 0;
+      if (parse_time_command(cmd, "ramp ", &from)) shared.ramp_from.store(from + 1);
     } else if (cmd.rfind("connect ", 0) == 0) {
       connect_command(a, client, out, cmd.substr(8));
     } else if (cmd == "report-connections") {
@@ -634,7 +646,7 @@ int run(const ClientArgs& a) {
     if (jack_activate(jack.get()) != 0) throw ClientFailure("cannot activate the JACK client");
     std::string sched_error;
     const pid_t rt_tid = apply_scheduling(a, ctx->shared, &sched_error);
-    out.send(make_hello(a, jack, cal, rt_tid, sched_error));
+    out.send(make_hello(a, jack, cal, ctx->config.ramp, rt_tid, sched_error));
 
     Window window;
     if (!a.wait_start) {

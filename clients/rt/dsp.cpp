@@ -18,19 +18,26 @@ BiquadBank::BiquadBank(int ports, int stages, uint32_t rate)
   b2_ = static_cast<float>((1.0 + alpha) / a0);
   a1_ = b1_;
   a2_ = b0_;
-  stages_per_port_.assign(static_cast<size_t>(ports_), stages_ / ports_);
-  for (int p = 0; p < stages_ % ports_; ++p) ++stages_per_port_[static_cast<size_t>(p)];
+  // Port p holds stages / ports of them, the first stages % ports ports one more.
+  first_stage_.assign(static_cast<size_t>(ports_), 0);
+  for (int p = 1; p < ports_; ++p) {
+    first_stage_[static_cast<size_t>(p)] = first_stage_[static_cast<size_t>(p - 1)] +
+                                           stages_ / ports_ + (p - 1 < stages_ % ports_ ? 1 : 0);
+  }
   state_.assign(static_cast<size_t>(stages_), State{});
 }
 
-void BiquadBank::process_rt(const float* const* in, float* const* out, uint32_t nframes) noexcept {
+void BiquadBank::process_rt(const float* const* in, float* const* out, uint32_t nframes,
+                            int active) noexcept {
   // Realtime: wait-free, no allocation, no system calls.
-  State* st = state_.data();
+  active = std::clamp(active, 0, stages_);
   for (int p = 0; p < ports_; ++p) {
     const float* src = in[p];
     float* dst = out[p];
     if (src != dst) std::copy(src, src + nframes, dst);
-    for (int s = 0; s < stages_per_port_[static_cast<size_t>(p)]; ++s, ++st) {
+    State* st = state_.data() + first_stage_[static_cast<size_t>(p)];
+    const int count = active / ports_ + (p < active % ports_ ? 1 : 0);
+    for (int s = 0; s < count; ++s, ++st) {
       float z1 = st->z1, z2 = st->z2;  // transposed direct form II
       for (uint32_t i = 0; i < nframes; ++i) {
         const float x = dst[i];

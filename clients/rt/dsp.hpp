@@ -14,7 +14,13 @@ class BiquadBank {
   BiquadBank(int ports, int stages, uint32_t rate);
 
   // Realtime: wait-free, no allocation. in[p]/out[p] hold `nframes` samples; in and out may alias.
-  void process_rt(const float* const* in, float* const* out, uint32_t nframes) noexcept;
+  void process_rt(const float* const* in, float* const* out, uint32_t nframes) noexcept {
+    process_rt(in, out, nframes, stages_);
+  }
+  // The same with only `active` of the stages (at most stages(); more counts as stages()),
+  // spread over the ports as the constructor spreads them: what a DSP ramp runs each cycle.
+  // Realtime: wait-free, no allocation, bounded by stages() x nframes.
+  void process_rt(const float* const* in, float* const* out, uint32_t nframes, int active) noexcept;
 
   int stages() const { return stages_; }
   int ports() const { return ports_; }
@@ -26,8 +32,8 @@ class BiquadBank {
   int ports_;
   int stages_;
   float b0_, b1_, b2_, a1_, a2_;
-  std::vector<int> stages_per_port_;
-  std::vector<State> state_;  // stages_ entries, port after port
+  std::vector<int> first_stage_;  // per port: its first stage's index in state_
+  std::vector<State> state_;      // stages_ entries, port after port
 };
 
 struct Calibration {

@@ -20,27 +20,36 @@ uint64_t mono_ns_rt(const RtConfig& c) noexcept {
   return static_cast<uint64_t>(mono.tv_sec) * 1000000000u + static_cast<uint64_t>(mono.tv_nsec);
 }
 
-// This cycle's row of the cycle table: entry, exit, jackd's wake-up as this client saw it and
-// JACK's frame time.
+// This cycle's id as the cycle table keys it (`keyed_by`; without a table, by frame time):
+// false for a vcard cycle without a marker, which has no boundary to key it by.
+// Realtime: pure.
+bool cycle_id_rt(uint32_t keyed_by, const CycleRecord& rec, uint64_t* id) noexcept {
+  if (keyed_by == cycle_table::kKeyBoundary) {
+    if ((rec.flags & CycleRecord::kHasBoundary) == 0) return false;
+    *id = rec.card_boundary;
+    return true;
+  }
+  if (rec.nframes == 0) return false;
+  *id = rec.frame_time / rec.nframes;
+  return true;
+}
+
+// This cycle's row of the cycle table: entry, exit, jackd's wake-up as this client saw it,
+// JACK's frame time and the DSP stages run.
 // A vcard cycle without a marker has no boundary to key it by and is not written (the engine
 // shows it as a cycle in which this client did not run).
 // Realtime: wait-free; plain atomic stores into shared memory, no system call.
-void write_table_rt(const CycleTableColumn& t, const CycleRecord& rec, uint64_t exit_ns) noexcept {
+void write_table_rt(const CycleTableColumn& t, const CycleRecord& rec, uint64_t exit_ns,
+                    uint32_t stages) noexcept {
   uint64_t id = 0;
-  if (t.keyed_by == cycle_table::kKeyBoundary) {
-    if ((rec.flags & CycleRecord::kHasBoundary) == 0) return;
-    id = rec.card_boundary;
-  } else {
-    if (rec.nframes == 0) return;
-    id = rec.frame_time / rec.nframes;
-  }
+  if (!cycle_id_rt(t.keyed_by, rec, &id)) return;
   const auto entry = static_cast<int64_t>(rec.t_entry_mono_ns);
   const int64_t since_wake_ns =
       t.rate == 0 ? 0
                   : static_cast<int64_t>(static_cast<uint64_t>(rec.frames_since_start) *
                                          1000000000u / t.rate);
   cycle_table::write_cell(t.cell(id), id, entry, static_cast<int64_t>(exit_ns),
-                          entry - since_wake_ns, rec.frame_time);
+                          entry - since_wake_ns, rec.frame_time, stages);
 }
 
 // The clocks and JACK's facts about this cycle, read at entry, in this order: t_entry first
@@ -87,11 +96,31 @@ void push_audio_rt(AudioRing& ring, RtShared& shared, const float* in, jack_nfra
   }
 }
 
-// The DSP work on every port; with --check-port, port 1 passes through exactly (the test
-// signal, or the preloaded --source-file, on the source) while its DSP work goes to the scratch
-// buffer. With shared.dsp_on off (before the engine's start command), every port only copies
-// its input to its output.
-// Realtime: wait-free apart from the DSP work itself (bounded: stages x nframes).
+// This cycle's DSP stages: all of the bank's, or with --dsp-ramp the ramp's at this cycle's step.
+// The step comes from the cycle's id and the ramp's first cycle (shared.ramp_from, one atomic
+// load); a cycle without an id keeps the previous cycle's step.
+// Realtime: wait-free; one atomic load and arithmetic.
+void ramp_stages_rt(const RtConfig& c, RtState& s, const RtShared& shared,
+                    const CycleRecord& rec) noexcept {
+  if (!c.ramp) {
+    s.stages = static_cast<uint32_t>(c.bank->stages());
+    return;
+  }
+  const uint64_t from = shared.ramp_from.load(std::memory_order_acquire);
+  uint64_t id = 0;
+  if (from == 0) {
+    s.ramp_step = 0;
+  } else if (cycle_id_rt(c.table.keyed_by, rec, &id)) {
+    s.ramp_step = c.ramp->step_at(id, from - 1);
+  }
+  s.stages = c.ramp->stages_of_step(s.ramp_step);
+}
+
+// The DSP work on every port (s.stages of the bank's stages); with --check-port, port 1 passes
+// through exactly (the test signal, or the preloaded --source-file, on the source) while its DSP
+// work goes to the scratch buffer. With shared.dsp_on off (before the engine's start command),
+// every port only copies its input to its output. Realtime: wait-free apart from the DSP work
+// itself (bounded: stages x nframes).
 void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nframes_t nframes,
                       const CycleRecord& rec) noexcept {
   for (size_t p = 0; p < c.in_ports.size(); ++p) {
@@ -100,17 +129,19 @@ void process_ports_rt(const RtConfig& c, RtState& s, RtShared& shared, jack_nfra
     s.dsp_out[p] = s.out_bufs[p];
   }
   if (!shared.dsp_on.load(std::memory_order_relaxed)) {
+    s.stages = 0;
     for (size_t p = 0; p < c.in_ports.size(); ++p) {
       std::memcpy(s.out_bufs[p], s.in_bufs[p], nframes * sizeof(float));
     }
     return;
   }
+  const int stages = static_cast<int>(s.stages);
   if (!c.check_port) {
-    c.bank->process_rt(s.in_bufs.data(), s.out_bufs.data(), nframes);
+    c.bank->process_rt(s.in_bufs.data(), s.out_bufs.data(), nframes, stages);
     return;
   }
   s.dsp_out[0] = s.scratch.data();
-  c.bank->process_rt(s.in_bufs.data(), s.dsp_out.data(), nframes);
+  c.bank->process_rt(s.in_bufs.data(), s.dsp_out.data(), nframes, stages);
   const float* in = s.in_bufs[0];
   if (c.audio) push_audio_rt(*c.audio, shared, in, nframes, rec);
   if (c.file) {
@@ -155,6 +186,10 @@ RtState make_rt_state(const RtConfig& config, uint32_t max_nframes) {
   if ((config.signal || config.file || config.audio) && !config.check_port) {
     throw bad("signal, file and audio need check_port");
   }
+  if (config.ramp && config.ramp->max > static_cast<uint32_t>(config.bank->stages())) {
+    throw bad("the ramp's " + std::to_string(config.ramp->max) + " stages exceed the bank's " +
+              std::to_string(config.bank->stages()));
+  }
   RtState s;
   s.in_bufs.assign(ports, nullptr);
   s.out_bufs.assign(ports, nullptr);
@@ -167,6 +202,7 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
                       jack_nframes_t nframes) noexcept {
   CycleRecord rec;
   read_entry_rt(config, shared, nframes, &rec);
+  ramp_stages_rt(config, state, shared, rec);
   process_ports_rt(config, state, shared, nframes, rec);
   ++state.cycle;
   if (config.inject && config.inject->spin_at != 0) {
@@ -174,7 +210,8 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
       spin_forever_rt(config);
       rec.flags |= CycleRecord::kInjected;  // only reached when a fake clock ends the spin
     }
-  } else if (config.inject && state.cycle % config.inject->every == 0) {
+  } else if (config.inject && state.cycle % config.inject->every == 0 &&
+             state.ramp_step >= config.inject->from_step) {
     // Injected overrun: burn CPU until the callback has lasted inject->usec in total.
     const uint64_t until = rec.t_entry_us + config.inject->usec;
     while (config.jack.get_time() < until) {
@@ -182,7 +219,9 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
     rec.flags |= CycleRecord::kInjected;
   }
   rec.t_exit_us = config.jack.get_time();
-  if (config.table.first != nullptr) write_table_rt(config.table, rec, mono_ns_rt(config));
+  if (config.table.first != nullptr) {
+    write_table_rt(config.table, rec, mono_ns_rt(config), state.stages);
+  }
   if (!config.ring->rt_push(rec)) shared.ring_dropped.fetch_add(1, std::memory_order_relaxed);
 }
 

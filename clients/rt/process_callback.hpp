@@ -29,6 +29,7 @@
 #include "clients/rt/spsc_ring.hpp"
 #include "clients/rt/test_signal.hpp"
 #include "engine/wire/client_args.hpp"
+#include "engine/wire/dsp_ramp.hpp"
 
 namespace xrunlab {
 
@@ -47,7 +48,9 @@ struct RtConfig {
   std::unique_ptr<BiquadBank> bank;               // the DSP work, one set of stages per port
   std::unique_ptr<CycleRing> ring;                // one CycleRecord per cycle
   std::optional<InjectSpec> inject;               // --inject-overrun (an overrun, or spin)
-  CycleTableColumn table;                         // --cycle-table: this client's column
+  // --dsp-ramp: the stages each cycle runs (the bank holds ramp->max); none: all of the bank's.
+  std::optional<DspRampStages> ramp;
+  CycleTableColumn table;  // --cycle-table: this client's column
   // The audible chain: port 1 carries the test signal, passed through exactly (its DSP work
   // still happens, on a scratch copy).
   bool check_port = false;                   // --check-port
@@ -66,6 +69,8 @@ struct RtState {
   std::vector<float*> out_bufs;
   std::vector<float*> dsp_out;  // out_bufs, with port 1 redirected to scratch (--check-port)
   std::vector<float> scratch;   // port 1's DSP output when port 1 is passed through
+  uint64_t ramp_step = 0;       // the DSP ramp's step in this cycle (0: not started)
+  uint32_t stages = 0;          // the DSP stages this cycle ran (0 with dsp_on off)
 };
 
 // Shared between the callback, the drain thread and the main thread: lock-free atomics only.
@@ -80,11 +85,16 @@ struct alignas(64) RtShared {
   // start command, 300 ms before the window, so the DSP load of the clients already active does
   // not take the CPU from JACK's server while it opens and activates the others one at a time.
   std::atomic<bool> dsp_on{true};
+  // The DSP ramp's first cycle id plus one (0: the ramp has not started): the "ramp CYCLE" line
+  // the engine sends, stored by the main thread and read by the callback each cycle. The
+  // callback computes its step from this and the cycle's id (DspRampStages), nothing else.
+  std::atomic<uint64_t> ramp_from{0};
 };
 static_assert(std::is_trivially_copyable_v<InjectSpec>, "read by value in the callback");
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
+static_assert(std::is_trivially_copyable_v<DspRampStages>, "read by value in the callback");
 
 // What jack_set_process_callback and jack_on_shutdown get as their argument.
 struct RtContext {
@@ -99,7 +109,7 @@ inline constexpr uint32_t kMaxJackFrames = 8192;
 // The callback's state for `config`, for buffers of up to max(max_nframes, kMaxJackFrames)
 // frames. Not realtime: allocates. Throws std::invalid_argument naming the field when the
 // configuration is inconsistent (port lists of different sizes, a bank of another port count,
-// no ring, a source, file or sink without the check port).
+// no ring, a source, file or sink without the check port, a ramp above the bank's stages).
 RtState make_rt_state(const RtConfig& config, uint32_t max_nframes);
 
 // One process cycle of `nframes` frames.

@@ -340,6 +340,7 @@ void own_block_rest(std::string& out, const RunResult& r) {
     }
     out += summary_field_line("CPU affinity", fmt::format("{} ({})", sets, outcome));
   }
+  if (r.ramp) out += summary_field_line("DSP ramp", ramp_text(*r.ramp));
   if (r.explain) {
     // --explain: the trace's coverage, then one line per worst cycle (engine/trace/explain.hpp).
     const ExplainRecord& e = *r.explain;
@@ -865,6 +866,7 @@ std::string terminal_result(const RunResult& r, const std::string& dir, Verbosit
     jack += (i > 1 ? ", " : "") + a.figures[i].label + " " + a.figures[i].value;
   }
   out += "  jack_test: " + jack + "\n";
+  if (!a.ramp.empty()) out += "  " + a.ramp + "\n";
   if (!a.causes.empty()) out += "  " + a.causes + "\n";
   for (const std::string& w : a.witnesses) {
     if (w.find("(agrees)") == std::string::npos) out += "  witness " + w + "\n";

@@ -286,6 +286,7 @@ RunAnswer run_answer(const RunResult& r) {
   a.causes = causes_line(r, events);
   a.worst_cycle = worst_cycle_line(r);
   a.floor = floor_line(r);
+  if (r.ramp) a.ramp = "DSP ramp: " + ramp_text(*r.ramp);
   a.warnings = r.warnings;
   return a;
 }
@@ -297,6 +298,7 @@ std::string answer_block(const RunAnswer& a) {
   for (const AnswerFigure& f : a.figures) {
     out += fmt::format("   {:<{}}  {:<12}  {}\n", f.label, width, f.value, f.definition);
   }
+  if (!a.ramp.empty()) out += "   " + a.ramp + "\n";
   if (!a.causes.empty()) out += "   " + a.causes + "\n";
   for (const std::string& w : a.witnesses) out += "   witness " + w + "\n";
   if (!a.worst_cycle.empty()) out += "   " + a.worst_cycle + "\n";

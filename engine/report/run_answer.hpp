@@ -41,6 +41,7 @@ struct RunAnswer {
   std::string causes;
   std::string worst_cycle;  // the worst cycle and the hop that took its time; "" without a table
   std::string floor;        // the jackd wake-up against the timer baseline; "" without one
+  std::string ramp;         // --ramp: where its first xrun came (ramp_text); "" without
   std::vector<std::string> warnings;
 };
 

@@ -37,6 +37,10 @@ CycleJoiner::CycleJoiner(JoinConfig config) : config_(std::move(config)) {
   config_.dsp_nominal_us.resize(n, 0.0);
   not_run_.assign(n, 0);
   not_run_first_.assign(n, 0);
+  if (config_.ramp) {
+    ramp_.emplace(config_.client_names, config_.card, config_.ramp->ns_per_stage,
+                  static_cast<double>(period_ns_), config_.ramp->every, config_.ramp->clients);
+  }
   if (config_.card) {
     jackd_hop_ = hops_.size();
     hops_.push_back(hop("jackd_wakeup", "jackd_wakeup", "interrupt -> jackd wake-up", 0));
@@ -225,6 +229,11 @@ void CycleJoiner::add(const JoinRow& row) {
     if (!slack_min_ns_ || *out.slack_ns < *slack_min_ns_) slack_min_ns_ = out.slack_ns;
   }
   out.missed = !all_ran || out.out_of_order || (out.slack_ns && *out.slack_ns < 0);
+  if (ramp_) {
+    std::vector<uint32_t> stages(n, 0);
+    for (size_t k = 0; k < n && k < row.cells.size(); ++k) stages[k] = row.cells[k].stages;
+    ramp_->add(out, stages);
+  }
   keep_row(out);
   runs_.add(row.id, out.missed, out.t_s, static_cast<double>(out.deadline_ns) / 1e9);
   // JACK1's rules see each distinct poll return once.

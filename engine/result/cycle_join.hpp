@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/result/cycle_hops.hpp"
+#include "engine/result/ramp.hpp"
 #include "engine/result/result.hpp"
 #include "engine/result/xrun_cycles.hpp"
 
@@ -44,6 +45,16 @@ struct JoinConfig {
   std::vector<double> dsp_nominal_us;     // per client: the calibrated DSP target (0: unknown)
   size_t worst_keep = 16;                 // worst cycles by slack kept whole
   size_t missed_keep = 1000;              // missed cycles kept whole (the first ones)
+  // --ramp: one DSP stage's calibrated time and the ramp's cycles per step (engine/result/
+  // ramp.hpp); absent: no ramp followed.
+  struct Ramp {
+    double ns_per_stage = 0;
+    uint32_t every = 1;
+    // Per client (chain order): its ramp in stages, as its hello said (absent: unknown), for the
+    // stages of a cycle in which it did not run.
+    std::vector<std::optional<DspRampStages>> clients;
+  };
+  std::optional<Ramp> ramp;
 };
 
 struct JoinCell {
@@ -51,6 +62,7 @@ struct JoinCell {
   int64_t entry_ns = 0, exit_ns = 0;  // CLOCK_MONOTONIC
   int64_t wake_ns = 0;                // jackd's wake-up as this client saw it (1 frame)
   uint32_t frame = 0;                 // jack_last_frame_time() in its callback
+  uint32_t stages = 0;                // the DSP stages it ran
 };
 
 struct JoinRow {
@@ -73,6 +85,16 @@ class CycleJoiner {
   void add(const JoinRow& row);
   // Rows that were overwritten before they could be read.
   void add_lost(uint64_t rows) { lost_ += rows; }
+
+  // --ramp (config.ramp): the ramp's first cycle, as sent to the clients.
+  void set_ramp_from(uint64_t id) {
+    if (ramp_) ramp_->set_from(id);
+  }
+  // The ramp followed so far (nullptr without config.ramp), and its first xrun.
+  const RampTracker* ramp() const { return ramp_ ? &*ramp_ : nullptr; }
+  std::optional<RampFirstXrun> ramp_first_xrun() const {
+    return ramp_ ? ramp_->first_xrun(hops_) : std::nullopt;
+  }
 
   CycleTableResult table() const;
   JackTestFields jack_test() const;
@@ -133,6 +155,7 @@ class CycleJoiner {
   Jack1 j1_;
   FrameCycleMap frames_;
   XrunRunBuilder runs_;
+  std::optional<RampTracker> ramp_;
 };
 
 }  // namespace xrunlab

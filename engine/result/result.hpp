@@ -14,6 +14,7 @@
 #include "engine/result/histogram.hpp"
 #include "engine/result/host_record.hpp"
 #include "engine/result/load_record.hpp"
+#include "engine/result/ramp.hpp"
 #include "engine/result/run_records.hpp"
 #include "engine/result/run_spec.hpp"
 #include "engine/result/run_status.hpp"
@@ -61,8 +62,9 @@ struct ClientResult {
   int dsp_stages = 0;
   double dsp_target_us = 0;
   double dsp_ns_per_stage = 0;
-  uint64_t cycles = 0;        // measured cycles (sum of the seconds)
-  uint64_t cycles_total = 0;  // from Final: every callback since activation
+  std::optional<DspRampStages> ramp;  // --ramp: its stages per step (hello; not in run.json)
+  uint64_t cycles = 0;                // measured cycles (sum of the seconds)
+  uint64_t cycles_total = 0;          // from Final: every callback since activation
   uint64_t ring_dropped = 0;
   uint64_t injected = 0;
   uint64_t over_spare = 0, over_1000 = 0, late = 0;
@@ -253,6 +255,7 @@ struct RunResult {
   // RLIMIT_RTTIME on the realtime processes and the watchdog's threshold; nullopt when the run
   // stopped before its clients started.
   std::optional<RtTimeLimitRecord> rt_time_limit;
+  std::optional<RampRecord> ramp;        // --ramp: the DSP ramp and its first xrun
   std::optional<RunawayRecord> runaway;  // the client a runaway audio thread was stopped in
   std::optional<LogsRecord> logs;        // what the logs kept (nullopt in runs from before)
   std::string delay_reference;           // which period-start source the delay figures use

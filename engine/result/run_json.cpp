@@ -1388,6 +1388,46 @@ struct RtTimeLimitPart {
   }
 };
 
+struct RampBreakPart {
+  template <typename IO, typename B>
+  static void fields(IO& io, B& b) {
+    io("key", b.key);
+    io("kind", b.kind);
+    io("client", b.client);
+    io("label", b.label);
+    io("late_us", b.late_us);
+    io("cause", b.cause);
+  }
+};
+
+struct RampFirstXrunPart {
+  template <typename IO, typename F>
+  static void fields(IO& io, F& f) {
+    io("cycle", f.cycle);
+    io("t_s", f.t_s);
+    io("step", f.step);
+    io("load_pct", f.load_pct);
+    io("measured_pct", f.measured_pct);
+    io("nominal_pct", f.nominal_pct);
+    io.template record<RampBreakPart>("broke", f.broke);
+  }
+};
+
+struct RampPart {
+  template <typename IO, typename R>
+  static void fields(IO& io, R& r) {
+    io("step_pct", r.step_pct);
+    io("every_cycles", r.every);
+    io("ns_per_stage", r.ns_per_stage);
+    io("start_pct", r.start_pct);
+    io("top_pct", r.top_pct);
+    io("from_cycle", r.from_cycle);
+    io("ended", r.ended);
+    io("reached_pct", r.reached_pct);
+    io.template record<RampFirstXrunPart>("first_xrun", r.first_xrun);
+  }
+};
+
 struct RunawayPart {
   template <typename IO, typename A>
   static void fields(IO& io, A& a) {
@@ -1693,6 +1733,7 @@ struct SpecPart {
     io("policy", s.policy);
     io("ports", s.ports);
     io("priority", s.priority);
+    io("ramp", s.ramp);
     io("rate_hz", s.rate_hz);
     io("record", s.record);
     io("record_format", s.record_format);
@@ -1836,6 +1877,7 @@ struct RunPart {
     io.template record<XrunTracePart>("trace_on_xrun", r.trace_on_xrun);
     io.template record<RtTimeLimitPart>("rt_time_limit", r.rt_time_limit);
     io.template record<RunawayPart>("runaway", r.runaway);
+    io.template record<RampPart>("ramp", r.ramp);
     io.template record<LogsPart>("logs", r.logs);
     io.template part<SettingsPart>("settings", r);
     io.template part<MeasurementPart>("measurement", r);

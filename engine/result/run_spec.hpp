@@ -32,6 +32,7 @@ struct RunSpec {
   bool full_log = false;
   std::string inject;  // --inject's text ("" without)
   int inject_client = 0;
+  std::string ramp;  // --ramp's text ("" without)
   std::string jackd;
   std::string client_binary;
   double server_timeout_s = 0;

@@ -78,7 +78,9 @@ AudioThreadPolicy::AudioThreadPolicy(const RunOptions& o) : policy_(o.policy), c
   server_priority_ = o.server_priority();
   policy_.priority = server_priority_;
   const double period_ns = static_cast<double>(o.period) * 1e9 / o.rate;
-  const auto client_dsp_ns = static_cast<uint64_t>(period_ns * o.dsp_load_pct / 100.0 / o.clients);
+  // A ramp's clients reach their share of its top: the budget is for that.
+  const double load_pct = o.ramp ? kRampTopPct : o.dsp_load_pct;
+  const auto client_dsp_ns = static_cast<uint64_t>(period_ns * load_pct / 100.0 / o.clients);
   targets_ = targets_for(policy_, o.period, o.rate, client_dsp_ns);
   if (policy_.kind == PolicyKind::kIsoEmu) {
     // The governor switches every audio thread between one promoted and one demoted class,

@@ -40,6 +40,10 @@ ClientArgs client_args(const FleetSpec& f, int i) {
     if (a.source || a.sink) a.source_file = f.source_file;
   }
   if (f.inject && i == f.inject_client) a.inject = f.inject;
+  if (f.ramp) {
+    const double n = f.clients;
+    a.dsp_ramp = DspRampSpec{f.ramp->step_pct / n, f.ramp->every, f.ramp->max_pct / n};
+  }
   return a;
 }
 
@@ -222,7 +226,7 @@ void ClientFleet::kill_all() noexcept {
 }
 
 double calibrate_dsp(const FleetSpec& f, uint32_t rate, uint32_t frames, std::string* problem) {
-  if (f.dsp_load_pct <= 0) return 0;
+  if (f.dsp_load_pct <= 0 && !f.ramp) return 0;
   ClientArgs a;
   a.ports = f.common.ports;
   a.calibrate_rate = rate;

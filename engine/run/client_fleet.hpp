@@ -44,6 +44,8 @@ struct FleetSpec {
   // What every client shares: server, ports, scheduling, reference, the backend's arguments.
   // client_args() fills in each one's name, index, DSP share, role in the chain, injection.
   ClientArgs common;
+  // --ramp, all clients together (% of the period): each client gets its share, 1/clients.
+  std::optional<DspRampSpec> ramp;
   std::optional<InjectSpec> inject;  // one client overruns on purpose
   int inject_client = 1;
   std::string cgroup_procs;  // start every client inside this cgroup ("" = where we are)
@@ -62,8 +64,8 @@ std::vector<std::string> client_argv(const FleetSpec& f, int index);
 // The DSP stage's cost in ns, measured once before the clients start by `f.binary --calibrate`
 // in their cgroup and on their CPUs (at `rate` and `frames`): every client then does the same
 // work, and N clients do not calibrate at once on a few CPUs (each slowed by the others: 2x
-// apart on 64 clients, and 3 s of CPU). 0 when there is no DSP work; 0 and `problem` set when
-// the calibration failed (each client then calibrates itself).
+// apart on 64 clients, and 3 s of CPU). 0 when there is no DSP work (and no ramp); 0 and `problem`
+// set when the calibration failed (each client then calibrates itself).
 double calibrate_dsp(const FleetSpec& f, uint32_t rate, uint32_t frames, std::string* problem);
 
 class ClientFleet {

@@ -22,6 +22,7 @@ void apply_client_line(RunResult& r, size_t index0, std::string_view line,
     c.dsp_stages = h->dsp_stages;
     c.dsp_target_us = h->dsp_target_us;
     c.dsp_ns_per_stage = h->dsp_ns_per_stage;
+    c.ramp = h->ramp;
     c.rt_tid = h->rt_tid;
     c.sched_error = h->sched_error;
   } else if (const auto* s = std::get_if<telemetry::Second>(&*msg)) {

@@ -105,7 +105,7 @@ bool CycleTableReader::read_row(uint64_t id, JoinRow* row, bool* lost) const {
       continue;                   // empty, or mid-write
     if (v.id > id) *lost = true;  // a newer lap overwrote it: what was there is gone
     if (v.id != id) continue;
-    row->cells[k] = {true, v.entry_ns, v.exit_ns, v.wake_ns, v.frame};
+    row->cells[k] = {true, v.entry_ns, v.exit_ns, v.wake_ns, v.frame, v.stages};
     any = true;
   }
   return any;
@@ -182,7 +182,7 @@ void CycleTableReader::poll_card(int64_t now_ns, bool final) {
   next_id_ = last + 1;
 }
 
-std::optional<uint64_t> CycleTableReader::newest_frame_id() const {
+std::optional<uint64_t> CycleTableReader::newest_id() const {
   std::optional<uint64_t> newest;
   for (uint32_t k : {0u, clients_ - 1}) {
     const cycle_table::Cell* cells = cycle_table::column(table_.base(), k, column_bytes_);
@@ -197,7 +197,7 @@ std::optional<uint64_t> CycleTableReader::newest_frame_id() const {
 }
 
 void CycleTableReader::poll_frames(bool final) {
-  const std::optional<uint64_t> newest = newest_frame_id();
+  const std::optional<uint64_t> newest = newest_id();
   if (!newest) return;
   if (!next_id_) next_id_ = *newest >= rows_ / 2 ? *newest - rows_ / 2 : 0;
   const uint64_t last = final ? *newest : (*newest >= lag_rows_ ? *newest - lag_rows_ : 0);

@@ -80,6 +80,9 @@ class CycleTableReader {
   // The joiner's running figures (cheap, unlike table()): xrun cycles and the smallest slack
   // of the rows read so far.
   uint64_t missed() const { return joiner_.missed(); }
+  // The newest cycle id any client wrote (the head's and the tail's columns): where the clients
+  // are now (nullopt: nothing written yet).
+  std::optional<uint64_t> newest_id() const;
   std::optional<int64_t> slack_min_ns() const { return joiner_.slack_min_ns(); }
 
  private:
@@ -87,7 +90,6 @@ class CycleTableReader {
   void poll_frames(bool final);
   void feed_card_xruns(int64_t until_ns);
   bool read_row(uint64_t id, JoinRow* row, bool* lost) const;
-  std::optional<uint64_t> newest_frame_id() const;
 
   const CycleTableShm& table_;
   const vcard::Shm* card_;

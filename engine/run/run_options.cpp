@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <iterator>
 
 #include "engine/backend/backend.hpp"
@@ -47,6 +49,34 @@ int RunOptions::server_priority() const {
   return carries_priority ? policy.priority : priority;
 }
 
+std::optional<RampOption> parse_ramp_option(const std::string& text, std::string* why) {
+  auto bad = [&](const char* msg) -> std::optional<RampOption> {
+    if (why != nullptr) *why = msg;
+    return std::nullopt;
+  };
+  RampOption r;
+  r.text = text;
+  double step = 0;
+  unsigned long every = 0;
+  int used = 0;
+  const bool digits_only = text.find_first_not_of("0123456789.:") == std::string::npos;
+  if (digits_only && std::sscanf(text.c_str(), "%lf%n", &step, &used) == 1 &&
+      static_cast<size_t>(used) == text.size()) {
+    every = 0;
+  } else if (!digits_only || std::sscanf(text.c_str(), "%lf:%lu%n", &step, &every, &used) != 2 ||
+             static_cast<size_t>(used) != text.size()) {
+    return bad(
+        "expected STEP_PCT[:EVERY], e.g. 1 or 0.5:30 (STEP_PCT of the period every EVERY "
+        "cycles)");
+  } else if (every < 1 || every > 1000000) {
+    return bad("EVERY must be 1..1000000 cycles");
+  }
+  if (!std::isfinite(step) || step <= 0 || step > 100) return bad("STEP_PCT must be in (0, 100]");
+  r.step_pct = step;
+  r.every = static_cast<uint32_t>(every);
+  return r;
+}
+
 RunSpec run_spec(const RunOptions& o) {
   RunSpec s;
   s.clients = o.clients;
@@ -71,6 +101,7 @@ RunSpec run_spec(const RunOptions& o) {
   s.full_log = o.full_log;
   s.inject = o.inject ? format_inject_spec(*o.inject) : std::string();
   s.inject_client = o.inject_client;
+  s.ramp = o.ramp ? o.ramp->text : std::string();
   s.jackd = o.jackd;
   s.client_binary = o.client_binary;
   s.server_timeout_s = o.server_timeout_s;
@@ -153,6 +184,9 @@ void validate(const RunOptions& o) {
   if (o.priority == 0 && o.policy.kind != PolicyKind::kFifo) {
     bad("--priority 0 (jackd without realtime) cannot be combined with --policy '" + o.policy.text +
         "': the policies act on jackd's realtime thread");
+  }
+  if (o.inject && o.inject->from_step != 0 && !o.ramp) {
+    bad("--inject '" + format_inject_spec(*o.inject) + "': its STEP needs --ramp");
   }
   if (o.inject_client < 1 || o.inject_client > o.clients) {
     bad("--inject-client " + std::to_string(o.inject_client) + ": must be 1..--clients");

@@ -39,6 +39,22 @@ enum class BaselineTool { kNone, kCyclictest };
 const char* baseline_tool_name(BaselineTool tool);
 std::optional<BaselineTool> parse_baseline_tool(std::string_view word);
 
+// --ramp STEP_PCT[:EVERY]: the clients' DSP load (all together) grows from --dsp-load by STEP_PCT
+// of the period every EVERY cycles (0: ramp_every_cycles, about 40 ms) up to 100 %, and the
+// window ends at its first xrun event (engine/result/ramp.hpp, docs/headroom.md).
+struct RampOption {
+  double step_pct = 1;
+  uint32_t every = 0;
+  std::string text;  // as given, for run.json's spec
+};
+// Parses "STEP_PCT[:EVERY]" (0 < STEP_PCT <= 100, EVERY 1..1000000); nullopt and *why when not.
+std::optional<RampOption> parse_ramp_option(const std::string& text, std::string* why);
+// Where a ramp stops growing: all clients together, % of the period.
+inline constexpr double kRampTopPct = 100.0;
+// How long after the window's start the ramp's first step comes, at least: the engine names
+// the ramp's first cycle this far ahead, so that every client has read it before.
+inline constexpr double kRampLeadS = 0.2;
+
 struct RunOptions {
   int clients = 14;
   int ports = 4;
@@ -62,8 +78,9 @@ struct RunOptions {
   int explain = 0;  // --explain[=N]: the N worst cycles' late hops from a kernel trace (0: off)
   bool trace_on_xrun = false;  // --trace-on-xrun: a trace ring frozen at the first xrun, saved
   bool full_log = false;       // --full-log: jackd.log and clients/*.log keep every line
-  std::optional<InjectSpec> inject;  // --inject USEC:EVERY_N_CYCLES or spin:CYCLE
+  std::optional<InjectSpec> inject;  // --inject USEC:EVERY_N_CYCLES[:STEP] or spin:CYCLE
   int inject_client = 1;
+  std::optional<RampOption> ramp;  // --ramp (none: a steady --dsp-load)
   std::string jackd = "jackd";
   std::string client_binary;  // default: xrunlab-client next to the xrunlab binary
   double server_timeout_s = 10;

@@ -134,6 +134,11 @@ class Runner : public RunSteps, private WindowSteps {
   void start_cycle_reader();
   // The cycle table read to the window's end, and the xrun reports counted against it.
   void collect_cycles(int64_t end_ns);
+  // --ramp: once the clients write the window's cycles, names the ramp's first cycle to them
+  // (kRampLeadS ahead of the newest), once.
+  void start_ramp();
+  // --ramp: run.json's ramp from the joined cycles, after the window (and its explanations).
+  void record_ramp(const WindowEnd& end);
   // Stops the loads (once) and puts what each did into the result.
   void stop_loads_into_result(uint64_t t0_us);
   // The card's final record into the result; then its files go.
@@ -193,6 +198,11 @@ class Runner : public RunSteps, private WindowSteps {
   // Every cycle joined across the clients (after backend_: the reader reads the card's record).
   std::unique_ptr<CycleTableShm> cycle_table_;
   std::unique_ptr<CycleTableReader> cycle_reader_;
+  // --ramp: its cycles per step at the server's period, one stage's calibrated ns, and whether
+  // its first cycle has been sent.
+  uint32_t ramp_every_ = 0;
+  double ramp_ns_per_stage_ = 0;
+  bool ramp_sent_ = false;
 
   // Declared before the hub, so the hub (whose thread writes into them) stops first.
   LiveResult live_;

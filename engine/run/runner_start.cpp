@@ -141,12 +141,22 @@ void Runner::start_clients() {
   }
   f.inject = o_.inject;
   f.inject_client = o_.inject_client;
+  if (o_.ramp) {
+    ramp_every_ = o_.ramp->every != 0 ? o_.ramp->every
+                                      : ramp_every_cycles(session_.frames(), session_.rate());
+    f.ramp = DspRampSpec{o_.ramp->step_pct, ramp_every_, kRampTopPct};
+  }
   f.cgroup_procs = policy_.cgroup_procs();
   f.cpus = o_.cpus;
   std::string calibration_problem;
   f.common.dsp_ns_per_stage =
       calibrate_dsp(f, session_.rate(), session_.frames(), &calibration_problem);
-  if (!calibration_problem.empty()) warn(calibration_problem);
+  if (!calibration_problem.empty()) {
+    // A ramp's load is counted in the engine's stage: without it there is no exact load.
+    if (o_.ramp) throw Error(ExitCode::kRunFailed, "--ramp: " + calibration_problem);
+    warn(calibration_problem);
+  }
+  ramp_ns_per_stage_ = f.common.dsp_ns_per_stage;
   // The period the server runs (an attached one's own), for the clients' RLIMIT_RTTIME.
   rt_limit_ = rt_time_limit(session_.period_us(), o_.inject ? o_.inject->usec : 0);
   f.limits = {rttime_child_limit(rt_limit_)};
@@ -186,6 +196,14 @@ void Runner::start_cycle_reader() {
                              session_.frames(), static_cast<size_t>(std::max(o_.explain, 0)),
                              r.client_results);
   });
+  if (o_.ramp) {
+    jc.ramp = JoinConfig::Ramp{ramp_ns_per_stage_, ramp_every_, {}};
+    live_.with([&](const RunResult& r) {
+      for (const ClientResult& c : r.client_results) jc.ramp->clients.push_back(c.ramp);
+    });
+    // A ramp's DSP time has no one nominal: its figures against --dsp-load would mislead.
+    std::fill(jc.dsp_nominal_us.begin(), jc.dsp_nominal_us.end(), 0.0);
+  }
   cycle_reader_ = std::make_unique<CycleTableReader>(*cycle_table_, card, std::move(jc));
 }
 

@@ -140,7 +140,57 @@ StopReason Runner::stop_reason() {
   if (std::string load = loads_.check_running(); !load.empty()) {
     return {StopKind::kLoadEnded, std::move(load)};
   }
+  if (cycle_reader_ != nullptr && cycle_reader_->joiner().ramp() != nullptr &&
+      cycle_reader_->joiner().ramp()->has_first_xrun()) {
+    return {StopKind::kRampEnded, "the DSP ramp reached its first xrun"};
+  }
   return {};
+}
+
+void Runner::start_ramp() {
+  if (!o_.ramp || ramp_sent_ || !cycle_reader_) return;
+  const std::optional<uint64_t> newest = cycle_reader_->newest_id();
+  if (!newest) return;
+  const double cycles_per_s =
+      static_cast<double>(session_.rate()) / std::max<uint32_t>(session_.frames(), 1);
+  const auto lead = static_cast<uint64_t>(std::max(2.0, std::ceil(kRampLeadS * cycles_per_s)));
+  const uint64_t from = *newest + lead;
+  fleet_.send(fmt::format("ramp {}\n", from));
+  cycle_reader_->joiner().set_ramp_from(from);
+  ramp_sent_ = true;
+}
+
+void Runner::record_ramp(const WindowEnd& end) {
+  if (!o_.ramp || !cycle_reader_ || cycle_reader_->joiner().ramp() == nullptr) return;
+  const RampTracker& tracker = *cycle_reader_->joiner().ramp();
+  RampRecord rec;
+  rec.step_pct = o_.ramp->step_pct;
+  rec.every = ramp_every_;
+  rec.ns_per_stage = ramp_ns_per_stage_;
+  rec.start_pct = o_.dsp_load_pct;
+  rec.top_pct = kRampTopPct;
+  rec.from_cycle = tracker.from();
+  rec.reached_pct = tracker.reached_pct();
+  rec.first_xrun = cycle_reader_->joiner().ramp_first_xrun();
+  // The clients' stages are whole numbers: the top they reach is the largest whole number of
+  // stages within it, a little below 100 %; one step below it is "reached".
+  const bool reached_top = rec.reached_pct >= rec.top_pct - rec.step_pct;
+  if (rec.first_xrun) {
+    rec.ended = "first_xrun";
+  } else if (reached_top && !end.reason.stopped()) {
+    rec.ended = "full";
+  } else {
+    rec.ended = "stopped";
+  }
+  live_.with([&](RunResult& r) {
+    // --explain: the kernel's reason for the breaking hop, when the first xrun cycle is one of
+    // the cycles it explained.
+    if (rec.first_xrun && rec.first_xrun->broke && r.explain) {
+      rec.first_xrun->broke->cause =
+          explained_cause(*r.explain, rec.first_xrun->cycle, rec.first_xrun->broke->key);
+    }
+    r.ramp = std::move(rec);
+  });
 }
 
 void Runner::watch() {
@@ -162,6 +212,7 @@ void Runner::poll(uint64_t now) {
   backend_->poll();
   if (!cycle_reader_) return;
   cycle_reader_->poll(window_.mono_ns_of(now));
+  start_ramp();
   const double period_ms = 1e3 * session_.frames() / std::max<uint32_t>(session_.rate(), 1);
   xruns_.settle(cycle_reader_->joiner(), live_, static_cast<double>(now - window_.t0) / 1e6,
                 period_ms);
@@ -272,7 +323,11 @@ void Runner::close_window(const WindowEnd& end) {
   tap_.fill(x);
   live_.with([&](RunResult& r) { r.xruns = std::move(x); });
   collect_cycles(window_.mono_ns_of(end.end_us));
-  traces_.explain(live_, window_.t0_ns());
+  const CycleRow* ramp_row = cycle_reader_ && cycle_reader_->joiner().ramp() != nullptr
+                                 ? cycle_reader_->joiner().ramp()->first_row()
+                                 : nullptr;
+  traces_.explain(live_, window_.t0_ns(), ramp_row);
+  record_ramp(end);
   if (const std::string said = traces_.save_xrun_trace(live_, run_dir_); !said.empty()) say(said);
   mark("clients' results collected");
 }

@@ -20,6 +20,7 @@ enum class StopKind {
   kRunaway,      // an audio thread used its whole CPU time limit and was stopped
   kClientEnded,  // a client process exited or reported a fatal error
   kLoadEnded,    // a background load stopped by itself
+  kRampEnded,    // --ramp reached its first xrun: what the run was for (completed, exit 0)
 };
 
 struct StopReason {
@@ -35,6 +36,7 @@ struct StopReason {
 inline ExitCode exit_code_for(StopKind kind, bool runaway_tripped) {
   switch (kind) {
     case StopKind::kNone:
+    case StopKind::kRampEnded:
       return ExitCode::kOk;
     case StopKind::kInterrupted:
       return ExitCode::kInterrupted;
@@ -65,7 +67,10 @@ inline WindowVerdict window_verdict(const StopReason& reason, const std::string&
     return {RunStatus::kInterrupted, fmt::format("stopped by a signal after {:.1f} s", seconds_ran),
             exit_code_for(reason.kind, runaway_tripped)};
   }
-  if (reason.stopped()) {
+  if (reason.kind == StopKind::kRampEnded && !runaway_tripped && bad_end.empty()) {
+    return {RunStatus::kCompleted, reason.detail, ExitCode::kOk};
+  }
+  if (reason.stopped() && reason.kind != StopKind::kRampEnded) {
     return {RunStatus::kFailed, reason.detail, exit_code_for(reason.kind, runaway_tripped)};
   }
   if (!bad_end.empty()) {

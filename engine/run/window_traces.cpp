@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/base/file.hpp"
@@ -56,7 +57,7 @@ void WindowTraces::freeze(int64_t xrun_mono_ns) noexcept {
   if (waiting_for_xrun()) xrun_->freeze(xrun_mono_ns);
 }
 
-void WindowTraces::explain(LiveResult& live, int64_t t0_ns) {
+void WindowTraces::explain(LiveResult& live, int64_t t0_ns, const CycleRow* also) {
   if (!trace_) return;
   trace_->stop();
   const int64_t stop_ns = mono_ns();
@@ -76,9 +77,21 @@ void WindowTraces::explain(LiveResult& live, int64_t t0_ns) {
     }
   });
   live.with([&](RunResult& r) {
+    size_t n = static_cast<size_t>(explain_);
+    const CycleTableResult* table = &r.cycle_table;
+    CycleTableResult with_also;
+    if (also != nullptr) {
+      with_also = r.cycle_table;
+      auto& w = with_also.worst;
+      w.erase(std::remove_if(w.begin(), w.end(),
+                             [&](const CycleRow& row) { return row.id == also->id; }),
+              w.end());
+      w.insert(w.begin(), *also);
+      table = &with_also;
+      ++n;
+    }
     std::vector<ExplainedCycle> cycles =
-        explain_cycles(trace_->events(), r.cycle_table, static_cast<size_t>(explain_), threads,
-                       t0_ns, coverage, proc_policy, steal);
+        explain_cycles(trace_->events(), *table, n, threads, t0_ns, coverage, proc_policy, steal);
     r.explain =
         explain_section(explain_, trace_->instance(), st, coverage, steal, std::move(cycles));
     if (st.lost_kernel > 0) {

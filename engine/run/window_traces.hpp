@@ -48,7 +48,9 @@ class WindowTraces {
   // After the window, once r.cycle_table holds every cycle: stops --explain's trace and
   // explains the worst cycles (those of the cycle table's worst list) into r.explain, the
   // window starting at `t0_ns` (CLOCK_MONOTONIC). Lost kernel events become a warning.
-  void explain(LiveResult& live, int64_t t0_ns);
+  // `also`: a cycle explained first whatever its slack (--ramp's first xrun cycle), beside the
+  // worst ones.
+  void explain(LiveResult& live, int64_t t0_ns, const CycleRow* also = nullptr);
 
   // Saves the frozen ring into `run_dir` (r.trace_on_xrun). Returns what to tell the user ("":
   // nothing); a ring that froze but could not be saved becomes a warning.

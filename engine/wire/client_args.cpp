@@ -58,22 +58,53 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string
     return spec;
   }
   if (!parse_pos(a, &spec.usec)) return bad("USEC must be a positive whole number of microseconds");
-  if (!parse_pos(b, &spec.every)) return bad("EVERY_N_CYCLES must be a positive whole number");
+  const auto second = b.find(':');
+  if (!parse_pos(b.substr(0, second), &spec.every)) {
+    return bad("EVERY_N_CYCLES must be a positive whole number");
+  }
+  if (second != std::string::npos && !parse_pos(b.substr(second + 1), &spec.from_step)) {
+    return bad("STEP must be a positive whole number (the DSP ramp's step)");
+  }
   return spec;
 }
 
 std::string format_inject_spec(const InjectSpec& spec) {
   if (spec.spin_at != 0) return fmt::format("spin:{}", spec.spin_at);
+  if (spec.from_step != 0) return fmt::format("{}:{}:{}", spec.usec, spec.every, spec.from_step);
   return fmt::format("{}:{}", spec.usec, spec.every);
+}
+
+std::optional<DspRampSpec> parse_dsp_ramp_spec(const std::string& text, std::string* why) {
+  auto bad = [&](const char* msg) -> std::optional<DspRampSpec> {
+    if (why != nullptr) *why = msg;
+    return std::nullopt;
+  };
+  double step = 0, max = 0;
+  unsigned long every = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%lf:%lu:%lf%n", &step, &every, &max, &used) != 3 ||
+      static_cast<size_t>(used) != text.size() ||
+      text.find_first_of(" \t+-") != std::string::npos) {
+    return bad("expected STEP_PCT:EVERY:MAX_PCT, e.g. 0.25:30:25");
+  }
+  if (!std::isfinite(step) || step <= 0 || step > 100) return bad("STEP_PCT must be in (0, 100]");
+  if (every < 1 || every > 1000000) return bad("EVERY must be 1..1000000 cycles");
+  if (!std::isfinite(max) || max <= 0 || max > 100) return bad("MAX_PCT must be in (0, 100]");
+  return DspRampSpec{step, static_cast<uint32_t>(every), max};
+}
+
+std::string format_dsp_ramp_spec(const DspRampSpec& spec) {
+  return fmt::format("{}:{}:{}", spec.step_pct, spec.every, spec.max_pct);
 }
 
 bool operator==(const ClientArgs& a, const ClientArgs& b) {
   return a.server == b.server && a.name == b.name && a.index == b.index && a.ports == b.ports &&
          a.dsp_load_pct == b.dsp_load_pct && a.dsp_ns_per_stage == b.dsp_ns_per_stage &&
          a.calibrate_rate == b.calibrate_rate && a.calibrate_frames == b.calibrate_frames &&
-         a.inject == b.inject && a.telemetry_fd == b.telemetry_fd && a.wait_start == b.wait_start &&
-         a.duration_s == b.duration_s && a.sched_target == b.sched_target &&
-         a.reference == b.reference && a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
+         a.inject == b.inject && a.dsp_ramp == b.dsp_ramp && a.telemetry_fd == b.telemetry_fd &&
+         a.wait_start == b.wait_start && a.duration_s == b.duration_s &&
+         a.sched_target == b.sched_target && a.reference == b.reference &&
+         a.clock_port == b.clock_port && a.card_shm == b.card_shm &&
          a.cycle_table == b.cycle_table && a.check_port == b.check_port && a.source == b.source &&
          a.sink == b.sink && a.record_dir == b.record_dir && a.source_file == b.source_file &&
          a.record_format == b.record_format;
@@ -98,6 +129,7 @@ std::vector<std::string> to_argv(const ClientArgs& a) {
     option("--calibrate", fmt::format("{}:{}", a.calibrate_rate, a.calibrate_frames));
   }
   if (a.inject) option("--inject-overrun", format_inject_spec(*a.inject));
+  if (a.dsp_ramp) option("--dsp-ramp", format_dsp_ramp_spec(*a.dsp_ramp));
   if (a.telemetry_fd != d.telemetry_fd) option("--telemetry-fd", std::to_string(a.telemetry_fd));
   if (a.wait_start) argv.emplace_back("--wait-start");
   if (a.duration_s != d.duration_s) option("--duration", fmt::format("{}", a.duration_s));
@@ -144,7 +176,7 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
       },
       "NONNEGATIVE");
   // The options whose text is turned into a type after CLI11 has read them.
-  std::string inject, sched_target, reference = to_string(o.reference), calibrate;
+  std::string inject, dsp_ramp, sched_target, reference = to_string(o.reference), calibrate;
   app.add_option("--server", o.server, "JACK server name to connect to (never started).")
       ->type_name("NAME");
   app.add_option("--name", o.name, "JACK client name.")->capture_default_str()->type_name("NAME");
@@ -172,9 +204,15 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
       ->type_name("RATE:FRAMES");
   app.add_option("--inject-overrun", inject,
                  "Busy-wait USEC extra microseconds in every EVERY_N_CYCLES-th callback, "
-                 "as USEC:EVERY_N_CYCLES; or spin:CYCLE: the CYCLE-th callback busy-waits "
+                 "as USEC:EVERY_N_CYCLES (:STEP: only from the DSP ramp's step STEP on); or "
+                 "spin:CYCLE: the CYCLE-th callback busy-waits "
                  "forever (a runaway thread; fault injection for tests).")
-      ->type_name("USEC:EVERY_N_CYCLES|spin:CYCLE");
+      ->type_name("USEC:EVERY_N_CYCLES[:STEP]|spin:CYCLE");
+  app.add_option("--dsp-ramp", dsp_ramp,
+                 "Grow the DSP load from --dsp-load by STEP_PCT of the period every EVERY "
+                 "cycles up to MAX_PCT, from the cycle a 'ramp CYCLE' line on standard input "
+                 "names (with --wait-start); each cycle's stages go into the cycle table.")
+      ->type_name("STEP_PCT:EVERY:MAX_PCT");
   app.add_option("--telemetry-fd", o.telemetry_fd, "File descriptor for the JSON-lines telemetry.")
       ->check(CLI::Range(0, kIntMax))
       ->capture_default_str()
@@ -239,6 +277,14 @@ std::optional<ClientArgs> parse_client_args(int argc, const char* const* argv, s
     std::string why;
     o.inject = parse_inject_spec(inject, &why);
     if (!o.inject) return usage("--inject-overrun '" + inject + "': " + why);
+  }
+  if (!dsp_ramp.empty()) {
+    std::string why;
+    o.dsp_ramp = parse_dsp_ramp_spec(dsp_ramp, &why);
+    if (!o.dsp_ramp) return usage("--dsp-ramp '" + dsp_ramp + "': " + why);
+  }
+  if (o.inject && o.inject->from_step != 0 && !o.dsp_ramp) {
+    return usage("--inject-overrun '" + inject + "': STEP needs --dsp-ramp");
   }
   if (!calibrate.empty()) {
     unsigned long rate = 0, frames = 0;

@@ -31,14 +31,19 @@ std::optional<ClientReference> parse_client_reference(std::string_view text);
 // lasted USEC microseconds. --inject-overrun spin:CYCLE: the CYCLE-th callback (1-based, counted
 // from activation) busy-waits forever, reading only the clock: a runaway realtime thread, for
 // RLIMIT_RTTIME and the engine's watchdog to stop (then usec and every are 0).
+// --inject-overrun USEC:EVERY_N_CYCLES:STEP: as USEC:EVERY_N_CYCLES, but only once the DSP ramp
+// (--dsp-ramp) has reached its step STEP (1-based: the ramp's first step up is step 1), so that a
+// ramp's first xrun happens at a load known in advance (fault injection for tests).
 struct InjectSpec {
-  uint64_t usec = 0;     // busy time added to the callback
-  uint64_t every = 0;    // every Nth cycle (the Nth, 2Nth, ...)
-  uint64_t spin_at = 0;  // spin:CYCLE: this callback never returns (0 = not a spin)
+  uint64_t usec = 0;       // busy time added to the callback
+  uint64_t every = 0;      // every Nth cycle (the Nth, 2Nth, ...)
+  uint64_t spin_at = 0;    // spin:CYCLE: this callback never returns (0 = not a spin)
+  uint64_t from_step = 0;  // only from this ramp step on (0: from the start)
 };
 
 inline bool operator==(const InjectSpec& a, const InjectSpec& b) {
-  return a.usec == b.usec && a.every == b.every && a.spin_at == b.spin_at;
+  return a.usec == b.usec && a.every == b.every && a.spin_at == b.spin_at &&
+         a.from_step == b.from_step;
 }
 inline bool operator!=(const InjectSpec& a, const InjectSpec& b) {
   return !(a == b);
@@ -48,11 +53,32 @@ inline bool operator!=(const InjectSpec& a, const InjectSpec& b) {
 // handler sends an "error" telemetry line saying so and exits with this status.
 inline constexpr int kClientExitRtTime = 4;
 
-// Parses "USEC:EVERY_N_CYCLES" (both positive whole numbers) or "spin:CYCLE" (a positive whole
+// Parses "USEC:EVERY_N_CYCLES[:STEP]" (positive whole numbers) or "spin:CYCLE" (a positive whole
 // number); nullopt (and *why set, if given) when malformed.
 std::optional<InjectSpec> parse_inject_spec(const std::string& text, std::string* why);
-// "USEC:EVERY" or "spin:CYCLE": what parse_inject_spec reads back into `spec`.
+// "USEC:EVERY", "USEC:EVERY:STEP" or "spin:CYCLE": what parse_inject_spec reads back into `spec`.
 std::string format_inject_spec(const InjectSpec& spec);
+
+// --dsp-ramp STEP_PCT:EVERY:MAX_PCT: the client's DSP load grows from its --dsp-load by STEP_PCT
+// (% of the period) every EVERY cycles, up to MAX_PCT, once the engine says from which cycle
+// ("ramp CYCLE" on standard input, with --wait-start). Each cycle's stages go into the cycle
+// table, so the load at any cycle is known exactly (docs/headroom.md).
+struct DspRampSpec {
+  double step_pct = 0;  // > 0
+  uint32_t every = 1;   // >= 1
+  double max_pct = 100;
+};
+inline bool operator==(const DspRampSpec& a, const DspRampSpec& b) {
+  return a.step_pct == b.step_pct && a.every == b.every && a.max_pct == b.max_pct;
+}
+inline bool operator!=(const DspRampSpec& a, const DspRampSpec& b) {
+  return !(a == b);
+}
+// Parses "STEP_PCT:EVERY:MAX_PCT" (0 < STEP_PCT <= 100, EVERY >= 1, 0 < MAX_PCT <= 100); nullopt
+// (and *why set, if given) when malformed.
+std::optional<DspRampSpec> parse_dsp_ramp_spec(const std::string& text, std::string* why);
+// What parse_dsp_ramp_spec reads back into exactly `spec` (the shortest exact decimals).
+std::string format_dsp_ramp_spec(const DspRampSpec& spec);
 
 // Every option of xrunlab-client, with its default. One field per flag; the flag is named
 // beside each field.
@@ -68,8 +94,9 @@ struct ClientArgs {
   // --calibrate RATE:FRAMES: only calibrate the DSP for --ports at this rate and period, print
   // {"ns_per_stage": NS} and exit (0 = run as a client).
   uint32_t calibrate_rate = 0, calibrate_frames = 0;
-  std::optional<InjectSpec> inject;  // --inject-overrun USEC:EVERY_N_CYCLES|spin:CYCLE (none)
-  int telemetry_fd = 1;              // --telemetry-fd FD: where the JSON-lines telemetry goes
+  std::optional<InjectSpec> inject;     // --inject-overrun USEC:EVERY_N_CYCLES[:STEP]|spin:CYCLE
+  std::optional<DspRampSpec> dsp_ramp;  // --dsp-ramp STEP_PCT:EVERY:MAX_PCT (none: a steady load)
+  int telemetry_fd = 1;                 // --telemetry-fd FD: where the JSON-lines telemetry goes
   bool wait_start = false;  // --wait-start: take start/stop times from stdin (the engine does)
   double duration_s = 0;    // --duration SECONDS: standalone, stop after this long (0: Ctrl-C)
   // --sched-target TARGET: scheduling for the process thread (none: leave JACK's).

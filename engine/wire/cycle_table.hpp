@@ -32,7 +32,8 @@
 namespace xrunlab::cycle_table {
 
 constexpr uint32_t kMagic = 0x78726374;  // "xrct"
-constexpr uint32_t kVersion = 3;         // 2: cells carry the JACK frame time; 3: column-major
+// 2: cells carry the JACK frame time; 3: column-major; 4: cells carry the DSP stages run
+constexpr uint32_t kVersion = 4;
 
 // How cycles are keyed (Header::keyed_by).
 constexpr uint32_t kKeyBoundary = 1;   // vcard boundary index
@@ -47,7 +48,8 @@ struct Cell {
   std::atomic<uint32_t> frame;    // jack_last_frame_time() in this callback: what ties the
                                   // monitor's xrun callbacks and the tail's glitches (which
                                   // carry JACK frame times) to the table's cycles
-  uint32_t reserved;
+  std::atomic<uint32_t> stages;   // the DSP stages this callback ran (0: no DSP work), what a
+                                  // DSP ramp (--ramp) reached in this cycle, exactly
 };
 
 struct Header {
@@ -91,12 +93,13 @@ inline const Cell* column(const void* base, uint32_t k, size_t column_bytes) noe
 
 // A client's side: its cell of cycle `id`. Realtime: wait-free.
 inline void write_cell(Cell& cell, uint64_t id, int64_t entry_ns, int64_t exit_ns, int64_t wake_ns,
-                       uint32_t frame) noexcept {
+                       uint32_t frame, uint32_t stages = 0) noexcept {
   cell.seq.store(0, std::memory_order_relaxed);
   cell.entry_ns.store(entry_ns, std::memory_order_release);
   cell.exit_ns.store(exit_ns, std::memory_order_release);
   cell.wake_ns.store(wake_ns, std::memory_order_release);
   cell.frame.store(frame, std::memory_order_release);
+  cell.stages.store(stages, std::memory_order_release);
   cell.seq.store(id + 1, std::memory_order_release);
 }
 
@@ -104,6 +107,7 @@ struct CellValue {
   uint64_t id = 0;
   int64_t entry_ns = 0, exit_ns = 0, wake_ns = 0;
   uint32_t frame = 0;
+  uint32_t stages = 0;
 };
 
 // The reader's side: false when the cell is empty or being written. Wait-free.
@@ -115,6 +119,7 @@ inline bool read_cell(const Cell& cell, CellValue* out) noexcept {
   v.exit_ns = cell.exit_ns.load(std::memory_order_acquire);
   v.wake_ns = cell.wake_ns.load(std::memory_order_acquire);
   v.frame = cell.frame.load(std::memory_order_acquire);
+  v.stages = cell.stages.load(std::memory_order_acquire);
   if (cell.seq.load(std::memory_order_relaxed) != seq) return false;
   v.id = seq - 1;
   *out = v;

@@ -71,7 +71,12 @@ struct Encoder {
             {"dsp_ns_per_stage", m.dsp_ns_per_stage},
             {"rt_tid", m.rt_tid},
             {"sched_target", m.sched_target},
-            {"sched_error", m.sched_error}};
+            {"sched_error", m.sched_error},
+            {"ramp", m.ramp ? json{{"base", m.ramp->base},
+                                   {"step_q16", m.ramp->step_q16},
+                                   {"every", m.ramp->every},
+                                   {"max", m.ramp->max}}
+                            : json()}};
   }
   json operator()(const Second& m) const {
     json worst = json::array();
@@ -177,6 +182,11 @@ std::optional<Message> decode(std::string_view line, std::string* error) {
       m.rt_tid = whole<int64_t>(j, "rt_tid");
       m.sched_target = j.at("sched_target").get<std::string>();
       m.sched_error = j.at("sched_error").get<std::string>();
+      if (j.contains("ramp") && !j.at("ramp").is_null()) {
+        const json& r = j.at("ramp");
+        m.ramp = DspRampStages{whole<uint32_t>(r, "base"), whole<uint64_t>(r, "step_q16"),
+                               whole<uint32_t>(r, "every"), whole<uint32_t>(r, "max")};
+      }
       return m;
     }
     if (type == "second") {

@@ -34,6 +34,8 @@
 #include <variant>
 #include <vector>
 
+#include "engine/wire/dsp_ramp.hpp"
+
 namespace xrunlab::telemetry {
 
 inline constexpr int kWireVersion = 1;
@@ -62,6 +64,9 @@ struct Hello {
   int64_t rt_tid = 0;           // the client's JACK process thread (0: unknown)
   std::string sched_target;     // what the client applied to it (sched_target.hpp text form)
   std::string sched_error;      // why applying it failed ("" = it did not fail)
+  // --dsp-ramp: the client's ramp in stages, so the engine knows the stages of any cycle, also
+  // one in which the client did not run (absent: a steady load).
+  std::optional<DspRampStages> ramp;
 };
 
 // A Second lists at most this many of its worst cycles.

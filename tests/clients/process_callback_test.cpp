@@ -554,5 +554,94 @@ TEST(ProcessCycleTable, WithoutACardTheFrameTimeKeysTheCycle) {
   EXPECT_EQ(h.jack().mono_reads, 2) << "entry and exit, nothing else";
 }
 
+// --dsp-ramp: every cycle's stages from its id and the ramp's first cycle, which the main thread
+// stores into shared.ramp_from; the callback's only extra work is that atomic load: no clock
+// read, no other call through the seam.
+TEST(ProcessRamp, EachCycleRunsTheStagesOfItsStepAndWritesThemIntoTheTable) {
+  Options o;
+  o.stages = 40;
+  Harness h(o);
+  Table t;
+  h.ctx().config.table = t.column(1, cycle_table::kKeyFrameTime);
+  h.ctx().config.ramp = DspRampStages{0, 4u << 16, 3, 40};
+  auto run = [&](uint64_t id) {
+    h.jack().last_frame_time = static_cast<jack_nframes_t>(64 * id);
+    h.cycle(64);
+    return t.at(id, 1).stages;
+  };
+  EXPECT_EQ(run(100), 0u) << "before the engine names the first cycle: the base";
+  h.ctx().shared.ramp_from.store(103 + 1);
+  const uint64_t reads_before = h.jack().time_reads;
+  const int mono_before = h.jack().mono_reads;
+  EXPECT_EQ(run(101), 0u);
+  EXPECT_EQ(run(102), 0u);
+  EXPECT_EQ(run(103), 4u) << "step 1 from the named cycle";
+  EXPECT_EQ(run(105), 4u);
+  EXPECT_EQ(run(106), 8u) << "every 3 cycles a step";
+  EXPECT_EQ(run(115), 20u) << "step 1 + 12 / 3";
+  EXPECT_EQ(run(140), 40u) << "at most its top";
+  EXPECT_EQ(h.jack().time_reads - reads_before, 2u * 7) << "entry and exit only";
+  EXPECT_EQ(h.jack().mono_reads - mono_before, 2 * 7) << "the table's entry and exit only";
+  // A cycle the engine's table skipped (an xrun lost cycles) still runs its own step.
+  EXPECT_EQ(run(112), 16u);
+}
+
+TEST(ProcessRamp, AnInjectedOverrunWaitsForItsStep) {
+  Options o;
+  o.stages = 8;
+  o.inject = InjectSpec{50, 1, 0, 3};
+  Harness h(o);
+  h.ctx().config.ramp = DspRampStages{0, 1u << 16, 2, 8};
+  h.ctx().shared.ramp_from.store(10 + 1);
+  for (uint64_t id = 8; id < 16; ++id) {
+    h.jack().last_frame_time = static_cast<jack_nframes_t>(64 * id);
+    h.cycle(64);
+  }
+  const std::vector<CycleRecord> recs = h.records();
+  ASSERT_EQ(recs.size(), 8u);
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const uint64_t id = 8 + i;
+    const bool step3 = id >= 14;  // steps: 10-11 -> 1, 12-13 -> 2, 14-15 -> 3
+    EXPECT_EQ((recs[i].flags & CycleRecord::kInjected) != 0, step3) << "cycle " << id;
+  }
+}
+
+// The ramp's first cycle stored by another thread while the callback runs (run under
+// ThreadSanitizer in scripts/test.sh): the cycles before the named one run the base, every one
+// from it the stages of its step.
+TEST(ProcessRamp, TheFirstCycleStoredWhileTheCallbackRunsReachesItWithoutARace) {
+  Options o;
+  o.stages = 64;
+  Harness h(o);
+  Table t;  // 8 rows: the test reads each cycle's cell right after it
+  h.ctx().config.table = t.column(1, cycle_table::kKeyFrameTime);
+  const DspRampStages ramp{2, 1u << 16, 4, 64};
+  h.ctx().config.ramp = ramp;
+  constexpr uint64_t kFrom = 2000, kCycles = 6000;
+  std::atomic<bool> go{false};
+  std::vector<uint32_t> seen(kCycles);
+  std::thread callback([&] {
+    for (uint64_t id = 0; id < kCycles; ++id) {
+      if (id == 1000) go.store(true, std::memory_order_release);
+      // The store lands somewhere in cycles 1000..kFrom - 1, while they run.
+      if (id == kFrom) {
+        while (h.ctx().shared.ramp_from.load(std::memory_order_acquire) == 0) {
+        }
+      }
+      h.jack().last_frame_time = static_cast<jack_nframes_t>(64 * id);
+      h.cycle(64);
+      seen[id] = t.at(id, 1).stages;
+    }
+  });
+  while (!go.load(std::memory_order_acquire)) {
+  }
+  h.ctx().shared.ramp_from.store(kFrom + 1, std::memory_order_release);
+  callback.join();
+  for (uint64_t id = 0; id < kCycles; ++id) {
+    ASSERT_EQ(seen[id], ramp.stages_of_step(ramp.step_at(id, kFrom))) << "cycle " << id;
+  }
+  EXPECT_EQ(seen[kCycles - 1], 64u) << "it reached its top";
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -308,7 +308,7 @@ TEST(RunJsonRead, SpecLoadsAndHostRoundTrip) {
     const std::vector<std::string> k = keys(*o);
     EXPECT_TRUE(std::is_sorted(k.begin(), k.end())) << o->dump();
   }
-  EXPECT_EQ(keys(j["spec"]).size(), 33u);
+  EXPECT_EQ(keys(j["spec"]).size(), 34u);
   EXPECT_EQ(j["host"]["jack"],
             nlohmann::ordered_json({{"jackd_version", "jackdmp version 1.9.21"}}));
   EXPECT_TRUE(j["loads"][0]["cpus"].is_null());  // not read back
@@ -729,6 +729,23 @@ RunResult with_records() {
   a.stopped_mono_ns = 99;
   a.reason = "c01 ran away";
   r.runaway = a;
+  RampRecord ramp;
+  ramp.step_pct = 1;
+  ramp.every = 30;
+  ramp.ns_per_stage = 123.25;
+  ramp.top_pct = 100;
+  ramp.from_cycle = 4000;
+  ramp.ended = "first_xrun";
+  ramp.reached_pct = 71.5;
+  RampFirstXrun first;
+  first.cycle = 6100;
+  first.t_s = 3.25;
+  first.step = 71;
+  first.load_pct = 71.5;
+  first.nominal_pct = 70.5;  // measured_pct unknown: null
+  first.broke = RampBreak{"wakeup.c03", "client_wakeup", 3, "c03 wake-up", 120.5, ""};
+  ramp.first_xrun = first;
+  r.ramp = ramp;
   finalize(r);
   return r;
 }
@@ -738,7 +755,11 @@ TEST(RunJsonRead, EveryRecordRoundTripsByteForByte) {
   const std::string text = dumped(r);
   const RunResult back = read_back(text);
   EXPECT_EQ(dumped(back), text);
-  ASSERT_TRUE(back.explain && back.baseline && back.affinity && back.runaway);
+  ASSERT_TRUE(back.explain && back.baseline && back.affinity && back.runaway && back.ramp);
+  ASSERT_TRUE(back.ramp->first_xrun && back.ramp->first_xrun->broke);
+  EXPECT_EQ(back.ramp->first_xrun->broke->late_us, 120.5);
+  EXPECT_FALSE(back.ramp->first_xrun->measured_pct);
+  EXPECT_EQ(back.ramp->from_cycle, 4000u);
   ASSERT_EQ(back.explain->cycles.at(0).hops.size(), 2u);
   const HopExplanation& hop = back.explain->cycles[0].hops[0];
   EXPECT_EQ(hop.hop.rel_end_ns, 900);

@@ -87,7 +87,9 @@ std::vector<ClientArgs> samples() {
   nice.policy = kSchedOther;
   nice.nice = -20;
   other.sched_target = nice;
-  other.inject = InjectSpec{1, 1};
+  other.inject = InjectSpec{1, 1, 0, 7};
+  other.dsp_ramp =
+      DspRampSpec{0.071428571428571425, 30, 7.1428571428571432};  // 1 % and 100 % of 14
   v.push_back(other);
 
   ClientArgs calibration;  // what the engine runs once before the clients
@@ -117,7 +119,7 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
   bool server = false, name = false, index = false, ports = false, dsp = false, inject = false,
        fd = false, wait = false, duration = false, sched = false, reference = false, clock = false,
        shm = false, table = false, check = false, source = false, sink = false, record = false,
-       file = false, format = false, ns = false, calibrate = false;
+       file = false, format = false, ns = false, calibrate = false, ramp = false;
   for (const ClientArgs& a : samples()) {
     server |= a.server != d.server;
     name |= a.name != d.name;
@@ -140,11 +142,12 @@ TEST(ClientArgs, EveryFieldDiffersFromItsDefaultInSomeSample) {
     file |= a.source_file != d.source_file;
     format |= a.record_format != d.record_format;
     ns |= a.dsp_ns_per_stage != d.dsp_ns_per_stage;
+    ramp |= a.dsp_ramp != d.dsp_ramp;
     calibrate |= a.calibrate_rate != d.calibrate_rate && a.calibrate_frames != d.calibrate_frames;
   }
   EXPECT_TRUE(server && name && index && ports && dsp && inject && fd && wait && duration &&
               sched && reference && clock && shm && table && check && source && sink && record &&
-              file && format && ns && calibrate);
+              file && format && ns && calibrate && ramp);
 }
 
 TEST(ClientArgs, EqualityLooksAtEveryField) {
@@ -327,10 +330,25 @@ TEST(InjectSpec, FormatAndParseAreInverse) {
   }
   EXPECT_EQ(format_inject_spec(InjectSpec{2000, 100}), "2000:100");
   std::string why;
-  EXPECT_FALSE(parse_inject_spec("2000:100:3", &why).has_value());
+  // From a DSP ramp's step on (--dsp-ramp): a third number, positive.
+  EXPECT_EQ(parse_inject_spec("2000:100:3", &why), (InjectSpec{2000, 100, 0, 3}));
+  EXPECT_EQ(format_inject_spec(InjectSpec{2000, 100, 0, 3}), "2000:100:3");
+  EXPECT_FALSE(parse_inject_spec("2000:100:0", &why).has_value());
+  EXPECT_FALSE(parse_inject_spec("2000:100:3:4", &why).has_value());
   EXPECT_FALSE(parse_inject_spec("+5:1", &why).has_value());
   EXPECT_FALSE(parse_inject_spec("18446744073709551616:1", &why).has_value());  // 2^64
   EXPECT_FALSE(parse_inject_spec("5:0", nullptr).has_value());
+}
+
+TEST(DspRampSpec, ParsesItsThreeNumbersAndRefusesTheRest) {
+  std::string why;
+  EXPECT_EQ(parse_dsp_ramp_spec("0.25:30:25", &why), (DspRampSpec{0.25, 30, 25})) << why;
+  EXPECT_EQ(format_dsp_ramp_spec(DspRampSpec{0.25, 30, 25}), "0.25:30:25");
+  for (const char* bad : {"", "1", "1:2", "0:30:25", "1:0:25", "1:30:0", "1:30:101", "1:30:25x",
+                          " 1:30:25", "-1:30:25", "1:+30:25", "nan:30:25"}) {
+    EXPECT_FALSE(parse_dsp_ramp_spec(bad, &why).has_value()) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
 }
 
 TEST(InjectSpec, SpinAtACycleIsItsOwnForm) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `xrunlab run`: its options, typed once into RunOptions.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <thread>
 #include <tuple>
@@ -9,6 +10,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/loads/load_spec.hpp"
+#include "engine/result/ramp.hpp"
 #include "engine/sched/policy.hpp"
 #include "engine/wire/client_args.hpp"
 #include "engine/wire/thread_sched.hpp"
@@ -190,10 +192,19 @@ class RunCli : public SubcommandCli {
         ->default_str("5")
         ->type_name("[=N]");
     app_->add_option("--inject", inject_text_,
-                     "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time; or "
+                     "Make one client overrun on purpose: USEC:EVERY_N_CYCLES extra busy time "
+                     "(USEC:EVERY_N_CYCLES:STEP: only from --ramp's step STEP on); or "
                      "spin:CYCLE: its CYCLE-th callback busy-waits forever, a runaway that "
                      "RLIMIT_RTTIME stops (exit code 5).")
-        ->type_name("USEC:EVERY_N_CYCLES|spin:CYCLE");
+        ->type_name("USEC:EVERY_N_CYCLES[:STEP]|spin:CYCLE");
+    app_->add_option("--ramp", ramp_text_,
+                     "A DSP ramp: the clients' load (all together, starting at --dsp-load, "
+                     "default 0 with --ramp) grows by STEP_PCT of the period every EVERY cycles "
+                     "(default: the cycles in 40 ms, at least 4) up to 100 %; the window ends at "
+                     "the first xrun event, and run.json's ramp says the load in that cycle, "
+                     "exactly, and the hop that broke. Without --duration the window is as long "
+                     "as the ramp. One ramp of `xrunlab headroom` (docs/headroom.md).")
+        ->type_name("STEP_PCT[:EVERY]");
     app_->add_option("--inject-client", o_.inject_client, "Which client INDEX gets --inject.")
         ->capture_default_str()
         ->type_name("INDEX");
@@ -281,6 +292,7 @@ class RunCli : public SubcommandCli {
     if (app_->count("--explain") > 0 && o_.explain == 0) o_.explain = -1;
     make_specs(policy_text_, load_texts_, inject_text_, backend_text_, cpus_text_, load_cpus_text_,
                o_);
+    if (!ramp_text_.empty()) set_ramp();
     validate(o_);
     check_source(o_);
     cmd.junit = junit_text_;
@@ -292,7 +304,24 @@ class RunCli : public SubcommandCli {
   }
 
  private:
+  // --ramp: its spec; the load starts at 0 unless --dsp-load is given, and the window lasts the
+  // ramp from there to the top plus 1 s unless --duration is given.
+  void set_ramp() {
+    std::string why;
+    o_.ramp = parse_ramp_option(ramp_text_, &why);
+    if (!o_.ramp) throw Error(ExitCode::kUsage, "--ramp '" + ramp_text_ + "': " + why);
+    if (app_->count("--dsp-load") == 0) o_.dsp_load_pct = 0;
+    if (app_->count("--duration") == 0) {
+      const uint32_t every =
+          o_.ramp->every != 0 ? o_.ramp->every : ramp_every_cycles(o_.period, o_.rate);
+      o_.duration_s = std::ceil(
+          ramp_seconds(o_.dsp_load_pct, kRampTopPct, o_.ramp->step_pct, every, o_.period, o_.rate) +
+          kRampLeadS + 1.0);
+    }
+  }
+
   RunOptions o_;
+  std::string ramp_text_;
   std::string policy_text_ = "fifo", inject_text_, backend_text_, cpus_text_, load_cpus_text_;
   std::vector<std::string> load_texts_, fail_if_texts_;
   std::string junit_text_, plot_format_text_ = "png";
