@@ -73,7 +73,8 @@ TEST(PlotFormat, GnuplotArgvSetsTheTerminalBeforeTheScript) {
 
 // Every script reads xrunlab_terminal and has both terminals; run by hand it draws PNG.
 TEST(PlotFormat, EveryScriptChoosesItsTerminalFromXrunlabTerminal) {
-  for (const char* name : {"timeline", "latency", "cycles", "compare", "campaign", "sweep"}) {
+  for (const char* name :
+       {"timeline", "latency", "cycles", "compare", "campaign", "sweep", "headroom"}) {
     const fs::path gp = fs::path(XRUNLAB_SOURCE_SCRIPTS_DIR) / (std::string(name) + ".gp");
     const std::string text = testing_support::read_text(gp.string());
     EXPECT_NE(text.find("if (!exists(\"xrunlab_terminal\")) { xrunlab_terminal = \"png\" }"),
