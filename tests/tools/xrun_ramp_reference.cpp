@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 
@@ -289,18 +290,17 @@ int run(State& s) {
   return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Static: the record (fixed array, 12 MiB) is large for a stack, and JACK's threads use it
-  // until the client is closed.
-  static State s;
+// The options into s.opt: -1 to go on, else the exit code (0 after --help, 2 bad arguments).
+int parse_options(State& s, int argc, char** argv) {
   CLI::App app{
       "A JACK client following xruncounter's rule: a load ramp up to the first xrun "
       "(a test tool)",
       "xrunlab-xruncounter-ref"};
   app.add_option("--server", s.opt.server, "JACK server name")->required();
-  app.add_option("--name", s.opt.name, "client name (exact)")->capture_default_str();
+  app.add_option("--name", s.opt.name,
+                 "client name (exact; one of its own on the machine: libjack names the client's "
+                 "socket by it alone)")
+      ->capture_default_str();
   app.add_option("--grow", s.opt.grow, "loop iterations added per cycle (xruncounter: 100)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
@@ -314,7 +314,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  return -1;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Static: the record (fixed array, 12 MiB) is large for a stack, and JACK's threads use it
+  // until the client is closed.
+  static State s;
+  try {
+    if (const int code = parse_options(s, argc, argv); code >= 0) return code;
+  } catch (const std::exception& e) {  // CLI11's own (an option set up wrongly), std::bad_alloc
+    std::fprintf(stderr, "xrunlab-xruncounter-ref: error: %s\n", e.what());
+    return 1;
+  }
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
