@@ -101,7 +101,9 @@ own=()
 load=()
 for ((i = 1; i <= tries; i++)); do
   out="$tmp/ref-$i.out"
-  run_child "$ref" --server "$server" --timeout-s 120 >"$out" 2>"$tmp/ref-$i.err"
+  # A name of its own: libjack names a client's socket by the client's name alone.
+  run_child "$ref" --server "$server" --name "xruncounter-ref-$$" --timeout-s 120 \
+    >"$out" 2>"$tmp/ref-$i.err"
   p=$(field "$out" own_load_pct)
   l=$(field "$out" jack_cpu_load)
   c=$(field "$out" cycle)
