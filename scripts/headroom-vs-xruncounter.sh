@@ -138,10 +138,15 @@ print_reference() {
 
 # An xrunlab without the subcommand prints its main help for `headroom --help`, and exits 0:
 # the subcommand's own usage line is what says it is there.
-if ! help=$("$bin" headroom --help 2>&1) || ! grep -q '^Usage: .*headroom' <<<"$help"; then
+why=""
+if [[ ! -x "$bin" ]]; then
+  why="no $bin"
+elif ! help=$("$bin" headroom --help 2>&1) || ! grep -q '^Usage: .*headroom' <<<"$help"; then
+  why="'$bin headroom --help' said: $(head -n 1 <<<"$help")"
+fi
+if [[ -n "$why" ]]; then
   print_reference
-  echo "headroom-vs-xruncounter: xrunlab headroom not built ($bin headroom --help:" \
-       "$(head -n 1 <<<"$help")" >&2
+  echo "headroom-vs-xruncounter: xrunlab headroom not built ($why)" >&2
   exit 3
 fi
 touch "$tmp/start"
