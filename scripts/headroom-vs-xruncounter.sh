@@ -16,7 +16,7 @@
 #   usage: scripts/headroom-vs-xruncounter.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-median_field='.cells[0].median'  # xrunlab's median headroom in headroom.json (% of the period)
+median_field='.cells[0].median_pct'  # xrunlab's median headroom in headroom.json (% of the period)
 usage="usage: scripts/headroom-vs-xruncounter.sh [N]"
 
 [[ $# -le 1 ]] || { echo "headroom-vs-xruncounter: too many arguments ($usage)" >&2; exit 2; }

@@ -88,6 +88,7 @@ expect=(
   "./usr/share/xrunlab/scripts/compare.gp"
   "./usr/share/xrunlab/scripts/campaign.gp"
   "./usr/share/xrunlab/scripts/sweep.gp"
+  "./usr/share/xrunlab/scripts/headroom.gp"
   "./usr/share/xrunlab/scripts/runqueue.gp"
   "./usr/share/xrunlab/scripts/campaigns/jack_test4.toml"
   "./usr/share/xrunlab/schema/run.schema.json"

@@ -28,6 +28,7 @@ class OneLineSubcommands : public CLI::Formatter {
         {"import", "Read old jack_test summaries into run records (*.records.json)."},
         {"campaign", "Run a campaign file (cases x repetitions, interleaved) into one folder."},
         {"sweep", "Find the smallest period that runs without dropouts."},
+        {"headroom", "How much DSP load each period carries before the first xrun."},
         {"doctor", "Check whether this system is set up for realtime audio."},
         {"check", "The doctor's checks and a short sweep, ending in one verdict."}};
     const auto line = kLines.find(sub->get_name());
@@ -72,9 +73,9 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   app.name("xrunlab");  // the usage line says xrunlab, not argv[0]'s path (man pages read it)
   // Each subcommand's options and --help examples are in engine/app/cli/<name>_cli.cpp.
   std::unique_ptr<SubcommandCli> subs[] = {
-      add_run_cli(app),     add_plot_cli(app),   add_summary_cli(app),
-      add_compare_cli(app), add_import_cli(app), add_campaign_cli(app),
-      add_sweep_cli(app),   add_doctor_cli(app), add_check_cli(app)};
+      add_run_cli(app),    add_plot_cli(app),     add_summary_cli(app), add_compare_cli(app),
+      add_import_cli(app), add_campaign_cli(app), add_sweep_cli(app),   add_headroom_cli(app),
+      add_doctor_cli(app), add_check_cli(app)};
   // Every --help ends with real examples; tests/app/cli_test.cpp parses every `  $ xrunlab ...`
   // line, so they stay commands that work. help2man makes them the man pages' EXAMPLES.
   app.footer(

@@ -8,6 +8,7 @@
 
 #include "engine/app/check_command.hpp"
 #include "engine/campaign/campaign_runner.hpp"
+#include "engine/campaign/headroom_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
 #include "engine/doctor/snapshot.hpp"
 #include "engine/report/multirun.hpp"
@@ -50,6 +51,7 @@ struct Command {
     kImport,
     kCampaign,
     kSweep,
+    kHeadroom,
     kDoctor,
     kCheck,
     kNone
@@ -59,6 +61,7 @@ struct Command {
   ReportOptions report;
   CampaignOptions campaign;  // self_exe is filled in by main()
   SweepOptions sweep;        // self_exe is filled in by main()
+  HeadroomOptions headroom;  // self_exe is filled in by main()
   DoctorOptions doctor;
   CheckOptions check;  // self_exe is filled in by main()
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.

@@ -93,6 +93,11 @@ int main(int argc, char** argv) {
       ko.self_exe = self_exe(argv[0]);
       return run_check_command(ko, check_run_args, g_stop);
     }
+    if (cmd.kind == Command::Kind::kHeadroom) {
+      HeadroomOptions ho = cmd.headroom;
+      ho.self_exe = self_exe(argv[0]);
+      return run_headroom(ho, check_run_args, g_stop).exit_code;
+    }
     if (cmd.kind == Command::Kind::kSweep) {
       SweepOptions so = cmd.sweep;
       so.self_exe = self_exe(argv[0]);

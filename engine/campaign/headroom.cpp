@@ -140,14 +140,9 @@ void check_headroom_spec(const HeadroomSpec& spec) {
   }
 }
 
-int ramp_every_cycles(uint32_t period, uint32_t rate) {
-  if (period == 0) return 4;
-  const double cycles = 0.040 * static_cast<double>(rate) / static_cast<double>(period);
-  return std::max(4, static_cast<int>(std::lround(cycles)));
-}
-
 int every_cycles_at(const HeadroomSpec& spec, uint32_t period) {
-  return spec.every_cycles > 0 ? spec.every_cycles : ramp_every_cycles(period, spec.rate);
+  return spec.every_cycles > 0 ? spec.every_cycles
+                               : static_cast<int>(ramp_every_cycles(period, spec.rate));
 }
 
 double ramp_longest_s(const HeadroomSpec& spec, uint32_t period) {

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/result/ramp.hpp"
+
 namespace xrunlab {
 
 struct HeadroomSpec {
@@ -41,7 +43,8 @@ struct HeadroomSpec {
   uint32_t rate = 48000;
   int repetitions = 5;                // ramps per cell
   double step_pct = 1.0;              // total DSP load added per step, % of the period
-  int every_cycles = 0;               // cycles per step; 0 = auto (ramp_every_cycles)
+  int every_cycles = 0;               // cycles per step; 0 = auto (ramp_every_cycles,
+                                      // engine/result/ramp.hpp)
   bool explain = false;               // runs with --explain (kernel's reason per first xrun)
   std::vector<std::string> run_args;  // given to every run
 };
@@ -52,25 +55,11 @@ struct HeadroomSpec {
 // every_cycles below 0, rate 0.
 void check_headroom_spec(const HeadroomSpec& spec);
 
-// K when every_cycles is 0: the cycles in 40 ms of the period, at least 4:
-// max(4, round(0.040 * rate / period)) (64 frames at 48 kHz: 30; 1024: 4). 4 for period 0.
-int ramp_every_cycles(uint32_t period, uint32_t rate);
 // The effective K of the spec at a period.
 int every_cycles_at(const HeadroomSpec& spec, uint32_t period);
 // The longest a ramp can take at a period, in seconds (the ramp's window):
 // ceil(100 / step_pct) steps (the last one reaches 100 %) x K cycles x period / rate.
 double ramp_longest_s(const HeadroomSpec& spec, uint32_t period);
-
-// The hop that broke in a ramp's first xrun cycle, as the run recorded it.
-struct RampBreak {
-  std::string key;     // "jackd_wakeup", "wakeup.c03", "dsp.c03", "not_run.c03"
-  std::string kind;    // "jackd_wakeup" | "client_wakeup" | "dsp" | "not_run"
-  int client = 0;      // 1-based, 0 for jackd
-  std::string label;   // for people: "jackd's wake-up", "c03 wake-up", "c03 DSP", "c03 did not run"
-  double late_us = 0;  // how much later than its usual (wake-ups: the window's p50; DSP: its
-                       // nominal at that load)
-  std::string cause;   // with --explain: the kernel's reason, one line ("" = none)
-};
 
 // One ramp (one run), as read from its run.json.
 struct RampOutcome {

@@ -23,6 +23,7 @@ for f in "$libdir/xrunlab/libasound_module_pcm_xrunlab.so" \
          "$datadir/xrunlab/scripts/timeline.gp" "$datadir/xrunlab/scripts/latency.gp" \
          "$datadir/xrunlab/scripts/cycles.gp" "$datadir/xrunlab/scripts/compare.gp" \
          "$datadir/xrunlab/scripts/campaign.gp" "$datadir/xrunlab/scripts/sweep.gp" \
+         "$datadir/xrunlab/scripts/headroom.gp" \
          "$datadir/xrunlab/scripts/campaigns/jack_test4.toml" \
          "$datadir/xrunlab/scripts/campaigns/iso-vs-fifo-2005.toml" \
          "$datadir/doc/xrunlab/LICENSE"; do

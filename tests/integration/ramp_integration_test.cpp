@@ -88,3 +88,81 @@ TEST(Ramp, BadRampsAreOneLineUsageErrors) {
 
 }  // namespace
 }  // namespace xrunlab
+
+namespace xrunlab {
+namespace {
+
+using namespace testing_support;
+using nlohmann::json;
+
+// `xrunlab headroom` over real ramps whose first xrun is injected at step 6 of +2 % (client 1
+// overruns from there): every ramp's headroom is the load of step 6, so the cell's median,
+// min and max are that load, and client 1's DSP broke in every ramp. The same command again runs
+// nothing and says the same; another setting in the same folder is refused.
+TEST(Headroom, RampsWithAKnownFirstXrunGiveItsLoadAndTheSameCommandContinues) {
+  TempDir dir("headroom");
+  const std::string folder = dir.str() + "/h";
+  const std::vector<std::string> args = {"headroom",
+                                         "--periods",
+                                         "1024",
+                                         "--clients",
+                                         "2",
+                                         "--ports",
+                                         "1",
+                                         "--repetitions",
+                                         "2",
+                                         "--step",
+                                         "2",
+                                         "--every",
+                                         "4",
+                                         "--dir",
+                                         folder,
+                                         "--",
+                                         "--inject",
+                                         "30000:1:6",
+                                         "--inject-client",
+                                         "1"};
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(args, &r), 0) << r.log();
+  const json j = json::parse(read_text_or_empty(folder + "/headroom.json"));
+  ASSERT_EQ(j["ramps"].size(), 2u) << j.dump(2);
+  // Each ramp's first xrun is step 6's first cycle (its own calibration sets step 6's stages,
+  // so the two loads differ a little); the cell's figures are those two.
+  std::vector<double> loads;
+  for (const json& ramp : j["ramps"]) {
+    const json run = json::parse(
+        read_text_or_empty(folder + "/" + ramp["run_dir"].get<std::string>() + "/run.json"));
+    EXPECT_EQ(run["ramp"]["first_xrun"]["step"], 6) << ramp;
+    EXPECT_EQ(ramp["first_xrun_pct"], run["ramp"]["first_xrun"]["load_pct"]);
+    loads.push_back(ramp["first_xrun_pct"].get<double>());
+    EXPECT_NEAR(loads.back(), 12.0, 0.5) << "step 6 of +2 %";
+  }
+  const json& cell = j["cells"][0];
+  EXPECT_EQ(cell["ramps"], 2);
+  EXPECT_DOUBLE_EQ(cell["median_pct"].get<double>(), (loads[0] + loads[1]) / 2);
+  EXPECT_EQ(cell["min_pct"].get<double>(), std::min(loads[0], loads[1]));
+  EXPECT_EQ(cell["max_pct"].get<double>(), std::max(loads[0], loads[1]));
+  EXPECT_EQ(cell["broke_most"], "c01 DSP");
+  EXPECT_EQ(cell["broke_most_count"], 2);
+  EXPECT_TRUE(std::filesystem::exists(folder + "/headroom.png"));
+  const std::string summary = read_text_or_empty(folder + "/headroom-summary.txt");
+  EXPECT_NE(summary.find("1024 frames (21.3 ms): "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("most often broken by c01 DSP"), std::string::npos) << summary;
+
+  // Again: the ramps are in the folder, nothing runs, the figures are the same.
+  XrunlabRun again;
+  ASSERT_EQ(run_to_end(args, &again), 0) << again.log();
+  const json k = json::parse(read_text_or_empty(folder + "/headroom.json"));
+  EXPECT_EQ(k["cells"], j["cells"]);
+  EXPECT_EQ(k["ramps"], j["ramps"]);
+
+  // Other settings in that folder: one line, exit 2.
+  std::vector<std::string> other = args;
+  other[8] = "3";  // --repetitions 3
+  XrunlabRun refused;
+  EXPECT_EQ(run_to_end(other, &refused), 2) << refused.log();
+  EXPECT_NE(refused.log().find("other settings"), std::string::npos) << refused.log();
+}
+
+}  // namespace
+}  // namespace xrunlab

@@ -42,6 +42,7 @@ std::unique_ptr<SubcommandCli> add_compare_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_import_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_campaign_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_sweep_cli(CLI::App& top);
+std::unique_ptr<SubcommandCli> add_headroom_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_doctor_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_check_cli(CLI::App& top);
 
