@@ -8,6 +8,7 @@
 
 #include "engine/app/cli.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/campaign/headroom_runner.hpp"
 #include "engine/campaign/sweep.hpp"
 #include "engine/campaign/sweep_runner.hpp"
 #include "engine/doctor/checks.hpp"
@@ -112,13 +113,47 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
   // 2. The sweep, by measurement (it checks every run's arguments before anything runs).
   const SweepOutcome sweep = run_sweep(so, check, stop);
 
-  // 3. The verdict.
-  const std::string verdict =
-      check_verdict(so.spec, sweep.grid, o.dsp_load_pct, fix_first(results));
+  // 3. The headroom at the recommended period: how much DSP the machine carries there.
+  const SweepAnswer a = sweep_answer(so.spec, sweep.grid, o.clients);
+  std::optional<HeadroomCell> headroom;
+  int headroom_code = 0;
+  if (sweep.exit_code == 0 && a.clean != nullptr && o.headroom_ramps > 0 && !stop.load()) {
+    HeadroomOptions ho;
+    ho.spec.clients = {o.clients};
+    ho.spec.periods = {a.clean->period};
+    ho.spec.repetitions = o.headroom_ramps;
+    ho.spec.rate = so.spec.rate;
+    // --ports after -- is the check's runs' (headroom sets its own from it).
+    for (size_t i = 0; i < o.run_args.size(); ++i) {
+      if (o.run_args[i] == "--ports" && i + 1 < o.run_args.size()) {
+        ho.spec.ports = std::stoi(o.run_args[++i]);
+      } else {
+        ho.spec.run_args.push_back(o.run_args[i]);
+      }
+    }
+    ho.spec.name = default_headroom_name(ho.spec);
+    ho.dir = so.dir + "/headroom";
+    ho.quiet = true;
+    ho.self_exe = o.self_exe;
+    std::printf("\nHeadroom at %s:\n", period_text(a.clean->period, so.spec.rate).c_str());
+    std::fflush(stdout);
+    const HeadroomOutcome h = run_headroom(ho, check, stop);
+    headroom_code = h.exit_code;
+    if (!h.cells.empty() && h.cells.front().ramps > 0) headroom = h.cells.front();
+  }
+
+  // 4. The verdict.
+  std::string verdict = check_verdict(so.spec, sweep.grid, o.dsp_load_pct, fix_first(results));
+  if (headroom) {
+    verdict += fmt::format(
+        "\nHeadroom there: about {} of the period in DSP load (all clients together) before the "
+        "first xrun, in {} ramp(s) (`xrunlab headroom` measures more; the check's runs used {:g} "
+        "%).",
+        headroom_answer_at(*headroom), headroom->ramps, o.dsp_load_pct);
+  }
   std::printf("\n%s\n", verdict.c_str());
   std::fflush(stdout);
-  const SweepAnswer a = sweep_answer(so.spec, sweep.grid, o.clients);
-  int code = sweep.exit_code;
+  int code = sweep.exit_code != 0 ? sweep.exit_code : headroom_code;
   if (code == 0) code = a.clean ? 0 : static_cast<int>(ExitCode::kCheckDropsOut);
   make_dirs(so.dir);
   write_output_file(so.dir + "/check.txt", doctor + "\n" + verdict + "\n");
@@ -129,6 +164,8 @@ int run_check_command(const CheckOptions& o, const RunArgsCheck& check,
       {"clients", o.clients},
       {"dsp_load_pct", o.dsp_load_pct},
       {"smallest_clean_period", a.clean ? nlohmann::json(a.clean->period) : nlohmann::json()},
+      {"headroom_median_pct", headroom ? nlohmann::json(*headroom->median) : nlohmann::json()},
+      {"headroom", headroom ? nlohmann::json("headroom/headroom.json") : nlohmann::json()},
       {"doctor", doctor_json(results)},
       {"sweep", "sweep.json"}};
   write_output_file(so.dir + "/check.json", j.dump(2) + "\n");

@@ -3,8 +3,9 @@
 // `xrunlab check`: the doctor's checks (engine/doctor) and a short sweep
 // (engine/campaign/sweep_runner.hpp) of the periods for the given client count and DSP load,
 // ending in one verdict a musician can act on (check_verdict): the smallest period that ran
-// without dropouts, with its confidence, the next smaller period's rate, and the first thing
-// the doctor says to fix. Writes DIR/check.txt and DIR/check.json beside the sweep's files.
+// without dropouts, with its confidence, the next smaller period's rate, the DSP load there
+// before the first xrun (a few ramps of engine/campaign/headroom_runner.hpp), and the first
+// thing the doctor says to fix. Writes DIR/check.txt and DIR/check.json beside the sweep's files.
 // Returns the exit code: the sweep's when it stopped (130 interrupted, 1 a run failed), else 0
 // when a period ran clean and 22 (ExitCode::kCheckDropsOut) when none did. Non-realtime.
 #include <atomic>
@@ -22,6 +23,9 @@ struct CheckOptions {
   std::string periods = "64,128,256,512,1024";
   double duration_s = 10;
   int repetitions = 2;
+  // --headroom-ramps N: DSP ramps (`xrunlab headroom`) at the recommended period, for "you have
+  // about X % of the period to spend there" (0: none).
+  int headroom_ramps = 3;
   std::string dir;  // "" = results/checks/<check-hash of the settings>
   bool quiet = false;
   std::vector<std::string> run_args;  // after --: `xrunlab run` options for every run

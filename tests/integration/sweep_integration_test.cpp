@@ -138,6 +138,34 @@ TEST(Check, DoctorThenSweepThenOneVerdictAndItsExitCode) {
   EXPECT_EQ(bad.log().find("Doctor:"), std::string::npos) << "refused before the doctor";
 }
 
+// `xrunlab check` with a period that runs clean (1 client, 1024 frames: spontaneous xruns are
+// rare there on the development VMs) measures the headroom there, and the verdict and check.json
+// say the median of the ramps headroom/headroom.json holds.
+TEST(Check, AtTheRecommendedPeriodTheVerdictSaysTheHeadroom) {
+  TempDir dir("check-headroom");
+  const std::string cdir = dir.file("c");
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end(
+                {"check", "--clients", "1", "--periods", "1024", "--duration", "2", "--repetitions",
+                 "1", "--headroom-ramps", "2", "--dir", cdir, "--", "--ports", "1"},
+                &r),
+            0)
+      << r.log();
+  const json j = json::parse(read_text_or_empty(cdir + "/check.json"), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.log();
+  EXPECT_EQ(j["smallest_clean_period"], 1024);
+  const json h = json::parse(read_text_or_empty(cdir + "/headroom/headroom.json"), nullptr, false);
+  ASSERT_TRUE(h.is_object()) << r.log();
+  EXPECT_EQ(h["ramps"].size(), 2u);
+  EXPECT_EQ(h["settings"]["ports"], 1) << "--ports after -- is the ramps' too";
+  EXPECT_EQ(j["headroom_median_pct"], h["cells"][0]["median_pct"]);
+  const std::string answer = h["cells"][0]["answer"].get<std::string>();
+  EXPECT_NE(r.log().find("Headroom there: about " + answer + " of the period"), std::string::npos)
+      << r.log();
+  EXPECT_NE(read_text_or_empty(cdir + "/check.txt").find("Headroom there: about " + answer),
+            std::string::npos);
+}
+
 TEST(Sweep, BadInputIsOneLineBeforeAnythingRuns) {
   TempDir dir("sweep-bad");
   XrunlabRun a;

@@ -34,6 +34,12 @@ class CheckCli : public SubcommandCli {
         ->capture_default_str()
         ->check(CLI::Range(1, 100))
         ->type_name("N");
+    app_->add_option("--headroom-ramps", ko_.headroom_ramps,
+                     "DSP ramps at the recommended period (`xrunlab headroom`): how much DSP load "
+                     "it carries before the first xrun (0: none).")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100))
+        ->type_name("N");
     app_->add_option("--dir", ko_.dir,
                      "The check's folder (default results/checks/check-<hash of the settings>).")
         ->type_name("DIR");
