@@ -8,19 +8,28 @@
 #      of the first xrun (own_load_pct, % of the period) and JACK's smoothed DSP load at that
 #      xrun (jack_cpu_load, the figure xruncounter prints);
 #   2. build/bin/xrunlab headroom, 1 client x 1 port, N repetitions, attached to the same server,
-#      into results/headroom-vs-xrc/;
+#      its ramp +STEP % of the period every EVERY cycles (default 1 and 4: headroom's own
+#      default at 1024 frames), into results/headroom-vs-xrc-sSTEP-eEVERY/;
 # and prints a table: each try's two figures, their medians, xrunlab's median headroom (from
 # headroom.json, the field in `median_field` below) and the differences, in % of the period.
 # Exit codes: 0 done; 1 jackd or a run failed; 2 bad usage; 3 a tool missing, or xrunlab
 # headroom not built (the reference tries are printed first).
-#   usage: scripts/headroom-vs-xruncounter.sh [N]
+# xruncounter's ramp adds 100 loop iterations a cycle, about 0.07 % of a 1024-frame period here:
+# STEP 0.25 EVERY 4 (0.06 % a cycle) ramps xrunlab about as slowly.
+#   usage: scripts/headroom-vs-xruncounter.sh [N [STEP EVERY]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 median_field='.cells[0].median_pct'  # xrunlab's median headroom in headroom.json (% of the period)
-usage="usage: scripts/headroom-vs-xruncounter.sh [N]"
+usage="usage: scripts/headroom-vs-xruncounter.sh [N [STEP EVERY]]"
 
-[[ $# -le 1 ]] || { echo "headroom-vs-xruncounter: too many arguments ($usage)" >&2; exit 2; }
+[[ $# -le 1 || $# -eq 3 ]] || { echo "headroom-vs-xruncounter: give N, or N STEP EVERY ($usage)" >&2; exit 2; }
 tries="${1:-5}"
+step="${2:-1}"
+every="${3:-4}"
+[[ "$step" =~ ^[0-9]+(\.[0-9]+)?$ && "$every" =~ ^[1-9][0-9]*$ ]] || {
+  echo "headroom-vs-xruncounter: STEP must be a number and EVERY a whole number, not '$step' '$every' ($usage)" >&2
+  exit 2
+}
 [[ "$tries" =~ ^[1-9][0-9]*$ ]] || {
   echo "headroom-vs-xruncounter: N must be a positive whole number, not '$tries' ($usage)" >&2
   exit 2
@@ -38,7 +47,7 @@ done
 period=1024
 rate=48000
 server="xrunlab-xrc-$$"
-dir=results/headroom-vs-xrc
+dir="results/headroom-vs-xrc-s$step-e$every"
 tmp=$(mktemp -d)
 jackd_pid=""
 child_pid=""  # the program being waited for (run in the background, so a signal is not held)
@@ -151,7 +160,8 @@ if [[ -n "$why" ]]; then
 fi
 touch "$tmp/start"
 run_child "$bin" headroom --periods "$period" --clients 1 --ports 1 --repetitions "$tries" \
-  --dir "$dir" -- --backend "attach:$server" >"$tmp/headroom.log" 2>&1
+  --step "$step" --every "$every" --dir "$dir" -- --backend "attach:$server" \
+  >"$tmp/headroom.log" 2>&1
 if [[ "$rc" -ne 0 ]]; then
   print_reference
   echo "headroom-vs-xruncounter: xrunlab headroom exited $rc; its last lines:" >&2
@@ -181,5 +191,7 @@ echo
 echo "| xrunlab headroom ($dir, $tries repetitions) | % of the period |"
 echo "|---|---|"
 echo "| median load at the first xrun | $(awk -v a="$headroom" 'BEGIN { printf "%.2f\n", a }') |"
+measured=$(jq -r '.cells[0].measured_pct' "$json")
+echo "| median measured DSP time in the step before it | $(awk -v a="$measured" 'BEGIN { printf "%.2f\n", a }') |"
 echo "| minus xruncounter-ref's median own_load_pct | $(minus "$headroom" "$own_median") |"
 echo "| minus xruncounter-ref's median jack_cpu_load | $(minus "$headroom" "$load_median") |"

@@ -78,7 +78,7 @@ std::vector<const HeadroomCell*> ordered(const HeadroomSpec& spec,
 // "Ramp: +1 % of the period every 30 cycles at 64 frames (40 ms), 15 at 128 (40 ms), ...", or
 // with one K for every period "every 4 cycles (5.3 ms at 64 frames, ..., 85.3 ms at 1024)".
 std::string ramp_line(const HeadroomSpec& spec) {
-  std::string out = fmt::format("Ramp: +{} % of the period", num(spec.step_pct));
+  std::string out = fmt::format("Ramp: +{:g} % of the period", spec.step_pct);
   if (spec.periods.empty()) return out + "\n";
   bool one_k = true;
   for (uint32_t p : spec.periods) {
