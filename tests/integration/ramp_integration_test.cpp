@@ -6,6 +6,7 @@
 // and a low load before step S keep spontaneous xruns rare on the 2-core VMs; no latency
 // threshold is asserted.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -65,6 +66,29 @@ TEST(Ramp, AnOverrunInjectedFromAKnownStepIsTheRampsFirstXrunExactly) {
   EXPECT_NE(summary.find("first xrun at"), std::string::npos) << summary;
   EXPECT_NE(r.log().find("DSP ramp: first xrun at"), std::string::npos) << r.log();
   expect_nothing_left(r);
+}
+
+// --explain: the ramp's first xrun cycle is explained whatever its slack, and the breaking hop
+// carries the kernel trace's line for it (the injected busy-wait: client 1 itself ran).
+TEST(Ramp, WithExplainTheBreakingHopHasTheKernelsReason) {
+  if (::geteuid() != 0) GTEST_SKIP() << "--explain needs root";
+  XrunlabRun r;
+  ASSERT_EQ(run_to_end({"run", "--clients", "2", "--ports", "1", "--period", "1024", "--ramp",
+                        "2:4", "--inject", "30000:1:6", "--inject-client", "1", "--explain=1",
+                        "--label", "it-ramp-explain", "--no-plots"},
+                       &r),
+            0)
+      << r.log();
+  const json j = r.run_json();
+  const json& f = j["ramp"]["first_xrun"];
+  ASSERT_TRUE(f.is_object()) << j["ramp"];
+  bool explained = false;
+  for (const json& c : j["explain"]["cycles"]) explained |= c["cycle"] == f["cycle"];
+  EXPECT_TRUE(explained) << "the first xrun cycle is among the explained ones";
+  EXPECT_EQ(f["broke"]["key"], "dsp.c01");
+  const std::string cause = f["broke"]["cause"].get<std::string>();
+  EXPECT_NE(cause.find("c01's DSP"), std::string::npos) << cause;
+  EXPECT_NE(cause.find("c01 itself"), std::string::npos) << cause;
 }
 
 TEST(Ramp, BadRampsAreOneLineUsageErrors) {
