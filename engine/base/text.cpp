@@ -91,4 +91,22 @@ std::string markup_escape(std::string_view s, char control_as) {
   return out;
 }
 
+uint32_t fnv1a_32(std::string_view s) {
+  uint32_t h = 2166136261u;
+  for (const char ch : s) {
+    h ^= static_cast<uint8_t>(ch);
+    h *= 16777619u;
+  }
+  return h;
+}
+
+uint64_t fnv1a_64(std::string_view s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (const char ch : s) {
+    h ^= static_cast<uint8_t>(ch);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
 }  // namespace xrunlab

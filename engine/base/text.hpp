@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Small text helpers, the one copy of each. Pure functions; views point into the argument.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,11 @@ std::optional<std::string_view> key_value(std::string_view text, std::string_vie
 // `s` as text in XML or HTML (JUnit files, report.html): & < > " ' as entities (&#39;, which
 // both read), and each control character that XML 1.0 does not allow (all below 0x20 but tab,
 // newline and carriage return) and DEL as `control_as`.
+// FNV-1a of the bytes of `s` (32 and 64 bits): a short, stable name for settings (the same
+// settings hash alike on every machine and version), never for security.
+uint32_t fnv1a_32(std::string_view s);
+uint64_t fnv1a_64(std::string_view s);
+
 std::string markup_escape(std::string_view s, char control_as = '?');
 
 }  // namespace xrunlab

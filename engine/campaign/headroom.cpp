@@ -8,6 +8,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/json_read.hpp"
+#include "engine/base/text.hpp"
 #include "engine/campaign/sweep.hpp"
 #include "engine/stats/describe.hpp"
 
@@ -513,13 +514,7 @@ nlohmann::json headroom_settings_json(const HeadroomSpec& s) {
 }
 
 std::string default_headroom_name(const HeadroomSpec& spec) {
-  const nlohmann::json j = headroom_settings_json(spec);
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (const char ch : j.dump()) {
-    h ^= static_cast<uint8_t>(ch);
-    h *= 16777619u;
-  }
-  return fmt::format("headroom-{:08x}", h);
+  return fmt::format("headroom-{:08x}", fnv1a_32(headroom_settings_json(spec).dump()));
 }
 
 }  // namespace xrunlab

@@ -9,6 +9,7 @@
 
 #include "engine/base/errors.hpp"
 #include "engine/base/json_read.hpp"
+#include "engine/base/text.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/campaign/sweep.hpp"
@@ -32,11 +33,7 @@ std::string cell_label(int clients, uint32_t period) {
 // The seed of the interleaved order: the settings' hash, so the same command plans the same
 // order and finds its runs again.
 uint64_t order_seed(const HeadroomSpec& spec) {
-  uint64_t h = 1469598103934665603ULL;
-  for (const char ch : headroom_settings_json(spec).dump()) {
-    h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
-  }
-  return h;
+  return fnv1a_64(headroom_settings_json(spec).dump());
 }
 
 CampaignPlan headroom_plan(const HeadroomSpec& spec, const RunArgsCheck& check) {

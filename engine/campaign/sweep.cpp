@@ -8,6 +8,7 @@
 #include <map>
 
 #include "engine/base/errors.hpp"
+#include "engine/base/text.hpp"
 
 namespace xrunlab {
 namespace {
@@ -309,13 +310,7 @@ nlohmann::json sweep_settings_json(const SweepSpec& s) {
 }
 
 std::string default_sweep_name(const SweepSpec& spec) {
-  const nlohmann::json j = sweep_settings_json(spec);
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (const char ch : j.dump()) {
-    h ^= static_cast<uint8_t>(ch);
-    h *= 16777619u;
-  }
-  return fmt::format("sweep-{:08x}", h);
+  return fmt::format("sweep-{:08x}", fnv1a_32(sweep_settings_json(spec).dump()));
 }
 
 std::vector<uint32_t> parse_positive_list(const std::string& flag, const std::string& text,

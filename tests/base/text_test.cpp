@@ -60,5 +60,15 @@ TEST(MarkupEscape, EntitiesAndControlCharacters) {
   EXPECT_EQ(markup_escape(""), "");
 }
 
+// The published FNV-1a test vectors (the empty string is the offset basis).
+TEST(Fnv1a, MatchesThePublishedVectors) {
+  EXPECT_EQ(fnv1a_32(""), 0x811c9dc5u);
+  EXPECT_EQ(fnv1a_32("a"), 0xe40c292cu);
+  EXPECT_EQ(fnv1a_32("foobar"), 0xbf9cf968u);
+  EXPECT_EQ(fnv1a_64(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(fnv1a_64("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(fnv1a_64("foobar"), 0x85944171f73967e8ULL);
+}
+
 }  // namespace
 }  // namespace xrunlab
