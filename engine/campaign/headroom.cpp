@@ -310,6 +310,30 @@ std::string headroom_answer_at(const HeadroomCell& c) {
   return s;
 }
 
+namespace {
+
+// The answer's last words: "; most often broken by X (3 of 5 ramps)" only when one hop broke
+// more often than every other, and in more than one ramp; otherwise what the breaks were.
+std::string broke_words(const HeadroomCell& c) {
+  if (c.broke_counts.empty()) return "";
+  const int with_xrun = c.ramps - c.censored;
+  const int top = c.broke_counts.front().second;
+  const bool tie = c.broke_counts.size() > 1 && c.broke_counts[1].second == top;
+  if (top >= 2 && !tie) {
+    return fmt::format("; most often broken by {} ({} of {})", c.broke_counts.front().first, top,
+                       plural(with_xrun, "ramp", "ramps"));
+  }
+  if (top == 1) {
+    return c.broke_counts.size() == 1
+               ? "; broken by " + c.broke_counts.front().first
+               : fmt::format("; a different hop broke in each of the {} ramps", with_xrun);
+  }
+  return fmt::format("; broken as often by {} as by {} ({} of {} each)", c.broke_counts[0].first,
+                     c.broke_counts[1].first, top, with_xrun);
+}
+
+}  // namespace
+
 std::string headroom_answers(const HeadroomSpec& spec, const std::vector<HeadroomCell>& cells) {
   if (spec.clients.empty()) return "";
   const int clients = spec.clients.front();
@@ -330,7 +354,7 @@ std::string headroom_answers(const HeadroomSpec& spec, const std::vector<Headroo
       line += fmt::format(" ({} of {} ran to the ramp's end without one)", c.censored,
                           plural(c.ramps, "ramp", "ramps"));
     }
-    if (!c.broke_most.empty()) line += "; most often broken by " + c.broke_most;
+    line += broke_words(c);
     out += line + "\n";
   }
   return out;

@@ -214,11 +214,31 @@ TEST(HeadroomReport, TheAnswersAreOneLinePerPeriodForTheFirstClientCount) {
   EXPECT_EQ(headroom_answers(s.spec, s.cells),
             "64 frames (1.3 ms): no usable ramp (see the table)\n"
             "128 frames (2.7 ms): 71 % [68..77, 94 %] of the period before the first dropout; "
-            "most often broken by jackd's wake-up\n"
+            "most often broken by jackd's wake-up (3 of 5 ramps)\n"
             "256 frames (5.3 ms): 64 % [60..90] of the period before the first dropout\n"
             "1024 frames (21.3 ms): at least 98 % [95..100, 94 %] of the period before the "
             "first dropout (2 of 5 ramps ran to the ramp's end without one); most often broken "
-            "by c03 DSP\n");
+            "by c03 DSP (2 of 3 ramps)\n");
+}
+
+// "Most often" only for a hop that broke more often than any other and more than once.
+TEST(HeadroomReport, MostOftenIsSaidOnlyOfAHopThatBrokeMoreOftenThanEveryOther) {
+  HeadroomSpec spec;
+  spec.periods = {128};
+  spec.clients = {2};
+  auto answer = [&](const std::vector<std::string>& broke) {
+    std::vector<double> loads(broke.size(), 50.0);
+    const std::vector<RampOutcome> r = ramps_at(2, 128, loads, broke);
+    const std::string line = headroom_answers(spec, summarise_cells(spec, r));
+    return line.substr(line.find("dropout") + 7);
+  };
+  EXPECT_EQ(answer({"c01 DSP", "c02 DSP", "c01 wake-up"}),
+            "; a different hop broke in each of the 3 ramps\n");
+  EXPECT_EQ(answer({"c01 DSP"}), "; broken by c01 DSP\n");
+  EXPECT_EQ(answer({"c01 DSP", "c02 DSP", "c02 DSP", "c01 DSP", "x"}),
+            "; broken as often by c01 DSP as by c02 DSP (2 of 5 each)\n");
+  EXPECT_EQ(answer({"c01 DSP", "c02 DSP", "c02 DSP"}),
+            "; most often broken by c02 DSP (2 of 3 ramps)\n");
 }
 
 TEST(HeadroomReport, TheTableHasOneAlignedRowPerCell) {
