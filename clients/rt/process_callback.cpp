@@ -36,13 +36,10 @@ bool cycle_id_rt(uint32_t keyed_by, const CycleRecord& rec, uint64_t* id) noexce
 
 // This cycle's row of the cycle table: entry, exit, jackd's wake-up as this client saw it,
 // JACK's frame time and the DSP stages run.
-// A vcard cycle without a marker has no boundary to key it by and is not written (the engine
-// shows it as a cycle in which this client did not run).
+// `id`: the cycle's (cycle_id_rt).
 // Realtime: wait-free; plain atomic stores into shared memory, no system call.
-void write_table_rt(const CycleTableColumn& t, const CycleRecord& rec, uint64_t exit_ns,
-                    uint32_t stages) noexcept {
-  uint64_t id = 0;
-  if (!cycle_id_rt(t.keyed_by, rec, &id)) return;
+void write_table_rt(const CycleTableColumn& t, uint64_t id, const CycleRecord& rec,
+                    uint64_t exit_ns, uint32_t stages) noexcept {
   const auto entry = static_cast<int64_t>(rec.t_entry_mono_ns);
   const int64_t since_wake_ns =
       t.rate == 0 ? 0
@@ -98,20 +95,19 @@ void push_audio_rt(AudioRing& ring, RtShared& shared, const float* in, jack_nfra
 
 // This cycle's DSP stages: all of the bank's, or with --dsp-ramp the ramp's at this cycle's step.
 // The step comes from the cycle's id and the ramp's first cycle (shared.ramp_from, one atomic
-// load); a cycle without an id keeps the previous cycle's step.
+// load); a cycle without an id (`id` nullptr) keeps the previous cycle's step.
 // Realtime: wait-free; one atomic load and arithmetic.
 void ramp_stages_rt(const RtConfig& c, RtState& s, const RtShared& shared,
-                    const CycleRecord& rec) noexcept {
+                    const uint64_t* id) noexcept {
   if (!c.ramp) {
     s.stages = static_cast<uint32_t>(c.bank->stages());
     return;
   }
   const uint64_t from = shared.ramp_from.load(std::memory_order_acquire);
-  uint64_t id = 0;
   if (from == 0) {
     s.ramp_step = 0;
-  } else if (cycle_id_rt(c.table.keyed_by, rec, &id)) {
-    s.ramp_step = c.ramp->step_at(id, from - 1);
+  } else if (id != nullptr) {
+    s.ramp_step = c.ramp->step_at(*id, from - 1);
   }
   s.stages = c.ramp->stages_of_step(s.ramp_step);
 }
@@ -202,7 +198,12 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
                       jack_nframes_t nframes) noexcept {
   CycleRecord rec;
   read_entry_rt(config, shared, nframes, &rec);
-  ramp_stages_rt(config, state, shared, rec);
+  // The cycle's id, once: the ramp's step and the table's row both key on it. A vcard cycle
+  // without a marker has none: it keeps the ramp's step and writes no row (the engine shows it
+  // as a cycle in which this client did not run).
+  uint64_t id = 0;
+  const bool has_id = cycle_id_rt(config.table.keyed_by, rec, &id);
+  ramp_stages_rt(config, state, shared, has_id ? &id : nullptr);
   process_ports_rt(config, state, shared, nframes, rec);
   ++state.cycle;
   if (config.inject && config.inject->spin_at != 0) {
@@ -219,8 +220,8 @@ void process_cycle_rt(const RtConfig& config, RtState& state, RtShared& shared,
     rec.flags |= CycleRecord::kInjected;
   }
   rec.t_exit_us = config.jack.get_time();
-  if (config.table.first != nullptr) {
-    write_table_rt(config.table, rec, mono_ns_rt(config), state.stages);
+  if (config.table.first != nullptr && has_id) {
+    write_table_rt(config.table, id, rec, mono_ns_rt(config), state.stages);
   }
   if (!config.ring->rt_push(rec)) shared.ring_dropped.fetch_add(1, std::memory_order_relaxed);
 }

@@ -10,6 +10,8 @@ namespace xrunlab {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The cycles of one level whose hops are kept (its medians are over these).
+constexpr size_t kLevelRowsKept = 4096;
 
 // The median of the finite values (nullopt: none). Sorts a copy.
 std::optional<double> median_of(std::vector<double> v) {
@@ -145,6 +147,9 @@ void RampTracker::add(const CycleRow& row, const std::vector<uint32_t>& stages) 
     first_->before = previous_.total != std::numeric_limits<uint64_t>::max() ? previous_ : Level{};
     return;
   }
+  // A level's usual times need its first cycles only: a ramp held at its top for a long
+  // --duration would otherwise keep every cycle of it.
+  if (current_.dsp_sum_ns.size() >= kLevelRowsKept) return;
   const std::vector<double> v = hop_values_ns(row);
   double dsp = 0;
   bool all = true;
