@@ -259,4 +259,12 @@ double measured_seconds(const CampaignPlan& plan, const PlannedRun& run) {
   return run.warmup ? plan.warmup_s : plan.duration_s;
 }
 
+bool is_owned_run_option(const std::string& arg, const std::vector<std::string>& flags,
+                         bool quiet) {
+  for (const std::string& flag : flags) {
+    if (arg == flag || arg.rfind(flag + "=", 0) == 0) return true;
+  }
+  return quiet && (arg == "-q" || arg == "--quiet");
+}
+
 }  // namespace xrunlab

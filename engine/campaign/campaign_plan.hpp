@@ -72,6 +72,15 @@ nlohmann::json plan_json(const CampaignPlan& plan);
 // The blocked shuffle: `rounds` permutations of 0..n-1 drawn from `seed`, concatenated.
 std::vector<int> blocked_order(int n, int rounds, uint64_t seed);
 
+// Starting and stopping jackd and the clients and writing the files, per run (seconds): what a
+// plan's time estimate adds to each run's measured time before any run has shown its own.
+inline constexpr double kRunOverheadEstimateS = 3.0;
+
+// Whether the run argument `arg` is one of `flags` ("--flag" or "--flag=VALUE"), or -q/--quiet
+// when `quiet` is set: the options a campaign, sweep or headroom sets itself per run.
+bool is_owned_run_option(const std::string& arg, const std::vector<std::string>& flags,
+                         bool quiet = true);
+
 // A run's measured seconds (the warm-up's or a counted run's). A run's wall time adds the
 // overhead of starting and stopping jackd and the clients and of writing the files.
 double measured_seconds(const CampaignPlan& plan, const PlannedRun& run);

@@ -37,9 +37,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Start and stop of jackd and the clients and the files, per run, before any run has shown
-// its own (seconds).
-constexpr double kDefaultOverheadS = 3.0;
+constexpr double kDefaultOverheadS = kRunOverheadEstimateS;
 
 // The picture a report section draws, without its extension.
 const char* section_plot_stem(const std::string& section) {

@@ -10,6 +10,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/json_read.hpp"
 #include "engine/base/text.hpp"
+#include "engine/campaign/campaign_progress.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/campaign/sweep.hpp"
@@ -21,10 +22,6 @@
 
 namespace xrunlab {
 namespace {
-
-// Starting and stopping jackd and the clients and writing the files, per ramp (seconds), for
-// the dry run's estimate; measured about 3 s for 14 clients on the 2-core development VM.
-constexpr double kRunOverheadS = 3.0;
 
 std::string cell_label(int clients, uint32_t period) {
   return fmt::format("c{:02d}-p{}", clients, period);
@@ -91,10 +88,6 @@ std::vector<RampOutcome> read_ramps(const std::string& dir, const CampaignPlan& 
   return out;
 }
 
-std::string duration_text(double s) {
-  return s < 90 ? fmt::format("{:.0f} s", s) : fmt::format("{:.1f} min", s / 60.0);
-}
-
 }  // namespace
 
 std::vector<std::string> headroom_run_args(const HeadroomSpec& spec, int clients, uint32_t period) {
@@ -113,12 +106,9 @@ std::vector<std::string> headroom_run_args(const HeadroomSpec& spec, int clients
 }
 
 bool is_headroom_owned_option(const std::string& a) {
-  for (const char* f : {"--clients", "--ports", "--period", "--ramp", "--duration", "--label",
-                        "--output", "--repeat", "--fail-if", "--junit", "--explain"}) {
-    const std::string flag = f;
-    if (a == flag || a.rfind(flag + "=", 0) == 0) return true;
-  }
-  return a == "-q" || a == "--quiet";
+  return is_owned_run_option(
+      a, {"--clients", "--ports", "--period", "--ramp", "--duration", "--label", "--output",
+          "--repeat", "--fail-if", "--junit", "--explain"});
 }
 
 HeadroomOutcome run_headroom(const HeadroomOptions& o, const RunArgsCheck& check,
@@ -140,7 +130,7 @@ HeadroomOutcome run_headroom(const HeadroomOptions& o, const RunArgsCheck& check
   double longest = 0;
   for (uint32_t p : spec.periods) {
     longest += static_cast<double>(spec.clients.size()) * spec.repetitions *
-               (ramp_longest_s(spec, p) + kRampLeadS + kRunOverheadS);
+               (ramp_longest_s(spec, p) + kRampLeadS + kRunOverheadEstimateS);
   }
   std::string ramp_words;
   for (uint32_t p : spec.periods) {

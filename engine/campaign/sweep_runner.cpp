@@ -22,10 +22,6 @@
 namespace xrunlab {
 namespace {
 
-// Start and stop of jackd and the clients and writing the files, per run (seconds), for the
-// dry run's estimate.
-constexpr double kRunOverheadS = 3.0;
-
 std::string step_label(int clients, uint32_t period) {
   return fmt::format("c{:02d}-p{}", clients, period);
 }
@@ -240,12 +236,8 @@ size_t max_steps(const SweepSpec& s) {
 }  // namespace
 
 bool is_sweep_owned_option(const std::string& a) {
-  for (const char* f : {"--clients", "--period", "--duration", "--label", "--output", "--repeat",
-                        "--fail-if", "--junit"}) {
-    const std::string flag = f;
-    if (a == flag || a.rfind(flag + "=", 0) == 0) return true;
-  }
-  return a == "-q" || a == "--quiet";
+  return is_owned_run_option(a, {"--clients", "--period", "--duration", "--label", "--output",
+                                 "--repeat", "--fail-if", "--junit"});
 }
 
 void check_sweep_args(const SweepSpec& spec, const RunArgsCheck& check) {
@@ -278,7 +270,7 @@ SweepOutcome run_sweep(const SweepOptions& o, const RunArgsCheck& check,
   }
   const size_t steps = max_steps(spec);
   const double longest =
-      static_cast<double>(steps) * spec.repetitions * (spec.duration_s + kRunOverheadS);
+      static_cast<double>(steps) * spec.repetitions * (spec.duration_s + kRunOverheadEstimateS);
   const std::string plan = fmt::format(
       "xrunlab: sweep {}: {} client count(s) x {} period(s), {} search: at most {} step(s) of up "
       "to {} x {:g} s, at most about {} (an estimate); in {}",
