@@ -264,12 +264,23 @@ TEST(CycleTable, AnInjectedOverrunIsInThatClientsDspHopAndCostsSlack) {
   const json& t = j["cycles"];
   const auto injected = j["clients"][1]["injected_overruns"].get<uint64_t>();
   ASSERT_GE(injected, 10u);
-  // At least `injected` of client 2's DSP hops last 3 ms or more (1 usec for the clocks' reads).
+  // Every injected callback of client 2 is either a DSP hop of 3 ms or more in the table (1 usec
+  // for the clocks' reads) or one of its callbacks the table has no row for: those at the two
+  // windows' edges (a cycle each), a second run in one interrupt after a stall (the table keeps
+  // one row per interrupt) and rows lost to a reader that fell behind. CI met 12 long hops of
+  // 15 injections on a loaded machine, so those callbacks are counted, not assumed away.
   uint64_t long_dsp = 0;
   for (const json& b : hop(t, "dsp.c02")["bins"]) {
     if (b[0].get<int64_t>() >= 2999) long_dsp += b[1].get<uint64_t>();
   }
-  EXPECT_GE(long_dsp + 2, injected) << "the two windows differ by a cycle at each edge";
+  const uint64_t own = j["clients"][1]["cycles"].get<uint64_t>() +
+                       j["clients"][1]["unreferenced_cycles"].get<uint64_t>();
+  const uint64_t ran =
+      t["cycles"].get<uint64_t>() - t["clients_not_run"][1]["cycles"].get<uint64_t>();
+  const uint64_t without_row = (own > ran ? own - ran : 0) + t["rows_lost"].get<uint64_t>();
+  EXPECT_GE(long_dsp + 2 + without_row, injected)
+      << "long DSP hops " << long_dsp << ", callbacks without a row " << without_row;
+  EXPECT_GE(long_dsp, 1u) << "no DSP hop of client 2 carries its 3 ms overrun";
   // Those cycles end at least 3 ms after their interrupt: their slack is at most period - 3 ms.
   const json& slack = hop(t, "slack")["summary_us"];
   EXPECT_LE(slack["min"].get<int64_t>(), (kPeriodNs - 3000000) / 1000);

@@ -53,10 +53,11 @@ TEST(XrunCauses, EachStallOfAForeignClientIsOneXrunEventOutsideTheChainNamedByIt
   finish(r);
   ASSERT_EQ(r.exit_code, 0) << r.log();
 
-  // jackd itself found the intruder running at the deadline once per stall.
+  // jackd itself found the intruder unfinished at the deadline at least once per stall. The
+  // state it prints is jackd's view at that moment: usually Running, but on a loaded machine a
+  // stall's line can say Triggered (CI met 4 Running of 5), so the state is not counted.
   const std::string jackd_log = read_text_or_empty(r.run_dir() + "/jackd.log");
-  EXPECT_EQ(count_of(jackd_log, "client = intruder was not finished, state = Running"),
-            static_cast<size_t>(kStalls))
+  EXPECT_GE(count_of(jackd_log, "client = intruder was not finished"), static_cast<size_t>(kStalls))
       << jackd_log;
 
   const json j = r.run_json();
