@@ -23,7 +23,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   gnuplot-nox rt-tests stress-ng procps xvfb mesa-utils jq python3 trace-cmd
-  help2man python3-jsonschema dpkg-dev file debootstrap clang-format clang-tidy
+  help2man python3-jsonschema python3-yaml libsqlite3-dev dpkg-dev file debootstrap clang-format
+  clang-tidy
   zlib1g-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   pipewire pipewire-bin pipewire-jack libspa-0.2-modules

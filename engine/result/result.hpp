@@ -221,6 +221,9 @@ struct RunResult {
   // Context
   int schema_version = 0;
   std::string xrunlab_version;
+  // The run's own id (engine/result/run_identity.hpp): a random UUID drawn when it started; ""
+  // in a run.json from before it (run_identity() derives one) and in a model made by hand.
+  std::string run_id;
   std::vector<std::string> command_line;
   std::optional<RunSpec> spec;     // the run's options (null in a model made by hand)
   std::optional<HostRecord> host;  // the machine (null in a model made by hand)

@@ -1858,6 +1858,7 @@ struct RunPart {
   static void fields(IO& io, R& r) {
     io("schema_version", r.schema_version);
     io("xrunlab_version", r.xrunlab_version);
+    io("run_id", r.run_id);
     io("command_line", r.command_line);
     io.template with<OptionalPart<SpecPart>>("spec", r.spec);
     io.template with<OptionalPart<HostPart>>("host", r.host);

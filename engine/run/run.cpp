@@ -19,6 +19,7 @@
 #include "engine/ping/ping_network.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
+#include "engine/result/run_identity.hpp"
 #include "engine/result/run_json.hpp"
 #include "engine/run/run_dir.hpp"
 #include "engine/run/run_warnings.hpp"
@@ -66,6 +67,7 @@ Runner::Runner(const RunOptions& o, const std::vector<std::string>& command_line
 void Runner::prepare() {
   t_begin_us_ = mono_raw_us();
   live_.owned().started_utc = utc_now_iso();
+  live_.owned().run_id = new_run_id();
   preflight();
   live_.owned().host = collect_host_context();
   // run.json and summary.txt marked "incomplete" as soon as the folder exists: a full disk is
