@@ -65,7 +65,7 @@ version=$("$bdir"/bin/xrunlab --version | awk '{print $NF}')
 [ "$(field Architecture)" = "$(dpkg --print-architecture)" ] ||
   fail "Architecture is '$(field Architecture)'"
 depends=$(field Depends)
-for d in jackd2 'gnuplot-nox | gnuplot' libjack libasound2 libsndfile1 libstdc++6; do
+for d in jackd2 'gnuplot-nox | gnuplot' libjack libasound2 libsndfile1 libsqlite3-0 libstdc++6; do
   case "$depends" in *"$d"*) ;; *) fail "Depends lacks $d: $depends" ;; esac
 done
 recommends=$(field Recommends)
@@ -89,6 +89,7 @@ expect=(
   "./usr/share/xrunlab/scripts/campaign.gp"
   "./usr/share/xrunlab/scripts/sweep.gp"
   "./usr/share/xrunlab/scripts/headroom.gp"
+  "./usr/share/xrunlab/scripts/history.gp"
   "./usr/share/xrunlab/scripts/runqueue.gp"
   "./usr/share/xrunlab/scripts/campaigns/jack_test4.toml"
   "./usr/share/xrunlab/schema/run.schema.json"

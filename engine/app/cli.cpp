@@ -75,7 +75,7 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   std::unique_ptr<SubcommandCli> subs[] = {
       add_run_cli(app),    add_plot_cli(app),     add_summary_cli(app), add_compare_cli(app),
       add_import_cli(app), add_campaign_cli(app), add_sweep_cli(app),   add_headroom_cli(app),
-      add_doctor_cli(app), add_check_cli(app)};
+      add_doctor_cli(app), add_check_cli(app),    add_history_cli(app)};
   // Every --help ends with real examples; tests/app/cli_test.cpp parses every `  $ xrunlab ...`
   // line, so they stay commands that work. help2man makes them the man pages' EXAMPLES.
   app.footer(

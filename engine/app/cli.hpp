@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/app/check_command.hpp"
+#include "engine/app/history_command.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 #include "engine/campaign/headroom_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
@@ -54,6 +55,7 @@ struct Command {
     kHeadroom,
     kDoctor,
     kCheck,
+    kHistory,
     kNone
   };
   Kind kind = Kind::kNone;
@@ -64,6 +66,7 @@ struct Command {
   HeadroomOptions headroom;  // self_exe is filled in by main()
   DoctorOptions doctor;
   CheckOptions check;  // self_exe is filled in by main()
+  HistoryOptions history;
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;

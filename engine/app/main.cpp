@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
     const Command cmd = parse_command_line(argc, argv, &exit_code);
     if (cmd.kind == Command::Kind::kNone) return exit_code;
     if (cmd.kind == Command::Kind::kDoctor) return run_doctor_command(cmd.doctor);
+    if (cmd.kind == Command::Kind::kHistory) {
+      return run_history_command(cmd.history, self_exe(argv[0]));
+    }
     if (cmd.kind == Command::Kind::kCampaign) {
       CampaignOptions co = cmd.campaign;
       co.self_exe = self_exe(argv[0]);
@@ -125,6 +128,11 @@ int main(int argc, char** argv) {
     if (out.code != ExitCode::kOk) {
       std::fprintf(stderr, "xrunlab: %s: %s\n", run_status_name(out.result.status),
                    out.result.status_detail.c_str());
+    }
+    if (!cmd.run.no_history && !out.run_dir.empty()) {
+      add_run_to_history(
+          out.result, out.run_dir,
+          cmd.run.history.empty() ? cmd.run.output + "/history.sqlite" : cmd.run.history);
     }
     const int code = check_run_thresholds(cmd, out.result, out.run_dir);
     return out.code != ExitCode::kOk ? static_cast<int>(out.code) : code;

@@ -19,6 +19,7 @@ enum class ExitCode : int {
   kUnsupported = 8,     // the policy does not exist on this kernel/system (SCHED_ISO, RT groups)
   kDevice = 9,          // the sound device is missing, busy or misconfigured (--backend)
   kThreshold = 10,      // a --fail-if threshold failed (the runs completed, results written)
+  kHistory = 11,        // the history database cannot be used (corrupt, locked, newer, foreign)
   kDoctorWarn = 20,     // xrunlab doctor: the worst check is WARN (works, but could drop out)
   kDoctorFail = 21,     // xrunlab doctor: at least one check is FAIL (realtime audio will not work)
   kCheckDropsOut = 22,  // xrunlab check: no period tried ran without dropouts

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "engine/base/text.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 namespace xrunlab {
 
 std::string_view trim(std::string_view s) {
@@ -107,6 +111,29 @@ uint64_t fnv1a_64(std::string_view s) {
     h *= 1099511628211ULL;
   }
   return h;
+}
+
+std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, size_t right_from) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = "   ";
+    for (size_t k = 0; k < row.size(); ++k) {
+      const bool last = k + 1 == row.size();
+      if (k >= right_from) {
+        line += fmt::format("{:>{}}{}", row[k], width[k], last ? "" : "  ");
+      } else {
+        line += fmt::format("{:<{}}", row[k], last ? 0 : width[k] + 2);
+      }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace xrunlab

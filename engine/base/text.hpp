@@ -31,6 +31,10 @@ std::optional<std::string_view> key_value(std::string_view text, std::string_vie
 // `s` as text in XML or HTML (JUnit files, report.html): & < > " ' as entities (&#39;, which
 // both read), and each control character that XML 1.0 does not allow (all below 0x20 but tab,
 // newline and carriage return) and DEL as `control_as`.
+// Rows as columns padded to their widest cell (in bytes), each line indented by three spaces;
+// columns from `right_from` on are right-aligned (numbers). Trailing spaces are dropped.
+std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, size_t right_from);
+
 // FNV-1a of the bytes of `s` (32 and 64 bits): a short, stable name for settings (the same
 // settings hash alike on every machine and version), never for security.
 uint32_t fnv1a_32(std::string_view s);

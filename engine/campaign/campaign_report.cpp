@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/base/text.hpp"
 #include "engine/campaign/maxima_spread.hpp"
 #include "engine/campaign/periodic_2001.hpp"
 #include "engine/campaign/preempt_2004.hpp"
@@ -20,24 +21,6 @@
 namespace xrunlab {
 
 namespace {
-
-stats::Metric stats_metric(const RunMetric& m) {
-  stats::Metric s;
-  s.name = m.label;
-  s.unit = m.unit;
-  s.lower_is_better = m.lower_is_better;
-  const bool count = m.unit.empty() || m.unit == "/min";
-  s.smaller_word = count ? "fewer" : "lower";
-  s.larger_word = count ? "more" : "higher";
-  return s;
-}
-
-std::string cell(const stats::Description& d) {
-  if (!d.median) return "-";
-  return fmt::format("{} [{}..{}] {}..{}", stats::format_number(*d.median),
-                     stats::format_number(*d.q1), stats::format_number(*d.q3),
-                     stats::format_number(*d.min), stats::format_number(*d.max));
-}
 
 nlohmann::json opt(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
@@ -88,31 +71,6 @@ size_t comparisons(const CampaignReport& r) {
     if (v.comparisons > 1) return v.comparisons;
   }
   return 1;
-}
-
-// Rows as columns padded to their widest cell, each line indented by three spaces; columns
-// from `right_from` on are right-aligned (numbers).
-std::string aligned(const std::vector<std::vector<std::string>>& rows, size_t right_from) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()), 0);
-    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = "   ";
-    for (size_t k = 0; k < row.size(); ++k) {
-      const bool last = k + 1 == row.size();
-      if (k >= right_from) {
-        line += fmt::format("{:>{}}{}", row[k], width[k], last ? "" : "  ");
-      } else {
-        line += fmt::format("{:<{}}", row[k], last ? 0 : width[k] + 2);
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
 }
 
 // The compared figures some case has, in their order.
@@ -254,7 +212,7 @@ std::string format_case_medians(const CampaignReport& r) {
     }
     rows.push_back(std::move(row));
   }
-  return " Medians over each case's finished runs (\"-\": no value)\n" + aligned(rows, 1);
+  return " Medians over each case's finished runs (\"-\": no value)\n" + aligned_columns(rows, 1);
 }
 
 std::string format_verdict_glance(const CampaignReport& r) {
@@ -302,7 +260,7 @@ std::string format_verdict_glance(const CampaignReport& r) {
     }
     rows.push_back(std::move(row));
   }
-  out += aligned(rows, rows[0].size());
+  out += aligned_columns(rows, rows[0].size());
   if (claimed_pairs.size() < pairs.size()) {
     out += fmt::format("   the other {} pair(s): no difference resolved\n",
                        pairs.size() - claimed_pairs.size());
@@ -391,7 +349,7 @@ std::string format_campaign_report(const CampaignReport& r) {
     for (const CaseFigures& f : r.cases) {
       const std::vector<double>& v = f.of(m);
       out += fmt::format("   {:<32} {:>2} of {:>2} runs  {}\n", f.c->label, v.size(), f.runs,
-                         cell(stats::describe(v)));
+                         describe_cell(stats::describe(v)));
     }
   }
   out += format_verdict_table(r);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -234,6 +235,16 @@ class Runner {
     argv.insert(argv.end(), args.begin(), args.end());
     for (const char* a : {"--label", label.c_str(), "--output", out.c_str(), "-q"}) {
       argv.emplace_back(a);
+    }
+    const bool own_history = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+      return a == "--no-history" || a == "--history" || a.rfind("--history=", 0) == 0;
+    });
+    // The warm-up is not a measurement of the campaign: never in a history.
+    if (r.warmup || (o_.no_history && !own_history)) {
+      argv.emplace_back("--no-history");
+    } else if (!own_history) {
+      argv.emplace_back("--history");
+      argv.push_back(o_.history.empty() ? history_beside(dir_) : o_.history);
     }
     if (o_.plot_format) {  // after the run's own arguments: --plot-format's last value counts
       argv.emplace_back("--plot-format");
@@ -531,6 +542,22 @@ int run_resumed(const CampaignOptions& o, CampaignPlan plan, const std::string& 
 }
 
 }  // namespace
+
+std::string history_beside(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (!p.empty() && p.filename().empty()) p = p.parent_path();  // a trailing '/'
+  std::filesystem::path at = p;
+  for (int up = 0; up < 4 && !at.empty() && at.has_filename(); ++up) {
+    const std::string name = at.filename().string();
+    if (name == "campaigns" || name == "sweeps" || name == "headroom" || name == "checks") {
+      const std::filesystem::path root = at.parent_path();
+      return (root.empty() ? std::filesystem::path("history.sqlite") : root / "history.sqlite")
+          .string();
+    }
+    at = at.parent_path();
+  }
+  return (p / "history.sqlite").string();
+}
 
 int run_campaign(const CampaignOptions& o, const RunArgsCheck& check,
                  const std::atomic<bool>& stop) {

@@ -45,7 +45,18 @@ struct CampaignOptions {
   // report on the terminal (campaign-summary.txt/.json are still written); the caller says
   // what runs. The live line and the interrupted/failed messages stay.
   bool as_step = false;
+  // The history database every run adds itself to (`xrunlab run --history`), unless the run's
+  // own arguments name one or --no-history: "" = history_beside(dir); no_history: none.
+  std::string history;
+  bool no_history = false;
 };
+
+// Where the runs of a campaign (sweep, headroom, check) folder DIR add themselves by default:
+// beside the results root the folder is in, so that every campaign of one root shares its
+// history. The root is the parent of the nearest of DIR and its next three ancestors named
+// campaigns, sweeps, headroom or checks (results/campaigns/NAME -> results/history.sqlite,
+// results/sweeps/NAME/steps/S -> results/history.sqlite); without one, DIR/history.sqlite.
+std::string history_beside(const std::string& dir);
 
 // Runs (or, with dry_run, prints) the campaign; returns the exit code. Throws Error for bad
 // input (kUsage: the file, a value, a folder with another plan) before anything runs.

@@ -167,6 +167,8 @@ HeadroomOutcome run_headroom(const HeadroomOptions& o, const RunArgsCheck& check
   co.self_exe = o.self_exe;
   co.file = "(xrunlab headroom " + spec.name + ")";
   co.as_step = true;
+  // A ramp ends in its xrun by design: not a measurement of the setting's figures.
+  co.no_history = true;
   co.plot_format = o.plot_format;
   out.exit_code = run_campaign_plan(co, plan, "xrunlab headroom " + spec.name, stop);
 

@@ -143,6 +143,24 @@ std::optional<double> bench_job_ms(const RunResult& run, bool cpu) {
 
 }  // namespace
 
+stats::Metric stats_metric(const RunMetric& m) {
+  stats::Metric s;
+  s.name = m.label;
+  s.unit = m.unit;
+  s.lower_is_better = m.lower_is_better;
+  const bool count = m.unit.empty() || m.unit == "/min";
+  s.smaller_word = count ? "fewer" : "lower";
+  s.larger_word = count ? "more" : "higher";
+  return s;
+}
+
+std::string describe_cell(const stats::Description& d) {
+  if (!d.median) return "-";
+  return fmt::format("{} [{}..{}] {}..{}", stats::format_number(*d.median),
+                     stats::format_number(*d.q1), stats::format_number(*d.q3),
+                     stats::format_number(*d.min), stats::format_number(*d.max));
+}
+
 const std::vector<RunMetric>& run_metrics() {
   namespace f = jack_test_field;
   static const std::vector<RunMetric> metrics = {

@@ -39,6 +39,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/stats/describe.hpp"
+#include "engine/stats/verdict.hpp"
+
 namespace xrunlab {
 
 struct RunMetric {
@@ -50,6 +53,13 @@ struct RunMetric {
 
 const std::vector<RunMetric>& run_metrics();
 const RunMetric* find_run_metric(const std::string& name);
+
+// The figure as the statistics name it in their sentences: its label, unit and direction;
+// "fewer"/"more" for counts and rates, "lower"/"higher" for times and loads.
+stats::Metric stats_metric(const RunMetric& m);
+// A sample of the figure over runs, as the campaign and history tables give it: "31 [28..35]
+// 20..40" (median [quartiles] min..max); "-" for no runs.
+std::string describe_cell(const stats::Description& d);
 
 struct RunResult;
 

@@ -64,6 +64,10 @@ struct RunOptions {
   double dsp_load_pct = 30;  // total over all clients, percent of the period
   std::string label = "default";
   std::string output = "results";
+  // The history database the run adds itself to at its end (--history FILE; "" =
+  // OUTPUT/history.sqlite), or none (--no-history).
+  std::string history;
+  bool no_history = false;
   int priority = 70;                            // jackd -P; clients run 5 below (JACK2)
   bool priority_given = false;                  // --priority was on the command line
   PolicySpec policy = default_policy();         // --policy SPEC

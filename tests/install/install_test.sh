@@ -24,6 +24,7 @@ for f in "$libdir/xrunlab/libasound_module_pcm_xrunlab.so" \
          "$datadir/xrunlab/scripts/cycles.gp" "$datadir/xrunlab/scripts/compare.gp" \
          "$datadir/xrunlab/scripts/campaign.gp" "$datadir/xrunlab/scripts/sweep.gp" \
          "$datadir/xrunlab/scripts/headroom.gp" \
+         "$datadir/xrunlab/scripts/history.gp" \
          "$datadir/xrunlab/scripts/campaigns/jack_test4.toml" \
          "$datadir/xrunlab/scripts/campaigns/iso-vs-fifo-2005.toml" \
          "$datadir/doc/xrunlab/LICENSE"; do

@@ -59,6 +59,12 @@ class CampaignCli : public SubcommandCli {
         ->type_name("FILE");
     add_plot_format_option(app_, plot_format_text_,
                            "campaign.png or campaign.svg, and with it every run's plots");
+    app_->add_option("--history", co_.history,
+                     "The history database every counted run adds itself to (default: "
+                     "history.sqlite beside the results root of --dir, e.g. "
+                     "results/history.sqlite; a case's own --history or --no-history wins).")
+        ->type_name("FILE");
+    app_->add_flag("--no-history", co_.no_history, "The runs add themselves to no history.");
     app_->footer(
         "Examples:\n"
         "  $ xrunlab campaign --preset jack_test4 --dry-run  # the plan\n"

@@ -115,6 +115,11 @@ class RunCli : public SubcommandCli {
     output_ = app_->add_option("--output", o_.output, "Results go to DIR/NAME/<UTC timestamp>/.")
                   ->capture_default_str()
                   ->type_name("DIR");
+    app_->add_option("--history", o_.history,
+                     "The history database (SQLite) the run adds itself to at its end "
+                     "(default: DIR/history.sqlite of --output; `xrunlab history` shows it).")
+        ->type_name("FILE");
+    app_->add_flag("--no-history", o_.no_history, "Add the run to no history database.");
     app_->add_option("--priority", o_.priority,
                      "SCHED_FIFO priority N of jackd (-P); clients run at N-5. 0: no realtime.")
         ->capture_default_str()

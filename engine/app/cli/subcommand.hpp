@@ -45,6 +45,7 @@ std::unique_ptr<SubcommandCli> add_sweep_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_headroom_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_doctor_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_check_cli(CLI::App& top);
+std::unique_ptr<SubcommandCli> add_history_cli(CLI::App& top);
 
 // The check and conversion of an option whose words name the values of an enum: `values` are
 // the ones the option accepts, in the order its help lists them; `name` and `parse` are the
