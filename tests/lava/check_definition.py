@@ -18,6 +18,10 @@
 # must be rejected. Exit 0: the files pass and every broken copy is rejected.
 #
 # Usage: check_definition.py REPOSITORY XRUNLAB
+#        check_definition.py --run REPOSITORY [PARAM=VALUE...]
+#   --run: run the definition's steps as LAVA does (one /bin/sh script in the repository's
+#   folder: the params, overridden by the PARAM=VALUEs, then the steps) with this environment;
+#   its output through, its exit code returned (tests/lava/check_lava.sh, mode definition).
 import copy
 import os
 import re
@@ -43,14 +47,9 @@ def run_steps(definition, params, tmp, repo):
     with open(recorder, "w") as f:
         f.write(RECORDER)
     os.chmod(recorder, 0o755)
-    script = ["#!/bin/sh"]
-    for k, v in params.items():
-        script.append("%s='%s'" % (k, str(v).replace("'", "'\\''")))
-        script.append("export %s" % k)
-    script += list(definition["run"]["steps"])
     path = os.path.join(tmp, "run.sh")
     with open(path, "w") as f:
-        f.write("\n".join(script) + "\n")
+        f.write(lava_script(definition, params))
     env = dict(os.environ, REC_DIR=rec)
     p = subprocess.run(["/bin/sh", path], cwd=repo, env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -155,7 +154,35 @@ def check(definition, job, repo, xrunlab, tmp):
     return problems
 
 
+def lava_script(definition, params):
+    """The script LAVA's test shell runs: the params as exported variables, then the steps."""
+    script = ["#!/bin/sh"]
+    for k, v in params.items():
+        script.append("%s='%s'" % (k, str(v).replace("'", "'\\''")))
+        script.append("export %s" % k)
+    return "\n".join(script + list(definition["run"]["steps"])) + "\n"
+
+
+def run_definition(repo, overrides):
+    with open(os.path.join(repo, "scripts/lava/xrunlab.yaml")) as f:
+        definition = yaml.safe_load(f)
+    params = dict(definition["params"])
+    for o in overrides:
+        k, _, v = o.partition("=")
+        if k not in params:
+            print("check_definition.py: the definition has no param %s" % k, file=sys.stderr)
+            return 2
+        params[k] = v
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.sh")
+        with open(path, "w") as f:
+            f.write(lava_script(definition, params))
+        return subprocess.run(["/bin/sh", path], cwd=repo).returncode
+
+
 def main():
+    if sys.argv[1] == "--run":
+        return run_definition(sys.argv[2], sys.argv[3:])
     repo, xrunlab = sys.argv[1], sys.argv[2]
     with open(os.path.join(repo, "scripts/lava/xrunlab.yaml")) as f:
         definition = yaml.safe_load(f)

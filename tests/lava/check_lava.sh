@@ -10,6 +10,11 @@
 #       signals on xrunlab's stdout. The second without any lava-test-case on PATH: the same
 #       cases printed as lines, and a threshold that holds by construction fails its case
 #       (exit code 10).
+#   check_lava.sh definition XRUNLAB REPOSITORY
+#       scripts/lava/xrunlab.yaml's steps run as LAVA runs them (check_definition.py --run) in
+#       its one-run mode (PRESET empty, a 2 s vcard run of 2 clients through RUN_OPTIONS,
+#       FAIL_IF "xruns>1000000 delay_max>=10s") with the fake lava-test-case on PATH: 7 calls,
+#       the run passing, xruns passing with its measurement.
 #   check_lava.sh campaign XRUNLAB
 #       campaign --preset jack_test4 --duration 1 --repetitions 1 --lava: its one case's runs
 #       case (1 run) and figure cases printed.
@@ -18,7 +23,7 @@
 set -u
 
 mode=${1:-}
-xrunlab=${2:?usage: check_lava.sh run|campaign XRUNLAB}
+xrunlab=${2:?usage: check_lava.sh run|definition|campaign XRUNLAB [REPOSITORY]}
 here=$(cd "$(dirname "$0")" && pwd)
 failures=0
 tmp=$(mktemp -d) || exit 1
@@ -160,6 +165,29 @@ case $mode in
     done
     check_call "$as_calls" lava2-xruns pass count
     ;;
+  definition)
+    repo=${3:?REPOSITORY}
+    mkdir -p "$tmp/bin" "$tmp/out"
+    cp "$here/fake-lava-test-case.sh" "$tmp/bin/lava-test-case"
+    log=$tmp/calls
+    : >"$log"
+    out=$(PATH="$tmp/bin:$(clean_path)" LAVA_FAKE_LOG=$log /usr/bin/python3 \
+      "$here/check_definition.py" --run "$repo" XRUNLAB="$xrunlab" PRESET= CLIENTS=2 PERIOD=256 \
+      DURATION=2 LABEL=lava-def FAIL_IF='xruns>1000000 delay_max>=10s' \
+      RUN_OPTIONS="--backend vcard --no-plots --output $tmp/out")
+    rc=$?
+    echo "$out" | tail -n 10
+    verdict "the steps exited 0 (they exited $rc)" [ "$rc" -eq 0 ]
+    calls=$(cat "$log")
+    n=$(grep -c . "$log")
+    verdict "7 lava-test-case calls: the run and 6 figures (there are $n)" [ "$n" -eq 7 ]
+    verdict "the first call is the completed run" [ "$(head -n 1 "$log")" = '[lava-def-run][--result][pass]' ]
+    check_call "$calls" lava-def-xruns pass count
+    for f in xrun_count delay_max cycle_max slack_p1 wakeup_p99; do
+      check_call "$calls" "lava-def-$f" 'pass|skip' "${unit[$f]}"
+    done
+    verdict "the run went where RUN_OPTIONS said" [ -n "$(find "$tmp/out" -name run.json -print -quit)" ]
+    ;;
   campaign)
     out=$(PATH="$(clean_path)" "$xrunlab" campaign --preset jack_test4 --duration 1 \
       --repetitions 1 --dir "$tmp/c" -q --fail-if 'xruns>1000000' --lava)
@@ -177,7 +205,7 @@ case $mode in
     done
     ;;
   *)
-    echo "usage: check_lava.sh run|campaign XRUNLAB" >&2
+    echo "usage: check_lava.sh run|definition|campaign XRUNLAB [REPOSITORY]" >&2
     exit 2
     ;;
 esac
