@@ -73,7 +73,7 @@ class CampaignCli : public SubcommandCli {
         "  $ xrunlab campaign --preset jack_test4 --dry-run  # the plan\n"
         "  $ xrunlab campaign --preset iso-vs-fifo-2005 --scale 0.05\n"
         "  $ xrunlab campaign my-cases.toml --repetitions 5\n"
-        "  $ xrunlab campaign --preset jack_test4 --scale 0.05 --lava  # in a LAVA job");
+        "  $ xrunlab campaign --preset jack_test4 --scale 0.05 --lava");
   }
 
   void finish(Command& cmd, const std::vector<std::string>&) override {
