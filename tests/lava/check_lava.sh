@@ -17,7 +17,8 @@
 #       the run passing, xruns passing with its measurement.
 #   check_lava.sh campaign XRUNLAB
 #       campaign --preset jack_test4 --duration 1 --repetitions 1 --lava: its one case's runs
-#       case (1 run) and figure cases printed.
+#       case (1 run) and figure cases printed; then run --repeat 2 --lava (a one-case
+#       campaign): its case's runs case (2 runs) and figure cases.
 #
 # Structure and counts only, never latencies: the machine is a noisy VM. Exit 0: passed.
 set -u
@@ -92,6 +93,7 @@ measurement_of() {  # LINE -> its measurement or ""
 }
 
 same_number() {  # A B: equal to 1e-6 (the lines' 6 decimals)
+  # shellcheck disable=SC2317  # called through verdict
   /usr/bin/python3 -c 'import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) <= 1e-6 else 1)' "$1" "$2"
 }
 
@@ -203,6 +205,17 @@ case $mode in
     for f in xrun_count delay_max cycle_max slack_p1 wakeup_p99; do
       check_call "$as_calls" "01-default-$f" 'pass|skip' "${unit[$f]}"
     done
+    # run --repeat: the runs' campaign reports (--lava not passed on to each run).
+    out=$(PATH="$(clean_path)" "$xrunlab" run --backend vcard --clients 2 --duration 1 \
+      --repeat 2 --label rep --output "$tmp/r" --no-plots -q --lava)
+    rc=$?
+    verdict "xrunlab run --repeat 2 exited 0 (it exited $rc)" [ "$rc" -eq 0 ]
+    lines=$(grep '^lava-test-case ' <<<"$out")
+    n=$(grep -c . <<<"$lines")
+    verdict "7 lines: the case's runs and 6 figures (there are $n)" [ "$n" -eq 7 ]
+    verdict "the first is its 2 runs" [ "$(head -n 1 <<<"$lines")" = 'lava-test-case rep-runs --result pass --measurement 2 --units runs' ]
+    verdict "no run's own log has a lava-test-case line" \
+      [ -z "$(grep -rl '^lava-test-case ' "$tmp/r" 2>/dev/null)" ]
     ;;
   *)
     echo "usage: check_lava.sh run|definition|campaign XRUNLAB [REPOSITORY]" >&2

@@ -5,11 +5,11 @@
 # prints for a result ("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=... RESULT=...>").
 log=${LAVA_FAKE_LOG:?LAVA_FAKE_LOG is not set}
 line=
-for a in "$@"; do line="$line[$a]"; done
+for a in "$@"; do line="${line}[${a}]"; done
 printf '%s\n' "$line" >>"$log"
 name=$1
 shift
-result= measurement= units=
+result="" measurement="" units=""
 while [ $# -gt 1 ]; do
   case $1 in
     --result) result=$2 ;;
