@@ -70,8 +70,11 @@ struct Command {
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;
   std::string junit;
+  // run and campaign: --lava, the figures as LAVA test cases at the end (engine/report/lava.hpp).
+  bool lava = false;
   // run --repeat N: the arguments each of the N runs gets, as they were written, less those the
-  // campaign sets per run (--label, --output), checks itself at the end (--fail-if, --junit),
+  // campaign sets per run (--label, --output), checks itself at the end (--fail-if, --junit,
+  // --lava),
   // --repeat and --quiet.
   std::vector<std::string> repeat_run_args;
 };

@@ -245,6 +245,7 @@ RepeatCampaign repeat_campaign(const Command& cmd, const std::string& self_exe) 
   co.file = "(xrunlab run --repeat)";
   co.fail_if = cmd.fail_if;
   co.junit = cmd.junit;
+  co.lava = cmd.lava;
   r.plan = plan_single_case(cmd.run.label, cmd.repeat_run_args, cmd.run.repeat, check_run_args);
   return r;
 }

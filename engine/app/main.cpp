@@ -15,6 +15,7 @@
 #include "engine/backend/backend.hpp"
 #include "engine/backend/pipewire.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/report/lava.hpp"
 #include "engine/report/report_summary.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/run.hpp"
@@ -60,6 +61,15 @@ int check_run_thresholds(const xrunlab::Command& cmd, const xrunlab::RunResult& 
     write_output_file(cmd.junit, junit_xml("xrunlab " + run_dir, {c}));
   }
   return failed ? static_cast<int>(ExitCode::kThreshold) : 0;
+}
+
+// --lava for one run: its figures as LAVA test cases (engine/report/lava.hpp).
+void report_run_lava_cases(const xrunlab::Command& cmd, const xrunlab::RunResult& r) {
+  using namespace xrunlab;
+  const auto figure = [&r](const std::string& name) { return run_metric(r, name); };
+  report_lava_cases(lava_cases(r.spec ? r.spec->label : cmd.run.label,
+                               r.status == RunStatus::kCompleted, std::nullopt, figure,
+                               cmd.fail_if));
 }
 
 }  // namespace
@@ -135,6 +145,7 @@ int main(int argc, char** argv) {
           cmd.run.history.empty() ? cmd.run.output + "/history.sqlite" : cmd.run.history);
     }
     const int code = check_run_thresholds(cmd, out.result, out.run_dir);
+    if (cmd.lava) report_run_lava_cases(cmd, out.result);
     return out.code != ExitCode::kOk ? static_cast<int>(out.code) : code;
   } catch (const Error& e) {
     std::fprintf(stderr, "xrunlab: error: %s\n", e.what());

@@ -628,6 +628,20 @@ std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
   return out;
 }
 
+std::vector<LavaCase> campaign_lava_cases(const CampaignReport& r,
+                                          const std::vector<Threshold>& thresholds) {
+  std::vector<LavaCase> out;
+  for (const CaseFigures& f : r.cases) {
+    // Each figure the case's median, as campaign_threshold_cases checks it.
+    const auto median = [&f](const std::string& metric) {
+      return stats::describe(f.of(metric)).median;
+    };
+    std::vector<LavaCase> cases = lava_cases(f.c->label, f.runs > 0, f.runs, median, thresholds);
+    out.insert(out.end(), cases.begin(), cases.end());
+  }
+  return out;
+}
+
 std::string campaign_headline(const CampaignReport& r) {
   size_t runs = 0;
   for (const CaseFigures& c : r.cases) runs += c.runs;

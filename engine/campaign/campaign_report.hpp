@@ -16,6 +16,7 @@
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/campaign_store.hpp"
 #include "engine/report/html_page.hpp"
+#include "engine/report/lava.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/stats/describe.hpp"
@@ -123,5 +124,10 @@ std::string draw_campaign_plot(const CampaignReport& r, const std::string& scrip
 // --fail-if on each case's median; one JUnit case per campaign case.
 std::vector<JunitCase> campaign_threshold_cases(const CampaignReport& r,
                                                 const std::vector<Threshold>& thresholds);
+
+// --lava: per case, its cases of lava.hpp (L-runs, then each figure as the case's median over
+// its counted runs, checked against the thresholds as campaign_threshold_cases does).
+std::vector<LavaCase> campaign_lava_cases(const CampaignReport& r,
+                                          const std::vector<Threshold>& thresholds);
 
 }  // namespace xrunlab

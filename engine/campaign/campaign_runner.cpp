@@ -398,6 +398,7 @@ class Runner {
                     extra_plots);
     }
     std::fflush(stdout);
+    if (o_.lava) report_lava_cases(campaign_lava_cases(rep, o_.fail_if));
     if (o_.fail_if.empty() && o_.junit.empty()) return 0;
     const std::vector<JunitCase> cases = campaign_threshold_cases(rep, o_.fail_if);
     bool failed = false;

@@ -37,6 +37,7 @@ struct CampaignOptions {
   std::string self_exe;              // this xrunlab, run as `xrunlab run ...` for each run
   std::vector<Threshold> fail_if;    // checked on each case's median at the end (exit code 10)
   std::string junit;                 // JUnit XML, one testcase per case ("" = none)
+  bool lava = false;                 // --lava: each case's figures as LAVA test cases (lava.hpp)
   // --plot-format: campaign.svg instead of campaign.png, and every run gets --plot-format too
   // (after its own arguments, so it wins over the file's); none: campaign.png, the runs as the
   // file says.

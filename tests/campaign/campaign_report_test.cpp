@@ -338,5 +338,29 @@ TEST(CampaignReport, ThresholdsAreCheckedOnEachCasesMedian) {
   EXPECT_DOUBLE_EQ(cases[1].seconds, 4 * 61.5);
 }
 
+TEST(CampaignReport, LavaCasesAreEachCasesRunsAndMedians) {
+  Fixture f;
+  const CampaignReport r = build_campaign_report(f.plan, f.state, f.dir.str());
+  const std::vector<LavaCase> cases = campaign_lava_cases(r, {parse_threshold("xruns>10")});
+  ASSERT_EQ(cases.size(), 2 * (1 + lava_figures().size()));
+  const auto line_of = [&cases](const std::string& name) {
+    for (const LavaCase& c : cases) {
+      if (c.name == name) return lava_line(c);
+    }
+    return "no case " + name;
+  };
+  EXPECT_EQ(line_of("01-fifo-runs"),
+            "lava-test-case 01-fifo-runs --result pass --measurement 5 --units runs");
+  EXPECT_EQ(line_of("02-other-runs"),
+            "lava-test-case 02-other-runs --result pass --measurement 4 --units runs");
+  // The median, checked as campaign_threshold_cases checks it.
+  EXPECT_EQ(line_of("01-fifo-xruns"),
+            "lava-test-case 01-fifo-xruns --result pass --measurement 3 --units count");
+  EXPECT_EQ(line_of("02-other-xruns"),
+            "lava-test-case 02-other-xruns --result fail --measurement 12.5 --units count");
+  // No run has a slack: skip, no measurement.
+  EXPECT_EQ(line_of("01-fifo-slack_p1"), "lava-test-case 01-fifo-slack_p1 --result skip");
+}
+
 }  // namespace
 }  // namespace xrunlab

@@ -57,6 +57,15 @@ class CampaignCli : public SubcommandCli {
         ->type_name("COND");
     app_->add_option("--junit", junit_, "Write a JUnit XML report to FILE (one testcase per case).")
         ->type_name("FILE");
+    app_->add_flag(
+        "--lava", co_.lava,
+        "At the end, report each figure (jack_test's xrun_count, delay_max, cycle_max; xruns, "
+        "slack_p1, wakeup_p99; any --fail-if names) as a LAVA test case: with "
+        "lava-test-case on PATH (inside LAVA) call it once per case, else print "
+        "its command lines ('lava-test-case NAME --result pass|fail|skip "
+        "--measurement V --units U') on stdout; docs/commands.md. In a "
+        "campaign: per case, CASE-runs (its finished runs) and each figure as the "
+        "case's median, checked as --fail-if checks it.");
     add_plot_format_option(app_, plot_format_text_,
                            "campaign.png or campaign.svg, and with it every run's plots");
     app_->add_option("--history", co_.history,
@@ -69,7 +78,8 @@ class CampaignCli : public SubcommandCli {
         "Examples:\n"
         "  $ xrunlab campaign --preset jack_test4 --dry-run  # the plan\n"
         "  $ xrunlab campaign --preset iso-vs-fifo-2005 --scale 0.05\n"
-        "  $ xrunlab campaign my-cases.toml --repetitions 5");
+        "  $ xrunlab campaign my-cases.toml --repetitions 5\n"
+        "  $ xrunlab campaign --preset jack_test4 --scale 0.05 --lava");
   }
 
   void finish(Command& cmd, const std::vector<std::string>&) override {

@@ -271,6 +271,14 @@ class RunCli : public SubcommandCli {
     junit_ = app_->add_option("--junit", junit_text_,
                               "Write a JUnit XML report to FILE (one testcase per run).")
                  ->type_name("FILE");
+    lava_opt_ = app_->add_flag(
+        "--lava", lava_,
+        "At the end, report each figure (jack_test's xrun_count, delay_max, cycle_max; xruns, "
+        "slack_p1, wakeup_p99; any --fail-if names) as a LAVA test case: with "
+        "lava-test-case on PATH (inside LAVA) call it once per case, else print "
+        "its command lines ('lava-test-case NAME --result pass|fail|skip "
+        "--measurement V --units U') on stdout; docs/commands.md. With "
+        "--repeat: each figure is the runs' median.");
     repeat_ =
         app_->add_option(
                 "--repeat", o_.repeat,
@@ -301,10 +309,12 @@ class RunCli : public SubcommandCli {
     validate(o_);
     check_source(o_);
     cmd.junit = junit_text_;
-    // The campaign gives each run its own --label and --output, and checks --fail-if and --junit
+    cmd.lava = lava_;
+    // The campaign gives each run its own --label and --output, and checks --fail-if, --junit
+    // and --lava
     // itself on the runs' medians.
-    cmd.repeat_run_args =
-        words_without(words, {repeat_, label_, output_, fail_if_, junit_, quiet_, verbose_});
+    cmd.repeat_run_args = words_without(
+        words, {repeat_, label_, output_, fail_if_, junit_, lava_opt_, quiet_, verbose_});
     cmd.run = o_;
   }
 
@@ -330,8 +340,10 @@ class RunCli : public SubcommandCli {
   std::string policy_text_ = "fifo", inject_text_, backend_text_, cpus_text_, load_cpus_text_;
   std::vector<std::string> load_texts_, fail_if_texts_;
   std::string junit_text_, plot_format_text_ = "png";
+  bool lava_ = false;
   const CLI::Option *label_ = nullptr, *output_ = nullptr, *fail_if_ = nullptr, *junit_ = nullptr,
-                    *repeat_ = nullptr, *quiet_ = nullptr, *verbose_ = nullptr;
+                    *lava_opt_ = nullptr, *repeat_ = nullptr, *quiet_ = nullptr,
+                    *verbose_ = nullptr;
 };
 
 }  // namespace
