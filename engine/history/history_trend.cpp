@@ -220,8 +220,13 @@ std::string history_text(const HistoryReport& r, bool by_date) {
         return a->regression > b->regression;
       });
       for (const KernelStep* st : order) {
-        const char* tag = st->regression ? "REGRESSION" : st->improvement ? "improvement" : "";
-        out += fmt::format("   {}{}{}\n", tag, tag[0] != '\0' ? ": " : "", st->verdict.sentence);
+        std::string tag;
+        if (st->regression || st->improvement) {
+          tag = fmt::format("{} on {} ({}): ", st->regression ? "REGRESSION" : "improvement",
+                            kernel_name(s.kernels[st->from + 1]),
+                            find_history_figure(r.figures[st->figure])->label);
+        }
+        out += "   " + tag + st->verdict.sentence + "\n";
       }
     }
     out += "\n";

@@ -61,7 +61,8 @@ TEST(HistoryTrend, AShiftBetweenTwoKernelsIsARegressionOnThatFigure) {
   }
   EXPECT_EQ(r.regressions, 2u);
   const std::string text = history_text(r, false);
-  EXPECT_NE(text.find("REGRESSION: 6.1-a: lower Delay Maximum than 6.1-b"), std::string::npos)
+  EXPECT_NE(text.find("REGRESSION on 6.1-b (Delay Maximum): 6.1-a: lower Delay Maximum than 6.1-b"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("2 regressions among 2 comparisons"), std::string::npos) << text;
 }
