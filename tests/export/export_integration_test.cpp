@@ -39,7 +39,7 @@ TEST(Export, RealRunIntoAllThreeFormatsValidates) {
   const std::string root = root_dir.str();
   XrunlabRun r;
   ASSERT_EQ(run_to_end({"run", "--clients", "2", "--ports", "1", "--period", "256", "--duration",
-                        "2", "--label", "export it", "--no-plots", "--output", root},
+                        "2", "--label", "export.it", "--no-plots", "--output", root},
                        &r),
             0)
       << r.log();
@@ -91,14 +91,14 @@ TEST(Export, RealRunIntoAllThreeFormatsValidates) {
   const json tests = json::parse(read_text_or_empty(squad + "/tests.json"));
   const json metrics = json::parse(read_text_or_empty(squad + "/metrics.json"));
   const json metadata = json::parse(read_text_or_empty(squad + "/metadata.json"));
-  EXPECT_EQ(tests["xrunlab/export_it/completed"], "pass");
-  EXPECT_EQ(tests["xrunlab/export_it/xruns"], "fail");
+  EXPECT_EQ(tests["xrunlab/export.it/completed"], "pass");
+  EXPECT_EQ(tests["xrunlab/export.it/xruns"], "fail");
   EXPECT_EQ(metrics.size(), doc["tests"].size() - 1);
   EXPECT_EQ(metadata["job_id"], id);
 
   // OpenMetrics: one sample of each figure, labelled with the run's settings.
   const std::string text = read_text_or_empty(om);
-  EXPECT_NE(text.find("xrunlab_run_completed{case=\"export it\",host=\"" +
+  EXPECT_NE(text.find("xrunlab_run_completed{case=\"export.it\",host=\"" +
                       run["host"]["hostname"].get<std::string>() + "\",kernel=\"" +
                       run["host"]["kernel"]["release"].get<std::string>() + "\""),
             std::string::npos)
