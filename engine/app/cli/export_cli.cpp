@@ -48,8 +48,8 @@ class ExportCli : public SubcommandCli {
     app_->footer(
         "Examples:\n"
         "  $ xrunlab export results/jack_test-64 --kcidb kcidb.json\n"
-        "  $ xrunlab export results/campaigns/periods --squad squad --fail-if xruns>0\n"
-        "  $ xrunlab export results --openmetrics /var/lib/node_exporter/xrunlab.prom");
+        "  $ xrunlab export results --squad squad --fail-if 'xruns>0'\n"
+        "  $ xrunlab export results --openmetrics /srv/prom/xrunlab.prom");
   }
 
   void finish(Command& cmd, const std::vector<std::string>&) override {
