@@ -26,6 +26,7 @@ class OneLineSubcommands : public CLI::Formatter {
         {"summary", "Write SUMMARY (jack_test's layout) and a table per label for runs."},
         {"compare", "Compare runs side by side in jack_test's field names; compare.png."},
         {"import", "Read old jack_test summaries into run records (*.records.json)."},
+        {"export", "Write runs as KCIDB, SQUAD or OpenMetrics files for test farms."},
         {"campaign", "Run a campaign file (cases x repetitions, interleaved) into one folder."},
         {"sweep", "Find the smallest period that runs without dropouts."},
         {"headroom", "How much DSP load each period carries before the first xrun."},
@@ -73,9 +74,9 @@ Command parse_command_line(int argc, char** argv, int* exit_code) {
   app.name("xrunlab");  // the usage line says xrunlab, not argv[0]'s path (man pages read it)
   // Each subcommand's options and --help examples are in engine/app/cli/<name>_cli.cpp.
   std::unique_ptr<SubcommandCli> subs[] = {
-      add_run_cli(app),    add_plot_cli(app),     add_summary_cli(app), add_compare_cli(app),
-      add_import_cli(app), add_campaign_cli(app), add_sweep_cli(app),   add_headroom_cli(app),
-      add_doctor_cli(app), add_check_cli(app),    add_history_cli(app)};
+      add_run_cli(app),      add_plot_cli(app),   add_summary_cli(app),  add_compare_cli(app),
+      add_import_cli(app),   add_export_cli(app), add_campaign_cli(app), add_sweep_cli(app),
+      add_headroom_cli(app), add_doctor_cli(app), add_check_cli(app),    add_history_cli(app)};
   // Every --help ends with real examples; tests/app/cli_test.cpp parses every `  $ xrunlab ...`
   // line, so they stay commands that work. help2man makes them the man pages' EXAMPLES.
   app.footer(

@@ -12,6 +12,7 @@
 #include "engine/campaign/headroom_runner.hpp"
 #include "engine/campaign/sweep_runner.hpp"
 #include "engine/doctor/snapshot.hpp"
+#include "engine/export/exports.hpp"
 #include "engine/report/multirun.hpp"
 #include "engine/report/plot_format.hpp"
 #include "engine/report/run_metrics.hpp"
@@ -43,6 +44,16 @@ struct DoctorOptions {
   int priority = 70;  // --priority N: the jackd priority the checks measure against
 };
 
+// Options of `xrunlab export` (engine/export/exports.hpp): where each format goes ("" for a
+// format not asked for) and the options its documents take.
+struct ExportCommandOptions {
+  std::vector<std::string> paths;  // run folders, campaign folders or folders holding them
+  std::string kcidb;               // --kcidb FILE
+  std::string squad;               // --squad DIR
+  std::string openmetrics;         // --openmetrics FILE
+  ExportOptions options;           // --origin, --fail-if
+};
+
 struct Command {
   enum class Kind {
     kRun,
@@ -55,6 +66,7 @@ struct Command {
     kHeadroom,
     kDoctor,
     kCheck,
+    kExport,
     kHistory,
     kNone
   };
@@ -66,6 +78,7 @@ struct Command {
   HeadroomOptions headroom;  // self_exe is filled in by main()
   DoctorOptions doctor;
   CheckOptions check;  // self_exe is filled in by main()
+  ExportCommandOptions exports;
   HistoryOptions history;
   // run and campaign: --fail-if thresholds (checked when parsed) and --junit FILE.
   std::vector<Threshold> fail_if;

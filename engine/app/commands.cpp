@@ -18,6 +18,7 @@
 #include "engine/base/file.hpp"
 #include "engine/base/output_error.hpp"
 #include "engine/base/text.hpp"
+#include "engine/export/exports.hpp"
 #include "engine/report/multirun.hpp"
 #include "engine/report/plots.hpp"
 #include "engine/report/run_folder.hpp"
@@ -219,6 +220,50 @@ int cmd_import(const ReportOptions& ro) {
   return 0;
 }
 
+// `xrunlab export`: every document made before any is written (a run that cannot be read, an
+// origin KCIDB refuses, stop it before a file changes); each file written atomically.
+int cmd_export(const ExportCommandOptions& eo) {
+  const std::vector<ExportRun> runs = read_export_runs(eo.paths);
+  std::optional<nlohmann::ordered_json> kcidb;
+  std::optional<SquadFiles> squad;
+  std::optional<std::string> openmetrics;
+  if (!eo.kcidb.empty()) kcidb = kcidb_json(runs, eo.options);
+  if (!eo.squad.empty()) squad = squad_files(runs, eo.options);
+  if (!eo.openmetrics.empty()) openmetrics = openmetrics_text(runs);
+  auto wrote = [](const std::string& path) { std::cerr << "xrunlab: wrote " << path << "\n"; };
+  if (kcidb) {
+    write_output_file(eo.kcidb, kcidb->dump(2) + "\n");
+    wrote(eo.kcidb);
+  }
+  if (squad) {
+    make_dirs(eo.squad);
+    const std::pair<const char*, const nlohmann::ordered_json*> files[] = {
+        {"tests.json", &squad->tests},
+        {"metrics.json", &squad->metrics},
+        {"metadata.json", &squad->metadata}};
+    for (const auto& [name, j] : files) {
+      const std::string path = (fs::path(eo.squad) / name).string();
+      write_output_file(path, j->dump(2) + "\n");
+      wrote(path);
+    }
+  }
+  if (openmetrics) {
+    write_output_file(eo.openmetrics, *openmetrics);
+    wrote(eo.openmetrics);
+  }
+  // As `xrunlab run --fail-if`: exit code 10 when a completed run fails a condition.
+  size_t failed = 0;
+  for (const ExportRun& e : runs) {
+    if (run_verdict(e.run, export_figures(e.run, eo.options.fail_if)) == FigureVerdict::kFail) {
+      ++failed;
+    }
+  }
+  std::cout << fmt::format("{} run(s) exported", runs.size());
+  if (!eo.options.fail_if.empty()) std::cout << fmt::format(", {} failing --fail-if", failed);
+  std::cout << "\n";
+  return failed > 0 ? static_cast<int>(ExitCode::kThreshold) : 0;
+}
+
 }  // namespace
 
 int run_report_command(const Command& cmd, const std::string& self_exe) {
@@ -231,6 +276,8 @@ int run_report_command(const Command& cmd, const std::string& self_exe) {
       return cmd_compare(cmd.report, self_exe);
     case Command::Kind::kImport:
       return cmd_import(cmd.report);
+    case Command::Kind::kExport:
+      return cmd_export(cmd.exports);
     default:
       return static_cast<int>(ExitCode::kUsage);
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// The commands that read finished runs (plot, summary, compare, import), and where the shipped
-// campaign presets are.
+// The commands that read finished runs (plot, summary, compare, import, export), and where the
+// shipped campaign presets are.
 #include <string>
 
 #include "engine/app/cli.hpp"

@@ -274,8 +274,35 @@ TEST(Options, HelpAndVersionExitZero) {
   EXPECT_NE(help.find("FRAMES"), std::string::npos);
 }
 
-const std::vector<std::string> kSubcommands = {"run",     "campaign", "sweep",  "check", "plot",
-                                               "summary", "compare",  "import", "doctor"};
+const std::vector<std::string> kSubcommands = {"run",    "campaign", "sweep",   "check",
+                                               "plot",   "summary",  "compare", "import",
+                                               "export", "doctor",   "history"};
+
+// `xrunlab export`: its outputs, --origin and --fail-if into the command; at least one output,
+// an origin KCIDB takes and a known figure, or a one-line usage error naming what is wrong.
+TEST(Options, ExportTakesItsOutputsAndRefusesNone) {
+  const Command c =
+      parse({"export", "runs", "more", "--kcidb", "k.json", "--squad", "sq", "--openmetrics",
+             "x.prom", "--origin", "lab_1", "--fail-if", "delay_max>2ms", "--fail-if", "xruns>0"});
+  EXPECT_EQ(c.kind, Command::Kind::kExport);
+  EXPECT_EQ(c.exports.paths, (std::vector<std::string>{"runs", "more"}));
+  EXPECT_EQ(c.exports.kcidb, "k.json");
+  EXPECT_EQ(c.exports.squad, "sq");
+  EXPECT_EQ(c.exports.openmetrics, "x.prom");
+  EXPECT_EQ(c.exports.options.origin, "lab_1");
+  ASSERT_EQ(c.exports.options.fail_if.size(), 2u);
+  EXPECT_EQ(c.exports.options.fail_if[0].metric, "delay_max");
+  EXPECT_DOUBLE_EQ(c.exports.options.fail_if[0].value, 2000);
+  EXPECT_EQ(parse({"export", "runs", "--squad", "sq"}).exports.options.origin, "xrunlab");
+  EXPECT_NE(usage_error({"export", "runs"}).find("at least one of --kcidb"), std::string::npos);
+  EXPECT_NE(usage_error({"export", "runs", "--kcidb", "k.json", "--origin", "Lab"})
+                .find("--origin 'Lab'"),
+            std::string::npos);
+  EXPECT_NE(
+      usage_error({"export", "runs", "--kcidb", "k.json", "--fail-if", "nope>1"}).find("nope"),
+      std::string::npos);
+  EXPECT_NE(usage_error({"export", "--kcidb", "k.json"}).find("PATH"), std::string::npos);
+}
 
 // `xrunlab` alone prints the usage (every subcommand, one line each) and exits 0.
 TEST(Options, NoArgumentsPrintTheUsageAndExitZero) {

@@ -47,7 +47,7 @@ expect_only() {
   [[ $reply == "$2" ]] || fail "'$1<TAB>' should complete to '$2' alone (offers: ${reply//$'\n'/ })"
 }
 
-subcommands=(run campaign sweep check plot summary compare import doctor)
+subcommands=(run campaign sweep check plot summary compare import export doctor history)
 
 # (a) what a user types.
 expect "xrunlab " "${subcommands[@]}"

@@ -40,6 +40,7 @@ std::unique_ptr<SubcommandCli> add_plot_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_summary_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_compare_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_import_cli(CLI::App& top);
+std::unique_ptr<SubcommandCli> add_export_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_campaign_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_sweep_cli(CLI::App& top);
 std::unique_ptr<SubcommandCli> add_headroom_cli(CLI::App& top);
