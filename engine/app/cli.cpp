@@ -31,7 +31,8 @@ class OneLineSubcommands : public CLI::Formatter {
         {"sweep", "Find the smallest period that runs without dropouts."},
         {"headroom", "How much DSP load each period carries before the first xrun."},
         {"doctor", "Check whether this system is set up for realtime audio."},
-        {"check", "The doctor's checks and a short sweep, ending in one verdict."}};
+        {"check", "The doctor's checks and a short sweep, ending in one verdict."},
+        {"history", "This machine's runs in SQLite: trends across kernels, regressions."}};
     const auto line = kLines.find(sub->get_name());
     std::stringstream out;
     CLI::detail::format_help(out, sub->get_display_name(true),

@@ -12,10 +12,10 @@ class HistoryCli : public SubcommandCli {
   explicit HistoryCli(CLI::App& top)
       : SubcommandCli(top.add_subcommand(
             "history",
-            "The runs of this machine in one SQLite file (every run adds itself; `history add` "
-            "adds folders, imported records or another machine's history), and each setting's "
-            "figures across kernels or time, with the regressions the campaigns' statistics "
-            "resolve.")) {
+            "The runs of this machine in SQLite, and each setting's trend across kernels. Every "
+            "run adds itself; `history add` adds folders, imported records or another machine's "
+            "history; a regression is flagged only where the campaigns' statistics resolve "
+            "one.")) {
     app_->add_option("WORDS", words_,
                      "Nothing: the trend. `add PATH...`: add run folders, campaign folders, "
                      "results roots, imported *.records.json files or another history "
