@@ -23,7 +23,6 @@ constexpr const char* kRunColumns[] = {
     "kernel_version", "preempt", "cmdline",   "xrunlab_version", "jack_version",
     "backend",        "policy",  "loads",     "period",          "rate",
     "clients",        "ports",   "seconds",   "definitions",     "imported"};
-constexpr size_t kRunColumnCount = sizeof(kRunColumns) / sizeof(kRunColumns[0]);
 
 std::string version_1_sql() {
   std::string figures;
