@@ -82,7 +82,12 @@ std::string version_1_sql() {
   return sql;
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
+// One line: SQLite's messages can quote a damaged file's own text (its schema's SQL), newlines
+// and all.
+[[noreturn]] void fail(const std::string& path, std::string what) {
+  for (char& c : what) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
   throw Error(ExitCode::kHistory, fmt::format("{}: {}", path, what));
 }
 
