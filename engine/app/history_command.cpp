@@ -104,7 +104,9 @@ void draw(const HistoryOptions& o, const HistoryReport& rep, const std::string& 
   if (rep.settings.empty()) return;
   const SettingHistory& s = rep.settings.front();
   const std::string picture = plot_path(o);
-  const std::string data_path = picture + ".dat";
+  // The data beside the picture, to draw it again by hand: history-plot.dat for history.png.
+  const fs::path pic(picture);
+  const std::string data_path = (pic.parent_path() / (pic.stem().string() + "-plot.dat")).string();
   std::string error;
   const std::string script_dir = find_script_dir(self_exe);
   if (script_dir.empty()) {

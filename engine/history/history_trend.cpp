@@ -178,7 +178,8 @@ std::string history_text(const HistoryReport& r, bool by_date) {
         r.rows_total);
   }
   for (const SettingHistory& s : r.settings) {
-    out += fmt::format("{} ({} runs, {} kernel{})\n", s.text, s.runs.size(), s.kernels.size(),
+    out += fmt::format("{} ({} run{}, {} kernel{})\n", s.text, s.runs.size(),
+                       s.runs.size() == 1 ? "" : "s", s.kernels.size(),
                        s.kernels.size() == 1 ? "" : "s");
     std::vector<std::vector<std::string>> rows;
     if (by_date) {

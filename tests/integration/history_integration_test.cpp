@@ -93,6 +93,8 @@ TEST(History, ARunAddsItselfAndTheHistoryGivesBackItsFigures) {
   EXPECT_EQ(plot_code, 0) << plot_out;
   EXPECT_NE(plot_out.find("One kernel: nothing to compare yet."), std::string::npos) << plot_out;
   EXPECT_TRUE(std::filesystem::exists(r.out_dir + "/history.png")) << plot_out;
+  EXPECT_TRUE(std::filesystem::exists(r.out_dir + "/history-plot.dat")) << plot_out;
+  EXPECT_NE(plot_out.find("(1 run, 1 kernel)"), std::string::npos) << plot_out;
   expect_nothing_left(r);
 }
 
