@@ -41,6 +41,8 @@ std::string read_text(const std::string& path) {
   return std::move(*text);
 }
 
+}  // namespace
+
 std::vector<RunRecord> read_records_file(const std::string& path) {
   const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
   std::string why = "not an xrunlab records file (from xrunlab import)";
@@ -49,6 +51,8 @@ std::vector<RunRecord> read_records_file(const std::string& path) {
   if (!records) throw Error(ExitCode::kUsage, path + ": " + why);
   return std::move(*records);
 }
+
+namespace {
 
 // Every run below the paths: run folders (run.json) and imported records files.
 std::vector<RunRecord> collect(const std::vector<std::string>& paths) {

@@ -3,12 +3,17 @@
 // The commands that read finished runs (plot, summary, compare, import, export), and where the
 // shipped campaign presets are.
 #include <string>
+#include <vector>
 
 #include "engine/app/cli.hpp"
 #include "engine/campaign/campaign_plan.hpp"
 #include "engine/campaign/campaign_runner.hpp"
 
 namespace xrunlab {
+
+// The records of an `xrunlab import` file (*.records.json); Error(kUsage) naming the file and
+// what is wrong when it cannot be read or is not one.
+std::vector<RunRecord> read_records_file(const std::string& path);
 
 // Returns the exit code; throws xrunlab::Error for bad input (one line, documented code).
 int run_report_command(const Command& cmd, const std::string& self_exe);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "engine/app/commands.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/file.hpp"
 #include "engine/base/text.hpp"
@@ -40,13 +41,9 @@ std::vector<HistoryRow> rows_of(const std::string& path, const std::string& now)
     return rows;  // merged as they are: their own added_utc, kernel names and sources
   }
   if (fs::is_regular_file(path, ec) && ends_with(path, ".records.json")) {
-    std::string why;
-    const std::optional<std::string> text = read_file(path, &why);
-    if (!text) throw Error(ExitCode::kUsage, fmt::format("history add: {}", why));
-    const auto records = records_from_file_json(nlohmann::json::parse(*text, nullptr, false), &why);
-    if (!records) throw Error(ExitCode::kUsage, fmt::format("history add: {}: {}", path, why));
-    for (size_t i = 0; i < records->size(); ++i) {
-      rows.push_back(history_row_of((*records)[i], i));
+    const std::vector<RunRecord> records = read_records_file(path);  // import's own reader
+    for (size_t i = 0; i < records.size(); ++i) {
+      rows.push_back(history_row_of(records[i], i));
       rows.back().added_utc = now;
     }
     return rows;
